@@ -1,0 +1,1 @@
+# bench_sim: the engine speed benchmark (issue 3).

@@ -1,0 +1,31 @@
+# Every third-party dependency comes from a Debian package and is found here.
+# A missing one stops the configure step with the exact package to install.
+include_guard(GLOBAL)
+
+macro(perflab_require package debian_package)
+  find_package(${package} ${ARGN} QUIET)
+  if(NOT ${package}_FOUND)
+    message(FATAL_ERROR
+      "perflab: dependency '${package}' not found. "
+      "Install it with: apt-get install ${debian_package}  "
+      "(or run tools/lab build, which installs what is missing).")
+  endif()
+endmacro()
+
+perflab_require(benchmark libbenchmark-dev)
+perflab_require(GTest "libgtest-dev libgmock-dev")
+perflab_require(SQLite3 libsqlite3-dev)
+perflab_require(simdjson libsimdjson-dev)
+perflab_require(RapidJSON rapidjson-dev)
+perflab_require(ZLIB zlib1g-dev)
+perflab_require(absl libabsl-dev)
+perflab_require(CLI11 libcli11-dev)
+perflab_require(OpenSSL libssl-dev)
+perflab_require(Threads libc6-dev)
+
+# RapidJSON's Debian config only sets an include directory; give it a target.
+if(NOT TARGET perflab_rapidjson)
+  add_library(perflab_rapidjson INTERFACE)
+  target_include_directories(perflab_rapidjson SYSTEM INTERFACE ${RAPIDJSON_INCLUDE_DIRS})
+  add_library(RapidJSON::RapidJSON ALIAS perflab_rapidjson)
+endif()

@@ -1,0 +1,52 @@
+# Helpers that give every perflab target the same flags, include root and labels.
+include_guard(GLOBAL)
+
+# Warnings are errors for our code only; -ffp-contract=off keeps floating-point
+# results identical across optimisation levels (no fused multiply-add).
+function(perflab_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -ffp-contract=off)
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+endfunction()
+
+# perflab_library(NAME ALIAS SOURCES ... DEPS ...): a static library with a
+# namespaced alias, e.g. perflab_library(perflab_models ALIAS perflab::models ...).
+function(perflab_library name)
+  cmake_parse_arguments(ARG "" "ALIAS" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  perflab_defaults(${name})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  if(ARG_ALIAS)
+    add_library(${ARG_ALIAS} ALIAS ${name})
+  endif()
+endfunction()
+
+# perflab_test(NAME LABELS ... SOURCES ... DEPS ...): a GoogleTest binary whose
+# tests are registered one by one with ctest under the given labels.
+include(GoogleTest)
+function(perflab_test name)
+  cmake_parse_arguments(ARG "" "" "LABELS;SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  perflab_defaults(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  gtest_discover_tests(${name}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    PROPERTIES LABELS "${ARG_LABELS}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# perflab_benchmark(NAME SOURCES ... DEPS ...): a Google Benchmark binary, also
+# run by ctest in smoke mode (label bench-smoke) with a tiny min time so it never rots.
+# The asan-ubsan preset turns PERFLAB_BENCHMARKS off: timing sanitised code teaches nothing.
+option(PERFLAB_BENCHMARKS "Build the Google Benchmark binaries" ON)
+function(perflab_benchmark name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  if(NOT PERFLAB_BENCHMARKS)
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  perflab_defaults(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark)
+  add_test(NAME ${name}.smoke
+    COMMAND ${name} --benchmark_min_time=0.001 --benchmark_repetitions=1)
+  set_tests_properties(${name}.smoke PROPERTIES LABELS bench-smoke TIMEOUT 300)
+endfunction()

@@ -1,0 +1,134 @@
+#include "tools/perflab/cli.h"
+
+#include <cmath>
+#include <ostream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tools/perflab/commands.h"
+
+namespace perflab::cli {
+namespace {
+
+CLI::Validator NumberIn(std::string what, std::function<bool(double)> ok) {
+  return CLI::Validator(
+      [what, ok](std::string& text) -> std::string {
+        double v = 0;
+        if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || !ok(v)) {
+          return absl::StrCat("got '", text, "'; accepted: ", what);
+        }
+        return "";
+      },
+      "NUMBER");
+}
+
+// The deepest subcommand the user reached, for "what is accepted here" lists.
+const CLI::App* Deepest(const CLI::App* app) {
+  for (const CLI::App* sub : app->get_subcommands()) return Deepest(sub);
+  return app;
+}
+
+std::string SubcommandNames(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app->get_subcommands({})) {
+    names.push_back(sub->get_name());
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+std::string CommandPath(const CLI::App* app) {
+  std::string path = app->get_name();
+  for (const CLI::App* p = app->get_parent(); p != nullptr; p = p->get_parent())
+    path = p->get_name() + " " + path;
+  return path;
+}
+
+}  // namespace
+
+CLI::Validator Positive() {
+  return NumberIn("a finite number > 0", [](double v) { return v > 0; });
+}
+CLI::Validator NonNegative() {
+  return NumberIn("a finite number >= 0", [](double v) { return v >= 0; });
+}
+CLI::Validator Fraction() {
+  return NumberIn("a number in [0, 1)",
+                  [](double v) { return v >= 0 && v < 1; });
+}
+CLI::Validator Probability() {
+  return NumberIn("a number in [0, 1]",
+                  [](double v) { return v >= 0 && v <= 1; });
+}
+
+void Registry::Leaf(CLI::App* cmd, Runner run, bool csv) {
+  formats_.push_back(std::make_unique<std::string>("table"));
+  std::string* format = formats_.back().get();
+  std::vector<std::string> accepted = {"table", "json"};
+  if (csv) accepted.push_back("csv");
+  cmd->add_option("--format", *format,
+                  "output: " + absl::StrJoin(accepted, ", ") +
+                      " (default table)")
+      ->check(CLI::IsMember(accepted));
+  cmd->callback([this, format, run = std::move(run)] {
+    chosen_ = Choice{run, format};
+  });
+}
+
+int Main(int argc, const char* const* argv, std::ostream& out,
+         std::ostream& err) {
+  CLI::App app{
+      "perflab: runnable lessons of service performance engineering.\n"
+      "Every command prints an aligned table; add --format json for scripts.",
+      "perflab"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "show help for every subcommand");
+  Registry registry;
+  AddModelsCommands(app, registry);
+  AddSimCommands(app, registry);
+  AddFixturesCommands(app, registry);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << Deepest(&app)->help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    const CLI::App* where = Deepest(&app);
+    std::string msg = e.what();
+    // A missing or unknown subcommand: say which ones exist at that level.
+    if (!where->get_subcommands({}).empty() &&
+        (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr ||
+         dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)) {
+      std::string given = argc > 1 ? e.what() : "nothing";
+      msg = absl::StrCat("expected a subcommand (", SubcommandNames(where),
+                         "); ", given);
+    }
+    err << CommandPath(where) << ": " << msg << "\n";
+    return 2;
+  }
+
+  Registry::Choice& choice = registry.chosen();
+  if (!choice.run) {
+    err << "perflab: no command chosen; try perflab --help\n";
+    return 2;
+  }
+  absl::StatusOr<report::Document> doc = choice.run();
+  if (!doc.ok()) {
+    err << CommandPath(Deepest(&app)) << ": " << doc.status().message()
+        << "\n";
+    return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  absl::StatusOr<report::Format> format = report::ParseFormat(*choice.format);
+  if (!format.ok()) {
+    err << "perflab: " << format.status().message() << "\n";
+    return 2;
+  }
+  out << report::Render(*doc, *format);
+  return 0;
+}
+
+}  // namespace perflab::cli

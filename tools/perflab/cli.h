@@ -1,0 +1,58 @@
+// The perflab command line: one CLI11 tree of subcommands whose leaves each
+// produce a report::Document. This header is the seam between the parser and
+// the command families (models, sim, fixtures, ...), which register themselves
+// through the Add*Commands functions declared in commands.h.
+//
+// Error contract (every command): bad input prints one line on stderr naming
+// the flag, the value and what is accepted; exit code 2; nothing on stdout.
+#ifndef PERFLAB_TOOLS_PERFLAB_CLI_H_
+#define PERFLAB_TOOLS_PERFLAB_CLI_H_
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "tools/report/document.h"
+
+namespace perflab::cli {
+
+using Runner = std::function<absl::StatusOr<report::Document>()>;
+
+// Owns the parse tree and remembers which leaf was chosen.
+class Registry {
+ public:
+  // Makes `cmd` a leaf command: adds `--format table|json[|csv]` and the
+  // runner that is called once parsing and validation succeed.
+  void Leaf(CLI::App* cmd, Runner run, bool csv = true);
+
+  // Set by the chosen leaf's callback during parsing.
+  struct Choice {
+    Runner run;
+    const std::string* format = nullptr;
+  };
+  Choice& chosen() { return chosen_; }
+
+ private:
+  std::vector<std::unique_ptr<std::string>> formats_;
+  Choice chosen_;
+};
+
+// Flag validators whose messages say what is accepted. They reject NaN and
+// infinities, which strtod would otherwise happily accept.
+CLI::Validator Positive();     // finite number > 0
+CLI::Validator NonNegative();  // finite number >= 0
+CLI::Validator Fraction();     // finite number in [0, 1)
+CLI::Validator Probability();  // finite number in [0, 1]
+
+// Runs the whole CLI on argv; returns the process exit code. Output and
+// errors go to the given streams so tests can run it in-process.
+int Main(int argc, const char* const* argv, std::ostream& out,
+         std::ostream& err);
+
+}  // namespace perflab::cli
+
+#endif  // PERFLAB_TOOLS_PERFLAB_CLI_H_

@@ -1,0 +1,16 @@
+// Each command family adds its subcommands to the root `perflab` app here.
+#ifndef PERFLAB_TOOLS_PERFLAB_COMMANDS_H_
+#define PERFLAB_TOOLS_PERFLAB_COMMANDS_H_
+
+#include "CLI/CLI.hpp"
+#include "tools/perflab/cli.h"
+
+namespace perflab::cli {
+
+void AddModelsCommands(CLI::App& root, Registry& registry);    // models_commands.cc
+void AddSimCommands(CLI::App& root, Registry& registry);       // sim_commands.cc
+void AddFixturesCommands(CLI::App& root, Registry& registry);  // fixtures_commands.cc
+
+}  // namespace perflab::cli
+
+#endif  // PERFLAB_TOOLS_PERFLAB_COMMANDS_H_

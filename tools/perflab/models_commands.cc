@@ -1,0 +1,7 @@
+#include "tools/perflab/commands.h"
+
+namespace perflab::cli {
+
+void AddModelsCommands(CLI::App& /*root*/, Registry& /*registry*/) {}
+
+}  // namespace perflab::cli
