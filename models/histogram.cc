@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "models/percentiles.h"
 
 namespace perflab::models {
 
@@ -147,9 +148,7 @@ absl::Status Histogram::Merge(const Histogram& other) {
 int64_t Histogram::Percentile(double p) const {
   if (count_ == 0) return 0;
   p = std::clamp(p, 0.0, 100.0);
-  // Nearest rank: the smallest sample with at least p% of samples at or below.
-  auto rank = static_cast<int64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
-  rank = std::clamp<int64_t>(rank, 1, count_);
+  int64_t rank = NearestRank(p, count_);
   int64_t seen = 0;
   for (size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];

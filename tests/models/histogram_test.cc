@@ -1,0 +1,151 @@
+// The histogram against exact nearest-rank percentiles, its merge, and its
+// coordinated-omission correction.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "models/histogram.h"
+#include "models/percentiles.h"
+
+namespace perflab::models {
+namespace {
+
+uint64_t Next(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+double Uniform(uint64_t& state) {
+  return static_cast<double>(Next(state) >> 11) * 0x1.0p-53;
+}
+
+// Heavy-tailed mixture in microseconds: 97 % around 15 ms, 2.5 % 120-200 ms,
+// 0.5 % 0.8-2 s, plus a Pareto-ish tail, as in the latency-mixture figure.
+std::vector<int64_t> Mixture(size_t n, uint64_t seed) {
+  std::vector<int64_t> v;
+  v.reserve(n);
+  uint64_t s = seed;
+  for (size_t i = 0; i < n; ++i) {
+    double u = Uniform(s), w = Uniform(s);
+    double us;
+    if (u < 0.97) {
+      us = 15000 * std::exp(0.2 * (w - 0.5));
+    } else if (u < 0.995) {
+      us = 120000 + 80000 * w;
+    } else if (u < 0.9995) {
+      us = 800000 + 1200000 * w;
+    } else {
+      us = 2e6 / std::pow(1 - w, 0.7);  // rare, very slow
+    }
+    v.push_back(static_cast<int64_t>(us));
+  }
+  return v;
+}
+
+Histogram Make(int digits) {
+  auto h = Histogram::Create({.lowest_discernible = 1,
+                              .highest_trackable = int64_t{1} << 40,
+                              .significant_digits = digits});
+  EXPECT_TRUE(h.ok());
+  return *std::move(h);
+}
+
+class HistogramPrecision : public ::testing::TestWithParam<int> {};
+
+TEST_P(HistogramPrecision, EveryPercentileWithinStatedPrecision) {
+  const int digits = GetParam();
+  std::vector<int64_t> values = Mixture(1'000'000, 7);
+  Histogram h = Make(digits);
+  for (int64_t v : values) ASSERT_TRUE(h.Record(v));
+  std::sort(values.begin(), values.end());
+  const double precision = std::pow(10.0, -digits);
+  std::vector<double> ps;
+  for (double p = 1; p <= 99; p += 1) ps.push_back(p);
+  for (double p : {99.5, 99.9, 99.95, 99.99}) ps.push_back(p);
+  for (double p : ps) {
+    int64_t rank = NearestRank(p, static_cast<int64_t>(values.size()));
+    double exact = static_cast<double>(values[static_cast<size_t>(rank - 1)]);
+    double got = static_cast<double>(h.Percentile(p));
+    EXPECT_GE(got, exact) << "p" << p;  // reports the top of the bucket
+    EXPECT_LE(got - exact, exact * precision + 1) << "p" << p;
+  }
+  EXPECT_EQ(h.Count(), 1'000'000);
+  EXPECT_EQ(h.Max(), values.back());
+  EXPECT_EQ(h.Min(), values.front());
+  double sum = 0;
+  for (int64_t v : values) sum += static_cast<double>(v);
+  EXPECT_NEAR(h.Mean(), sum / 1e6, 1e-6 * sum / 1e6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Digits, HistogramPrecision, ::testing::Values(2, 3, 4));
+
+TEST(Histogram, MergeEqualsHistogramOfUnion) {
+  std::vector<int64_t> a = Mixture(200'000, 1), b = Mixture(300'000, 2);
+  Histogram ha = Make(3), hb = Make(3), all = Make(3);
+  for (int64_t v : a) ha.Record(v);
+  for (int64_t v : b) hb.Record(v);
+  for (int64_t v : a) all.Record(v);
+  for (int64_t v : b) all.Record(v);
+  ASSERT_TRUE(ha.Merge(hb).ok());
+  EXPECT_TRUE(ha == all);
+  EXPECT_EQ(ha.Percentile(99.9), all.Percentile(99.9));
+  EXPECT_EQ(ha.Mean(), all.Mean());  // exact sums, so bit-identical means
+}
+
+TEST(Histogram, MergeRefusesDifferentLayouts) {
+  Histogram a = Make(3), b = Make(2);
+  EXPECT_FALSE(a.Merge(b).ok());
+}
+
+TEST(Histogram, CoordinatedOmissionCorrectionFillsTheGap) {
+  // One 100 ms stall while the client expected to send every 10 ms: the
+  // corrected histogram also holds 90, 80, ..., 10 ms, the latencies of the
+  // requests that a client on schedule would have sent during the stall.
+  Histogram plain = Make(3), corrected = Make(3);
+  for (int i = 0; i < 100; ++i) {
+    plain.Record(1000);
+    corrected.RecordCorrected(1000, 10'000);
+  }
+  plain.Record(100'000);
+  corrected.RecordCorrected(100'000, 10'000);
+  EXPECT_EQ(plain.Count(), 101);
+  EXPECT_EQ(corrected.Count(), 101 + 9);
+  std::vector<int64_t> seen;
+  corrected.ForEachBucket([&](int64_t lo, int64_t hi, int64_t count) {
+    if (lo > 1000) {
+      EXPECT_EQ(count, 1);
+      seen.push_back(hi);
+    }
+  });
+  ASSERT_EQ(seen.size(), 10u);
+  for (int k = 0; k < 10; ++k) {
+    EXPECT_EQ(corrected.LowestEquivalent(seen[k]),
+              corrected.LowestEquivalent((k + 1) * 10'000));
+  }
+  EXPECT_GT(corrected.Percentile(95), plain.Percentile(95));
+}
+
+TEST(Histogram, OutOfRangeIsCountedNotRecorded) {
+  auto h = Histogram::Create({.highest_trackable = 1000});
+  ASSERT_TRUE(h.ok());
+  EXPECT_FALSE(h->Record(5000));
+  EXPECT_FALSE(h->Record(-1));
+  EXPECT_TRUE(h->Record(999));
+  EXPECT_EQ(h->Count(), 1);
+  EXPECT_EQ(h->OutOfRange(), 2);
+}
+
+TEST(Histogram, RejectsBadOptions) {
+  EXPECT_FALSE(Histogram::Create({.significant_digits = 0}).ok());
+  EXPECT_FALSE(Histogram::Create({.significant_digits = 6}).ok());
+  EXPECT_FALSE(Histogram::Create({.lowest_discernible = 0}).ok());
+  EXPECT_FALSE(
+      Histogram::Create({.lowest_discernible = 100, .highest_trackable = 150})
+          .ok());
+}
+
+}  // namespace
+}  // namespace perflab::models
