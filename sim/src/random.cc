@@ -1,2 +1,141 @@
-// Placeholder so the library has a source; replaced by the simulator work (issue 3).
-namespace perflab::sim {}
+#include "sim/random.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace perflab::sim {
+namespace {
+
+uint64_t SplitMix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// FNV-1a: a fixed, documented hash, unlike std::hash.
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+Rng::Rng(uint64_t seed, std::string_view stream) {
+  uint64_t x = seed ^ Fnv1a(stream);
+  x = SplitMix64(x) ^ seed;  // two rounds so seed and name both diffuse
+  for (uint64_t& s : s_) s = SplitMix64(x);
+}
+
+double InverseNormalCdf(double p) {
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                                 -2.759285104469687e+02, 1.383577518672690e+02,
+                                 -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                                 -1.556989798598866e+02, 6.680131188771972e+01,
+                                 -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                 -2.400758277161838e+00, -2.549732539343734e+00,
+                                 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                 2.445134137142996e+00, 3.754408661907416e+00};
+  constexpr double kLow = 0.02425;
+  if (p <= 0) return -HUGE_VAL;
+  if (p >= 1) return HUGE_VAL;
+  if (p < kLow) {
+    double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - kLow) {
+    double q = std::sqrt(-2 * std::log(1 - p));
+    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  double q = p - 0.5;
+  double r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
+         q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+double Sample(const Dist& d, Rng& rng) {
+  switch (d.kind) {
+    case Dist::Kind::kDeterministic:
+      return d.mean;
+    case Dist::Kind::kExponential:
+      return -d.mean * std::log(rng.U01Open());
+    case Dist::Kind::kUniform:
+      return d.lo + (d.hi - d.lo) * rng.U01();
+    case Dist::Kind::kLognormal: {
+      if (d.cv <= 0) return d.mean;
+      // sigma^2 = ln(1 + cv^2) and mu = ln(mean) - sigma^2 / 2 keep the mean.
+      const double s2 = std::log1p(d.cv * d.cv);
+      const double mu = std::log(d.mean) - s2 / 2;
+      const double z = InverseNormalCdf(rng.U01Open() * (1 - 0x1.0p-53));
+      return std::exp(mu + std::sqrt(s2) * z);
+    }
+  }
+  return d.mean;
+}
+
+int64_t SampleNs(const Dist& d, Rng& rng) {
+  const double v = Sample(d, rng);
+  if (!(v > 0)) return 0;
+  if (v > 9.0e18) return INT64_C(9000000000000000000);
+  return static_cast<int64_t>(std::llround(v));
+}
+
+void Mixture::Add(double weight, Dist d) {
+  cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) + weight);
+  parts_.push_back(d);
+}
+
+double Mixture::Sample(Rng& rng) const {
+  const double u = rng.U01() * cumulative_.back();
+  size_t i = std::upper_bound(cumulative_.begin(), cumulative_.end(), u) -
+             cumulative_.begin();
+  if (i >= parts_.size()) i = parts_.size() - 1;
+  return sim::Sample(parts_[i], rng);
+}
+
+int64_t SkewedKey(int64_t n, Rng& rng) {
+  const double u = rng.U01();
+  int64_t k = 1 + static_cast<int64_t>(static_cast<double>(n) * u * u * u);
+  return std::min(k, n);
+}
+
+absl::StatusOr<Zipf> Zipf::Create(int64_t n, double s) {
+  if (n < 1 || n > 100'000'000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("zipf keys ", n, " outside [1, 100000000]"));
+  }
+  if (!(s >= 0) || !std::isfinite(s)) {
+    return absl::InvalidArgumentError(absl::StrCat("zipf exponent ", s, " < 0"));
+  }
+  Zipf z;
+  z.cdf_.resize(n);
+  double sum = 0;
+  for (int64_t k = 1; k <= n; ++k) {
+    sum += std::pow(static_cast<double>(k), -s);
+    z.cdf_[k - 1] = sum;
+  }
+  for (double& c : z.cdf_) c /= sum;
+  return z;
+}
+
+int64_t Zipf::Sample(Rng& rng) const {
+  const double u = rng.U01();
+  size_t i = std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin();
+  if (i >= cdf_.size()) i = cdf_.size() - 1;
+  return static_cast<int64_t>(i) + 1;
+}
+
+}  // namespace perflab::sim

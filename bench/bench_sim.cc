@@ -1,0 +1,94 @@
+// bench_sim: how fast the discrete-event engine runs. M/M/c with c = 8 at
+// rho = 0.9 (counters customers_per_s and events_per_s), and a 100,000-client
+// closed loop whose peak RSS (VmHWM) shows the per-process memory cost.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "sim/engine.h"
+#include "sim/mmc.h"
+#include "sim/random.h"
+#include "sim/resource.h"
+
+namespace {
+
+using perflab::sim::Time;
+
+void BM_Mmc8Rho09(benchmark::State& state) {
+  perflab::sim::MmcOptions o;
+  o.servers = 8;
+  o.service_rate_per_s = 1.0;
+  o.arrival_rate_per_s = 0.9 * 8;
+  o.customers = state.range(0);
+  o.warmup_customers = 0;
+  o.percentiles = false;
+  int64_t customers = 0, events = 0;
+  for (auto _ : state) {
+    auto r = perflab::sim::RunMmc(o);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    customers += r->customers;
+    events += r->events;
+    benchmark::DoNotOptimize(r->mean_wait_s);
+  }
+  state.counters["customers_per_s"] =
+      benchmark::Counter(static_cast<double>(customers), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Mmc8Rho09)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// Peak resident set size of this process in KiB, from /proc/self/status.
+double PeakRssMiB() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, "VmHWM:", 6) == 0) kib = std::atof(line + 6);
+  }
+  std::fclose(f);
+  return kib / 1024;
+}
+
+perflab::sim::Process Client(perflab::sim::Simulation& sim,
+                             perflab::sim::Resource& servers,
+                             perflab::sim::Rng& rng, int64_t& done) {
+  while (true) {
+    co_await sim.Delay(perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e9), rng));
+    co_await servers.Acquire();
+    co_await sim.Delay(perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e6), rng));
+    servers.Release();
+    ++done;
+  }
+}
+
+// 100,000 concurrent closed-loop clients (1 s mean think time) against 200
+// servers, for 10 virtual seconds.
+void BM_ClosedLoop100k(benchmark::State& state) {
+  const int64_t clients = state.range(0);
+  int64_t done = 0;
+  for (auto _ : state) {
+    perflab::sim::Simulation sim;
+    perflab::sim::Resource servers(sim, "servers", 200);
+    perflab::sim::Rng rng(42, "clients");
+    for (int64_t i = 0; i < clients; ++i) sim.Spawn(Client(sim, servers, rng, done));
+    auto s = sim.Run(10 * perflab::sim::kSec);
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+  }
+  state.counters["requests_per_s"] =
+      benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
+  state.counters["peak_rss_mib"] = PeakRssMiB();
+}
+BENCHMARK(BM_ClosedLoop100k)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

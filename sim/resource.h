@@ -1,0 +1,131 @@
+// Resource: a counting semaphore with a FIFO wait queue and an optional
+// acquire timeout, the shape of a connection pool (Hikari), a request-thread
+// pool (Tomcat), a row lock or a set of servers. A timed-out acquire resumes
+// the waiter with false and is counted with its queue wait.
+//
+// Statistics are time-weighted over [ResetStats(), now]: utilisation (mean
+// busy units / capacity), mean queue length, waits and timeouts.
+// Single-threaded, like the Simulation it belongs to.
+#ifndef PERFLAB_SIM_RESOURCE_H_
+#define PERFLAB_SIM_RESOURCE_H_
+
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "sim/engine.h"
+
+namespace perflab::sim {
+
+// A quantity whose time integral we want (busy units, queue length, in flight).
+class TimeWeighted {
+ public:
+  void Set(Time now, int64_t value) {
+    area_ += static_cast<__int128>(value_) * (now - last_);
+    last_ = now;
+    value_ = value;
+    if (value > max_) max_ = value;
+  }
+  void Add(Time now, int64_t delta) { Set(now, value_ + delta); }
+  void Reset(Time now) {
+    area_ = 0;
+    last_ = start_ = now;
+    max_ = value_;
+  }
+  double Mean(Time now) const {
+    if (now <= start_) return static_cast<double>(value_);
+    const __int128 a = area_ + static_cast<__int128>(value_) * (now - last_);
+    return static_cast<double>(a) / static_cast<double>(now - start_);
+  }
+  int64_t value() const { return value_; }
+  int64_t max() const { return max_; }
+
+ private:
+  __int128 area_ = 0;
+  Time last_ = 0;
+  Time start_ = 0;
+  int64_t value_ = 0;
+  int64_t max_ = 0;
+};
+
+struct ResourceStats {
+  double utilisation = 0;        // mean busy units / capacity
+  double mean_queue_length = 0;  // time-weighted waiters
+  int64_t max_queue_length = 0;
+  int64_t grants = 0;            // acquires that succeeded in the window
+  int64_t timeouts = 0;          // acquires that gave up in the window
+  double mean_wait_s = 0;        // over grants
+  double timed_out_wait_s = 0;   // mean wait of the timed-out acquires
+  Time first_timeout = -1;       // virtual time of the first timeout, -1 if none
+};
+
+class Resource {
+ public:
+  static constexpr Time kNoTimeout = -1;
+
+  Resource(Simulation& sim, std::string name, int64_t capacity)
+      : sim_(&sim), name_(std::move(name)), capacity_(capacity) {}
+
+  struct Awaiter {
+    Resource* r;
+    Time timeout;
+    uint32_t slot = 0;
+    bool await_ready() {
+      if (r->in_use_.value() < r->capacity_ && r->queued_ == 0) {
+        r->Grant(0);
+        return true;
+      }
+      return false;
+    }
+    void await_suspend(std::coroutine_handle<> h) { slot = r->Enqueue(h, timeout); }
+    // True if the unit was acquired, false if the wait timed out.
+    bool await_resume() {
+      return slot == kReadySlot ? true : r->Collect(slot);
+    }
+  };
+  // co_await pool.Acquire(timeout) -> bool. Holders must call Release().
+  Awaiter Acquire(Time timeout = kNoTimeout) { return {this, timeout, kReadySlot}; }
+  void Release();
+
+  const std::string& name() const { return name_; }
+  int64_t capacity() const { return capacity_; }
+  int64_t in_use() const { return in_use_.value(); }
+  int64_t queued() const { return queued_; }
+  void ResetStats();
+  ResourceStats Stats() const;
+
+ private:
+  static constexpr uint32_t kReadySlot = 0xffffffffu;
+  enum class State : uint8_t { kFree, kWaiting, kGranted, kTimedOut };
+  struct Waiter {
+    std::coroutine_handle<> handle;
+    Time enqueued = 0;
+    uint32_t gen = 0;
+    State state = State::kFree;
+  };
+  void Grant(Time waited);
+  uint32_t Enqueue(std::coroutine_handle<> h, Time timeout);
+  bool Collect(uint32_t slot);
+  static void OnTimeout(void* ctx, uint64_t arg);
+
+  Simulation* sim_;
+  std::string name_;
+  int64_t capacity_;
+  TimeWeighted in_use_;
+  TimeWeighted waiting_;
+  int64_t queued_ = 0;
+  std::vector<Waiter> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::deque<uint64_t> queue_;  // (slot << 32 | gen), FIFO; stale ones skipped
+  int64_t grants_ = 0;
+  int64_t timeouts_ = 0;
+  __int128 wait_sum_ = 0;
+  __int128 timed_out_wait_sum_ = 0;
+  Time first_timeout_ = -1;
+};
+
+}  // namespace perflab::sim
+
+#endif  // PERFLAB_SIM_RESOURCE_H_

@@ -1,0 +1,111 @@
+#include "sim/measure.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace perflab::sim {
+namespace {
+
+models::Histogram MakeHistogram() {
+  models::HistogramOptions o;
+  o.lowest_discernible = 1;
+  o.highest_trackable = int64_t{24} * 3600 * kSec;
+  o.significant_digits = 3;
+  return *models::Histogram::Create(o);
+}
+
+}  // namespace
+
+LatencyRecorder::LatencyRecorder(size_t exact_limit)
+    : exact_limit_(exact_limit), hist_(MakeHistogram()) {}
+
+void LatencyRecorder::Record(Time latency) {
+  if (latency < 0) latency = 0;
+  ++count_;
+  sum_ += latency;
+  max_ = std::max(max_, latency);
+  hist_.Record(latency);
+  if (samples_.size() < exact_limit_) {
+    samples_.push_back(latency);
+    sorted_ = false;
+  } else if (!samples_.empty()) {
+    samples_.clear();  // too many to keep: the histogram answers from now on
+    samples_.shrink_to_fit();
+  }
+}
+
+double LatencyRecorder::MeanMs() const {
+  if (count_ == 0) return 0;
+  return static_cast<double>(sum_) / static_cast<double>(count_) / kMs;
+}
+
+double LatencyRecorder::PercentileMs(double p) const {
+  if (count_ == 0) return 0;
+  if (!Exact()) return ToMs(hist_.Percentile(p));
+  if (!sorted_) {
+    std::sort(samples_.begin(), samples_.end());
+    sorted_ = true;
+  }
+  int64_t rank = static_cast<int64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
+  rank = std::clamp<int64_t>(rank, 1, count_);
+  return ToMs(samples_[rank - 1]);
+}
+
+Meter::Meter(Simulation& sim, MeterOptions options)
+    : sim_(&sim), options_(options), latencies_(options.exact_limit) {
+  if (options_.sample_period > 0) {
+    sim_->Schedule(window_start(), &OnSample, this);
+  }
+}
+
+void Meter::OnSample(void* ctx, uint64_t) {
+  auto* m = static_cast<Meter*>(ctx);
+  const Time now = m->sim_->now();
+  if (now >= m->window_end()) return;
+  ++m->samples_;
+  m->sample_sum_ += m->in_flight_;
+  m->sim_->Schedule(now + m->options_.sample_period, &OnSample, m);
+}
+
+void Meter::Begin() {
+  ++in_flight_;
+  const Time now = sim_->now();
+  if (now >= window_start() && now < window_end()) ++started_;
+}
+
+void Meter::End(Time start, bool ok) {
+  --in_flight_;
+  const Time now = sim_->now();
+  if (now < window_start() || now >= window_end()) return;
+  ++left_;
+  time_in_system_ += now - start;
+  if (ok) {
+    latencies_.Record(now - start);
+  } else {
+    ++errors_;
+  }
+}
+
+Summary Meter::Summarise() const {
+  Summary s;
+  const double window_s = ToSec(options_.window);
+  s.completed = latencies_.Count();
+  s.errors = errors_;
+  s.throughput_per_s = static_cast<double>(s.completed) / window_s;
+  s.mean_ms = latencies_.MeanMs();
+  s.p50_ms = latencies_.PercentileMs(50);
+  s.p95_ms = latencies_.PercentileMs(95);
+  s.p99_ms = latencies_.PercentileMs(99);
+  s.p999_ms = latencies_.PercentileMs(99.9);
+  s.max_ms = latencies_.MaxMs();
+  s.arrival_rate_per_s = static_cast<double>(started_) / window_s;
+  s.l_sampled = samples_ > 0 ? static_cast<double>(sample_sum_) / samples_ : 0;
+  if (left_ > 0) {
+    const double w_s = static_cast<double>(time_in_system_) / left_ / kSec;
+    s.l_little = static_cast<double>(left_) / window_s * w_s;
+  }
+  return s;
+}
+
+}  // namespace perflab::sim

@@ -1,0 +1,105 @@
+#include "sim/mmc.h"
+
+#include <optional>
+
+#include "absl/status/status.h"
+#include "models/histogram.h"
+#include "sim/random.h"
+#include "sim/resource.h"
+
+namespace perflab::sim {
+namespace {
+
+struct Model {
+  Simulation sim;
+  Resource servers;
+  Rng arrivals, service;
+  Dist interarrival, service_time;
+  int64_t total = 0, warmup = 0, done = 0, measured = 0, waited = 0;
+  __int128 wait_sum = 0, response_sum = 0;
+  Time t0 = 0, t_end = 0;
+  std::optional<models::Histogram> hist;
+
+  Model(const MmcOptions& o, Dist ia, Dist st)
+      : sim(o.budget),
+        servers(sim, "servers", o.servers),
+        arrivals(o.seed, "arrivals"),
+        service(o.seed, "service"),
+        interarrival(ia),
+        service_time(st) {}
+};
+
+Process Customer(Model& m, int64_t index) {
+  const Time arrived = m.sim.now();
+  co_await m.servers.Acquire();
+  const Time wait = m.sim.now() - arrived;
+  co_await m.sim.Delay(SampleNs(m.service_time, m.service));
+  m.servers.Release();
+  if (index >= m.warmup) {
+    ++m.measured;
+    m.wait_sum += wait;
+    m.waited += wait > 0;
+    const Time response = m.sim.now() - arrived;
+    m.response_sum += response;
+    if (m.hist) m.hist->Record(response);
+  }
+  if (++m.done == m.total) {
+    m.t_end = m.sim.now();
+    m.sim.Stop();
+  }
+}
+
+Process Source(Model& m) {
+  for (int64_t i = 0; i < m.total; ++i) {
+    co_await m.sim.Delay(SampleNs(m.interarrival, m.arrivals));
+    if (i == m.warmup) {
+      m.servers.ResetStats();
+      m.t0 = m.sim.now();
+    }
+    m.sim.Spawn(Customer(m, i));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
+  if (o.servers < 1 || !(o.arrival_rate_per_s > 0) || !(o.service_rate_per_s > 0) ||
+      o.customers < 1 || !(o.service_cv >= 0)) {
+    return absl::InvalidArgumentError(
+        "mmc: servers >= 1, rates > 0, customers >= 1 and service_cv >= 0 required");
+  }
+  const double mean_service_ns = 1e9 / o.service_rate_per_s;
+  Dist st = Dist::Exp(mean_service_ns);
+  if (o.service == MmcOptions::Service::kDet) st = Dist::Det(mean_service_ns);
+  if (o.service == MmcOptions::Service::kLognormal) {
+    st = Dist::Lognormal(mean_service_ns, o.service_cv);
+  }
+  auto m = std::make_unique<Model>(o, Dist::Exp(1e9 / o.arrival_rate_per_s), st);
+  m->warmup = o.warmup_customers >= 0 ? o.warmup_customers : o.customers / 10;
+  m->total = m->warmup + o.customers;
+  if (o.percentiles) {
+    models::HistogramOptions ho;
+    ho.highest_trackable = int64_t{1} << 62;
+    m->hist = *models::Histogram::Create(ho);
+  }
+  m->sim.Spawn(Source(*m));
+  if (absl::Status s = m->sim.Run(INT64_MAX); !s.ok()) return s;
+
+  MmcResult r;
+  r.rho = o.arrival_rate_per_s / (static_cast<double>(o.servers) * o.service_rate_per_s);
+  r.unstable = r.rho >= 1;
+  r.customers = m->measured;
+  r.events = m->sim.events_executed();
+  const double n = static_cast<double>(m->measured);
+  r.mean_wait_s = static_cast<double>(m->wait_sum) / n / kSec;
+  r.mean_response_s = static_cast<double>(m->response_sum) / n / kSec;
+  r.p_wait = static_cast<double>(m->waited) / n;
+  const ResourceStats s = m->servers.Stats();
+  r.utilisation = s.utilisation;
+  r.mean_queue_length = s.mean_queue_length;
+  r.throughput_per_s = n / ToSec(m->t_end - m->t0);
+  if (m->hist) r.p99_response_s = ToSec(m->hist->Percentile(99));
+  return r;
+}
+
+}  // namespace perflab::sim
