@@ -1,2 +1,98 @@
+// Costs of the models themselves: what recording a latency costs next to the
+// cheapest possible counter, and what the queries, merges and fits cost.
 #include <benchmark/benchmark.h>
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "models/histogram.h"
+#include "models/queues.h"
+#include "models/usl.h"
+
+namespace perflab::models {
+namespace {
+
+// Latency-like values in ns: mostly ~15 ms with a long tail, precomputed so
+// the benchmarks time only the recording.
+std::vector<int64_t> Values(size_t n) {
+  std::vector<int64_t> v(n);
+  uint64_t s = 42;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint64_t r = s >> 33;
+    x = static_cast<int64_t>(15'000'000 + (r % 1'000'000) * ((r & 63) == 0 ? 200 : 1));
+  }
+  return v;
+}
+
+Histogram MakeHistogram() { return *Histogram::Create({}); }
+
+// The baseline: the cheapest thing a recorder could do, ++counts[bucket] with
+// a log2 bucket. The histogram's goal is to stay within 2x of it.
+void BM_PlainCounterBaseline(benchmark::State& state) {
+  std::vector<int64_t> values = Values(1 << 16);
+  std::vector<int64_t> counts(64);
+  size_t i = 0;
+  for (auto _ : state) {
+    int64_t v = values[i++ & (values.size() - 1)];
+    ++counts[std::bit_width(static_cast<uint64_t>(v))];
+  }
+  benchmark::DoNotOptimize(counts.data());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PlainCounterBaseline);
+
+void BM_HistogramRecord(benchmark::State& state) {
+  std::vector<int64_t> values = Values(1 << 16);
+  Histogram h = MakeHistogram();
+  size_t i = 0;
+  for (auto _ : state) {
+    h.Record(values[i++ & (values.size() - 1)]);
+  }
+  benchmark::DoNotOptimize(h.Count());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_HistogramRecord);
+
+void BM_HistogramPercentile(benchmark::State& state) {
+  Histogram h = MakeHistogram();
+  for (int64_t v : Values(1 << 20)) h.Record(v);
+  for (auto _ : state) benchmark::DoNotOptimize(h.Percentile(99.9));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_HistogramPercentile);
+
+void BM_HistogramMerge(benchmark::State& state) {
+  Histogram a = MakeHistogram(), b = MakeHistogram();
+  for (int64_t v : Values(1 << 16)) b.Record(v);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(a.Merge(b).ok());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_HistogramMerge);
+
+void BM_ErlangC(benchmark::State& state) {
+  const int c = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(MMc(c, 0.9 * c, 1.0));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ErlangC)->Arg(8)->Arg(512);
+
+void BM_UslFit(benchmark::State& state) {
+  std::vector<UslPoint> pts;
+  for (double n : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) {
+    pts.push_back({n, 1000 * UslCapacity(0.05, 0.002, n)});
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(FitUsl(pts));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_UslFit);
+
+}  // namespace
+}  // namespace perflab::models
+
 BENCHMARK_MAIN();

@@ -26,8 +26,9 @@ int64_t NearestRank(double p, int64_t n) {
   return std::clamp<int64_t>(static_cast<int64_t>(rank), 1, n);
 }
 
-double SamplesForTail(double p, double tail_samples) {
-  return tail_samples / (1.0 - p / 100.0);
+int64_t SamplesForTail(double p, double tail_samples) {
+  double exact = tail_samples / (1.0 - p / 100.0);
+  return static_cast<int64_t>(std::ceil(std::round(exact * 1e9) / 1e9));
 }
 
 }  // namespace perflab::models

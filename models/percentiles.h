@@ -25,7 +25,8 @@ int64_t NearestRank(double p, int64_t n);
 
 // Requests a window needs so that about `tail_samples` of them lie above the
 // p-th percentile: tail_samples / (1 - p/100). p99.9 with 10 -> 10,000.
-double SamplesForTail(double p, double tail_samples);
+// Rounded up, after the same 1e-9 rounding as NearestRank.
+int64_t SamplesForTail(double p, double tail_samples);
 
 }  // namespace perflab::models
 

@@ -145,8 +145,10 @@ TEST(Percentiles, NearestRank) {
 
 TEST(Percentiles, WindowForTail) {
   // "p99.9 needs >= 10,000 requests for ~10 tail samples".
-  EXPECT_NEAR(SamplesForTail(99.9, 10), 10000, 1e-6);
-  EXPECT_NEAR(SamplesForTail(99, 10), 1000, 1e-9);
+  EXPECT_EQ(SamplesForTail(99.9, 10), 10000);
+  EXPECT_EQ(SamplesForTail(99, 10), 1000);
+  EXPECT_EQ(SamplesForTail(99.99, 10), 100000);
+  EXPECT_EQ(SamplesForTail(50, 3), 6);
 }
 
 }  // namespace

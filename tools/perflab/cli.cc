@@ -61,6 +61,11 @@ CLI::Validator Probability() {
                   [](double v) { return v >= 0 && v <= 1; });
 }
 
+CLI::Validator Percent() {
+  return NumberIn("a number in (0, 100]",
+                  [](double v) { return v > 0 && v <= 100; });
+}
+
 void Registry::Leaf(CLI::App* cmd, Runner run, bool csv) {
   formats_.push_back(std::make_unique<std::string>("table"));
   std::string* format = formats_.back().get();

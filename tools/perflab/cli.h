@@ -47,6 +47,7 @@ CLI::Validator Positive();     // finite number > 0
 CLI::Validator NonNegative();  // finite number >= 0
 CLI::Validator Fraction();     // finite number in [0, 1)
 CLI::Validator Probability();  // finite number in [0, 1]
+CLI::Validator Percent();      // finite number in (0, 100]
 
 // Runs the whole CLI on argv; returns the process exit code. Output and
 // errors go to the given streams so tests can run it in-process.

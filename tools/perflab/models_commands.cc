@@ -1,7 +1,532 @@
+// `perflab models <law>`: one subcommand per law of models/, each a thin
+// layer that validates flags, calls the model and lays out a Document.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "models/amdahl.h"
+#include "models/cost.h"
+#include "models/little.h"
+#include "models/percentiles.h"
+#include "models/queues.h"
+#include "models/usl.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
+namespace {
 
-void AddModelsCommands(CLI::App& /*root*/, Registry& /*registry*/) {}
+using report::Column;
+using report::Document;
+using StatusOrDoc = absl::StatusOr<Document>;
+
+std::vector<models::Stage> SeedStages() {
+  // The seed's breakdown of one slow request (seed 002), 800 ms in all.
+  return {{"app", 30}, {"db", 650}, {"serialisation", 20}, {"other", 100}};
+}
+
+void AddUslTable(Document& doc, std::string key, std::string title,
+                 double sigma, double kappa, const std::vector<double>& ns) {
+  auto& t = doc.AddTable(std::move(key), std::move(title),
+                         {{"n", "N", 0},
+                          {"capacity", "C(N) (x one worker)", 2},
+                          {"efficiency", "efficiency (C/N)", 2}});
+  for (double n : ns) {
+    double c = models::UslCapacity(sigma, kappa, n);
+    t.Add({n, c, c / n});
+  }
+}
+
+void AddAmdahlTable(Document& doc, std::string key, std::string title,
+                    double serial, const std::vector<double>& ns) {
+  auto& t = doc.AddTable(std::move(key), std::move(title),
+                         {{"n", "N", 0},
+                          {"speedup", "speed-up (x)", 1},
+                          {"efficiency", "efficiency (%)", 0}});
+  for (double n : ns) {
+    double s = models::AmdahlSpeedup(serial, n);
+    t.Add({n, s, 100 * s / n});
+  }
+}
+
+absl::Status AddWhatIfTable(Document& doc, std::string key,
+                            const std::vector<models::Stage>& stages, double k) {
+  auto& t = doc.AddTable(
+      std::move(key), absl::StrCat("Speed one stage up ", k, "x"),
+      {{"stage", "stage", 0},
+       {"ms", "time (ms)", 0},
+       {"share", "share of total", 3},
+       {"new_total_ms", "new total (ms)", 0},
+       {"speedup", "overall speed-up (x)", 2}});
+  for (const models::Stage& s : stages) {
+    absl::StatusOr<models::WhatIf> w = models::SpeedUpStage(stages, s.name, k);
+    if (!w.ok()) return w.status();
+    t.Add({s.name, s.ms, w->share, w->new_total_ms, w->speedup});
+  }
+  return absl::OkStatus();
+}
+
+void SetQueueFields(Document& doc, const models::QueueMetrics& m) {
+  doc.Set("utilisation", "utilisation rho", m.utilisation, 3)
+      .Set("p_wait", "P(wait)", m.p_wait, 4)
+      .Set("mean_wait_s", "mean wait in queue Wq (s)", m.mean_wait_s, 6)
+      .Set("mean_response_s", "mean response W (s)", m.mean_response_s, 6)
+      .Set("mean_queue_length", "mean queue length Lq", m.mean_queue_length, 3)
+      .Set("mean_in_system", "mean in system L", m.mean_in_system, 3)
+      .Set("throughput_per_s", "throughput (req/s)", m.throughput_per_s, 3);
+}
+
+// Reads numbers one per line ('#' comments and blank lines skipped).
+absl::StatusOr<std::vector<double>> ReadNumbers(const std::string& path) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    file.open(path);
+    if (!file) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input: cannot read '", path, "'"));
+    }
+    in = &file;
+  }
+  std::vector<double> values;
+  std::string line;
+  for (int lineno = 1; std::getline(*in, line); ++lineno) {
+    absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty() || text[0] == '#') continue;
+    double v = 0;
+    if (!absl::SimpleAtod(std::string(text), &v) || !std::isfinite(v)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input: ", path, " line ", lineno, ": got '", std::string(text),
+          "'; accepted: one finite number per line"));
+    }
+    values.push_back(v);
+  }
+  if (values.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--input: ", path, " holds no numbers"));
+  }
+  return values;
+}
+
+void AddLittle(CLI::App* models, Registry& reg) {
+  struct Flags {
+    std::optional<double> l, rate, w_ms;
+    double headroom = 0.3;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "little", "Little's Law L = rate x W: give two, get the third and a pool size");
+  cmd->add_option("--l", f->l, "mean number in flight")->check(Positive());
+  cmd->add_option("--rate-per-s", f->rate, "arrival rate (req/s)")->check(Positive());
+  cmd->add_option("--w-ms", f->w_ms, "mean time in the system (ms)")->check(Positive());
+  cmd->add_option("--headroom", f->headroom, "pool headroom, 0.2-0.3 usual (default 0.3)")
+      ->check(NonNegative());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    std::optional<double> w_s;
+    if (f->w_ms) w_s = *f->w_ms / 1000;
+    absl::StatusOr<models::Little> r = models::SolveLittle(f->l, f->rate, w_s);
+    if (!r.ok()) {
+      return absl::InvalidArgumentError(
+          "give exactly two of --l, --rate-per-s, --w-ms");
+    }
+    absl::StatusOr<models::PoolSizing> pool =
+        models::SizePool(r->rate_per_s, r->w_s, f->headroom);
+    if (!pool.ok()) return pool.status();
+    Document doc("Little's Law: L = rate x W");
+    doc.Set("l", "in flight L", r->l, 2)
+        .Set("rate_per_s", "rate (req/s)", r->rate_per_s, 2)
+        .Set("w_s", "time in system W (s)", r->w_s, 4)
+        .Set("pool_minimum", "pool minimum (ceil L)", pool->minimum)
+        .Set("pool_with_headroom",
+             absl::StrCat("pool with ", f->headroom * 100, " % headroom"),
+             pool->with_headroom);
+    return doc;
+  });
+}
+
+void AddAmdahl(CLI::App* models, Registry& reg) {
+  struct Flags {
+    double serial = 0;
+    std::vector<double> n = {1, 2, 4, 8, 16, 32, 64};
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "amdahl", "Amdahl's Law: speed-up of N workers with a serial fraction");
+  cmd->add_option("--serial", f->serial, "serial fraction s in [0, 1)")
+      ->required()
+      ->check(Fraction());
+  cmd->add_option("--n", f->n, "worker counts, comma-separated (default 1,2,4,...,64)")
+      ->delimiter(',')
+      ->check(Positive());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    Document doc(absl::StrCat("Amdahl: serial fraction ", f->serial));
+    doc.Set("serial", "serial fraction s", f->serial, 3)
+        .Set("limit", "limit 1/s (x)", models::AmdahlLimit(f->serial), 1);
+    AddAmdahlTable(doc, "points", "Speed-up with N workers", f->serial, f->n);
+    return doc;
+  });
+}
+
+void AddWhatIf(CLI::App* models, Registry& reg) {
+  struct Flags {
+    std::vector<std::string> stages;
+    double k = 10;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "what-if", "Per-stage Amdahl: speed one stage of a request up k times");
+  cmd->add_option("--stage", f->stages,
+                  "NAME=MS, repeatable (default the seed's app=30 db=650 "
+                  "serialisation=20 other=100)");
+  cmd->add_option("--speedup", f->k, "factor k applied to each stage (default 10)")
+      ->check(Positive());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    std::vector<models::Stage> stages;
+    for (const std::string& s : f->stages) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(s, '=');
+      double ms = 0;
+      if (kv.first.empty() || !absl::SimpleAtod(kv.second, &ms) ||
+          !std::isfinite(ms) || ms < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--stage: got '", s, "'; accepted: NAME=MS with MS >= 0"));
+      }
+      stages.push_back({kv.first, ms});
+    }
+    if (stages.empty()) stages = SeedStages();
+    Document doc("What if one stage were faster? 1 / ((1 - f) + f / k)");
+    double total = 0;
+    for (const auto& s : stages) total += s.ms;
+    doc.Set("total_ms", "total (ms)", total, 0).Set("k", "speed-up k", f->k, 1);
+    if (absl::Status s = AddWhatIfTable(doc, "stages", stages, f->k); !s.ok()) return s;
+    return doc;
+  });
+}
+
+void AddUsl(CLI::App* models, Registry& reg) {
+  struct Flags {
+    double sigma = 0, kappa = 0;
+    std::vector<double> n = {1, 2, 4, 8, 12, 16, 22, 32, 48, 64};
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "usl", "Universal Scalability Law: C(N), its peak N* and capacity");
+  cmd->add_option("--sigma", f->sigma, "contention in [0, 1) (seed: 0.05)")
+      ->required()
+      ->check(Fraction());
+  cmd->add_option("--kappa", f->kappa, "coherency > 0 (seed: 0.002)")
+      ->required()
+      ->check(Positive());
+  cmd->add_option("--n", f->n, "N values, comma-separated")->delimiter(',')->check(Positive());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(f->sigma, f->kappa);
+    if (!peak.ok()) return peak.status();
+    Document doc(absl::StrCat("USL: sigma ", f->sigma, ", kappa ", f->kappa));
+    doc.Set("sigma", "sigma", f->sigma, 4)
+        .Set("kappa", "kappa", f->kappa, 5)
+        .Set("peak_n_exact", "peak N* = sqrt((1 - sigma) / kappa)", peak->n_exact, 2)
+        .Set("peak_n", "best integer N", peak->n)
+        .Set("peak_capacity", "peak capacity C(N*) (x one worker)", peak->capacity, 2);
+    AddUslTable(doc, "points", "Relative capacity C(N)", f->sigma, f->kappa, f->n);
+    return doc;
+  });
+}
+
+void AddUslFit(CLI::App* models, Registry& reg) {
+  struct Flags {
+    std::vector<std::string> points;
+    std::string input;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "usl-fit", "Fit sigma, kappa and lambda to measured (N, throughput) points");
+  cmd->add_option("--point", f->points, "N:THROUGHPUT, repeatable or comma-separated")
+      ->delimiter(',');
+  cmd->add_option("--input", f->input, "file of 'N,THROUGHPUT' lines ('-' = stdin)");
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    std::vector<std::string> specs = f->points;
+    if (!f->input.empty()) {
+      std::ifstream file(f->input);
+      if (f->input != "-" && !file) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--input: cannot read '", f->input, "'"));
+      }
+      std::istream& in = f->input == "-" ? std::cin : file;
+      for (std::string line; std::getline(in, line);) {
+        absl::string_view t = absl::StripAsciiWhitespace(line);
+        if (t.empty() || t[0] == '#' || t[0] == 'n') continue;  // header
+        std::string spec(t);
+        std::replace(spec.begin(), spec.end(), ',', ':');
+        specs.push_back(spec);
+      }
+    }
+    std::vector<models::UslPoint> pts;
+    for (const std::string& s : specs) {
+      std::pair<std::string, std::string> nx = absl::StrSplit(s, ':');
+      models::UslPoint p;
+      if (!absl::SimpleAtod(nx.first, &p.n) ||
+          !absl::SimpleAtod(nx.second, &p.throughput)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--point: got '", s, "'; accepted: N:THROUGHPUT, both numbers"));
+      }
+      pts.push_back(p);
+    }
+    absl::StatusOr<models::UslFit> fit = models::FitUsl(pts);
+    if (!fit.ok()) return fit.status();
+    Document doc("USL fit: X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1))");
+    doc.Set("sigma", "sigma (contention)", fit->sigma, 5)
+        .Set("kappa", "kappa (coherency)", fit->kappa, 6)
+        .Set("lambda", "lambda (throughput of one)", fit->lambda, 3)
+        .Set("rms_residual", "RMS residual", fit->rms_residual, 3)
+        .Set("r_squared", "R^2", fit->r_squared, 4);
+    if (absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(fit->sigma, fit->kappa);
+        peak.ok()) {
+      doc.Set("peak_n", "peak N", peak->n)
+          .Set("peak_throughput", "peak throughput", fit->lambda * peak->capacity, 3);
+    } else {
+      doc.Note("kappa fitted as 0: throughput never peaks, it levels off at lambda / sigma");
+    }
+    auto& t = doc.AddTable("points", "Measured against fitted",
+                           {{"n", "N", 0},
+                            {"measured", "measured", 3},
+                            {"fitted", "fitted", 3}});
+    for (const auto& p : pts) {
+      t.Add({p.n, p.throughput,
+             fit->lambda * models::UslCapacity(fit->sigma, fit->kappa, p.n)});
+    }
+    return doc;
+  });
+}
+
+void AddMmc(CLI::App* models, Registry& reg) {
+  struct Flags {
+    int servers = 0;
+    double lambda = 0, mu = 0;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "mmc", "M/M/c queue (Erlang C): probability of waiting, mean wait and response");
+  cmd->add_option("--servers", f->servers, "servers c >= 1")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--arrival-rate-per-s", f->lambda, "arrival rate lambda (req/s)")
+      ->required()
+      ->check(Positive());
+  cmd->add_option("--service-rate-per-s", f->mu, "service rate of one server mu (req/s)")
+      ->required()
+      ->check(Positive());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    absl::StatusOr<models::QueueMetrics> m = models::MMc(f->servers, f->lambda, f->mu);
+    if (!m.ok()) return m.status();
+    Document doc(absl::StrCat("M/M/", f->servers, ": lambda ", f->lambda, "/s, mu ",
+                              f->mu, "/s"));
+    SetQueueFields(doc, *m);
+    return doc;
+  });
+}
+
+void AddMg1(CLI::App* models, Registry& reg) {
+  struct Flags {
+    double lambda = 0, service_ms = 0, cv = 1;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "mg1", "M/G/1 queue (Pollaczek-Khinchine); --service-cv 0 is M/D/1");
+  cmd->add_option("--arrival-rate-per-s", f->lambda, "arrival rate (req/s)")
+      ->required()
+      ->check(Positive());
+  cmd->add_option("--mean-service-ms", f->service_ms, "mean service time (ms)")
+      ->required()
+      ->check(Positive());
+  cmd->add_option("--service-cv", f->cv, "coefficient of variation of service (default 1)")
+      ->check(NonNegative());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    absl::StatusOr<models::QueueMetrics> m =
+        models::MG1(f->lambda, f->service_ms / 1000, f->cv);
+    if (!m.ok()) return m.status();
+    Document doc(absl::StrCat("M/G/1: lambda ", f->lambda, "/s, service ",
+                              f->service_ms, " ms, cv ", f->cv));
+    SetQueueFields(doc, *m);
+    return doc;
+  });
+}
+
+void AddCost(CLI::App* models, Registry& reg) {
+  struct Flags {
+    double rps = 0, vcpu = 0, gib = 0;
+    models::CostOptions options;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "cost", "Dollars per hour and per million requests at a target utilisation");
+  cmd->add_option("--rps", f->rps, "measured max throughput (req/s)")->required()->check(Positive());
+  cmd->add_option("--vcpu", f->vcpu, "vCPUs")->required()->check(Positive());
+  cmd->add_option("--mem-gib", f->gib, "memory (GiB)")->required()->check(NonNegative());
+  cmd->add_option("--usd-per-vcpu-hour", f->options.usd_per_vcpu_hour,
+                  "EXAMPLE price (default 0.040)")
+      ->check(NonNegative());
+  cmd->add_option("--usd-per-gib-hour", f->options.usd_per_gib_hour,
+                  "EXAMPLE price (default 0.0045)")
+      ->check(NonNegative());
+  cmd->add_option("--target-utilisation", f->options.target_utilisation,
+                  "share of max RPS planned for (default 0.6)")
+      ->check(Probability());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    absl::StatusOr<models::Cost> c =
+        models::CostPerMillion(f->rps, f->vcpu, f->gib, f->options);
+    if (!c.ok()) return c.status();
+    Document doc("Cost per million requests");
+    doc.Set("usd_per_hour", "price ($/h)", c->usd_per_hour, 4)
+        .Set("usd_per_million", "cost ($ per 1M requests)", c->usd_per_million, 3)
+        .Note(absl::StrCat("example prices: $", f->options.usd_per_vcpu_hour,
+                           " per vCPU-hour, $", f->options.usd_per_gib_hour,
+                           " per GiB-hour; check your provider's"));
+    return doc;
+  });
+}
+
+void AddPercentiles(CLI::App* models, Registry& reg) {
+  struct Flags {
+    std::string input;
+    std::vector<double> p = {50, 90, 95, 99, 99.9};
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = models->add_subcommand(
+      "percentiles", "Nearest-rank percentiles of a sample, and whether it is big enough");
+  cmd->add_option("--input", f->input, "file with one number per line ('-' = stdin)")
+      ->required();
+  cmd->add_option("--p", f->p, "percentiles in (0, 100], comma-separated")
+      ->delimiter(',')
+      ->check(Percent());
+  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+    absl::StatusOr<std::vector<double>> values = ReadNumbers(f->input);
+    if (!values.ok()) return values.status();
+    std::sort(values->begin(), values->end());
+    double sum = 0;
+    for (double v : *values) sum += v;
+    auto n = static_cast<int64_t>(values->size());
+    Document doc("Nearest-rank percentiles");
+    doc.Set("count", "samples", n)
+        .Set("mean", "mean", sum / static_cast<double>(n), 3)
+        .Set("max", "max", values->back(), 3);
+    auto& t = doc.AddTable("percentiles", "",
+                           {{"p", "percentile", 2},
+                            {"value", "value", 3},
+                            {"tail_samples", "samples above", 0},
+                            {"samples_for_10", "window for 10 above", 0}});
+    for (double p : f->p) {
+      double tail = static_cast<double>(n) * (1 - p / 100);
+      t.Add({p, *models::NearestRankSorted(*values, p), std::floor(tail + 1e-9),
+             models::SamplesForTail(p, 10)});
+      if (tail < 10 && p < 100) {
+        doc.Note(absl::StrCat("p", p, " rests on fewer than 10 samples; a window of ",
+                              models::SamplesForTail(p, 10),
+                              " would give ~10"));
+      }
+    }
+    return doc;
+  });
+}
+
+void AddTour(CLI::App* models, Registry& reg) {
+  CLI::App* cmd = models->add_subcommand(
+      "tour", "Every law with the case study's numbers, in one go");
+  reg.Leaf(cmd, []() -> StatusOrDoc {
+    Document doc("perflab models tour: the laws with the case study's numbers");
+    const double sigma = 0.05, kappa = 0.002, serial = 0.05;
+    absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(sigma, kappa);
+    if (!peak.ok()) return peak.status();
+    doc.Set("usl_peak_n", "USL (sigma 0.05, kappa 0.002): peak N", peak->n)
+        .Set("usl_peak_capacity", "USL: capacity at the peak (x one worker)",
+             peak->capacity, 2)
+        .Set("amdahl_limit", "Amdahl (s = 0.05): limit (x)",
+             models::AmdahlLimit(serial), 1);
+    AddUslTable(doc, "usl", "USL, sigma 0.05, kappa 0.002", sigma, kappa,
+                {1, 12, 22, 64});
+    AddAmdahlTable(doc, "amdahl", "Amdahl, serial fraction 0.05", serial,
+                   {1, 16, 64});
+
+    auto& little = doc.AddTable(
+        "little", "Little's Law and pool sizing: 250 req/s held 60 ms",
+        {{"headroom", "headroom (%)", 0}, {"in_flight", "in flight L", 1},
+         {"pool", "pool size", 0}});
+    for (double h : {0.0, 0.2, 0.3}) {
+      absl::StatusOr<models::PoolSizing> p = models::SizePool(250, 0.060, h);
+      if (!p.ok()) return p.status();
+      little.Add({100 * h, p->in_flight, h == 0 ? p->minimum : p->with_headroom});
+    }
+    auto& client = doc.AddTable(
+        "client_pool", "Client pool ceiling: 20 connections, 40 ms per call",
+        {{"offered_per_s", "offered (calls/s)", 0},
+         {"ceiling_per_s", "ceiling (calls/s)", 0},
+         {"share_waiting", "share that must wait", 2}});
+    double ceiling = models::PoolCeilingPerS(20, 0.040);
+    for (double offered : {250.0, 500.0, 1000.0}) {
+      client.Add({offered, ceiling, std::max(0.0, 1 - ceiling / offered)});
+    }
+    if (absl::Status s = AddWhatIfTable(doc, "what_if", SeedStages(), 10); !s.ok())
+      return s;
+
+    auto& cost = doc.AddTable(
+        "cost", "Cost per million requests at 60 % utilisation (example prices)",
+        {{"rps", "RPS", 0}, {"vcpu", "vCPU", 0}, {"usd_per_hour", "$/h", 3},
+         {"usd_per_million", "$ per 1M", 3}});
+    for (auto [rps, vcpu] : std::vector<std::pair<double, double>>{
+             {86, 8}, {691, 8}, {1224, 8}, {263, 8}, {1762, 8}, {1973, 8},
+             {2469, 8}, {5293, 8}, {5214, 8}, {6066, 4}}) {
+      absl::StatusOr<models::Cost> c = models::CostPerMillion(rps, vcpu, 1);
+      if (!c.ok()) return c.status();
+      cost.Add({rps, vcpu, c->usd_per_hour, c->usd_per_million});
+    }
+
+    auto& queues = doc.AddTable(
+        "queues", "Queues: waiting grows without bound as utilisation nears 1",
+        {{"model", "model", 0}, {"utilisation", "rho", 2},
+         {"p_wait", "P(wait)", 4}, {"mean_wait_s", "Wq (s)", 3},
+         {"mean_response_s", "W (s)", 3}});
+    struct Q {
+      const char* name;
+      absl::StatusOr<models::QueueMetrics> m;
+    };
+    for (Q q : {Q{"M/M/8 lambda 7.2 mu 1", models::MMc(8, 7.2, 1)},
+                Q{"M/M/1 lambda 5 mu 10", models::MM1(5, 10)},
+                Q{"M/M/1 lambda 9 mu 10", models::MM1(9, 10)},
+                Q{"M/D/1 lambda 9 S 0.1 s", models::MG1(9, 0.1, 0)}}) {
+      if (!q.m.ok()) return q.m.status();
+      queues.Add({q.name, q.m->utilisation, q.m->p_wait, q.m->mean_wait_s,
+                  q.m->mean_response_s});
+    }
+
+    auto& tail = doc.AddTable(
+        "tail_window", "How many requests a window needs for ~10 tail samples",
+        {{"p", "percentile", 2}, {"samples", "requests", 0}});
+    for (double p : {99.0, 99.9, 99.99}) {
+      tail.Add({p, models::SamplesForTail(p, 10)});
+    }
+    return doc;
+  });
+}
+
+}  // namespace
+
+void AddModelsCommands(CLI::App& root, Registry& registry) {
+  CLI::App* models = root.add_subcommand(
+      "models", "The analytic laws: little, amdahl, what-if, usl, usl-fit, mmc, "
+                "mg1, cost, percentiles, tour");
+  models->require_subcommand(1);
+  AddLittle(models, registry);
+  AddAmdahl(models, registry);
+  AddWhatIf(models, registry);
+  AddUsl(models, registry);
+  AddUslFit(models, registry);
+  AddMmc(models, registry);
+  AddMg1(models, registry);
+  AddCost(models, registry);
+  AddPercentiles(models, registry);
+  AddTour(models, registry);
+}
 
 }  // namespace perflab::cli

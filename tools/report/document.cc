@@ -161,16 +161,18 @@ std::string ToText(const Document& doc) {
         if (std::holds_alternative<std::string>(row[c])) return true;
       return false;
     };
-    std::string header = " ";
+    // Two spaces between columns: one reads as a word break, not a column.
+    std::string header;
     for (size_t c = 0; c < t.columns.size(); ++c) {
-      absl::StrAppendFormat(&header, is_text(c) ? " %-*s" : " %*s",
+      absl::StrAppendFormat(&header, is_text(c) ? "  %-*s" : "  %*s",
                             static_cast<int>(width[c]), t.columns[c].header);
     }
+    header.erase(header.find_last_not_of(' ') + 1);
     out += header + "\n";
     for (const auto& line : cells) {
-      std::string s = " ";
+      std::string s;
       for (size_t c = 0; c < line.size(); ++c) {
-        absl::StrAppendFormat(&s, is_text(c) ? " %-*s" : " %*s",
+        absl::StrAppendFormat(&s, is_text(c) ? "  %-*s" : "  %*s",
                               static_cast<int>(width[c]), line[c]);
       }
       // Trailing spaces from a left-aligned last column help nobody.

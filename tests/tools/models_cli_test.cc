@@ -1,0 +1,149 @@
+// `perflab models ...` end to end, in-process: JSON fields scripts rely on,
+// and one clear line with exit code 2 for each kind of bad input.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "rapidjson/document.h"
+#include "tests/tools/cli_runner.h"
+
+namespace perflab {
+namespace {
+
+using ::perflab::testing::RunCli;
+using ::testing::HasSubstr;
+
+rapidjson::Document Json(const std::vector<std::string>& args) {
+  auto r = RunCli(args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  EXPECT_FALSE(d.HasParseError()) << r.out;
+  return d;
+}
+
+TEST(ModelsCli, UslJsonFields) {
+  auto d = Json({"models", "usl", "--sigma", "0.05", "--kappa", "0.002", "--n",
+                 "12,64", "--format", "json"});
+  EXPECT_EQ(d["peak_n"].GetInt(), 22);
+  EXPECT_NEAR(d["peak_capacity"].GetDouble(), 7.40, 0.005);
+  ASSERT_EQ(d["points"].Size(), 2u);
+  EXPECT_EQ(d["points"][0]["n"].GetDouble(), 12);
+  EXPECT_NEAR(d["points"][0]["capacity"].GetDouble(), 6.62, 0.005);
+  EXPECT_NEAR(d["points"][1]["capacity"].GetDouble(), 5.24, 0.005);
+}
+
+TEST(ModelsCli, AmdahlJsonFields) {
+  auto d = Json({"models", "amdahl", "--serial", "0.05", "--n", "16,64",
+                 "--format", "json"});
+  EXPECT_NEAR(d["limit"].GetDouble(), 20, 1e-9);
+  ASSERT_EQ(d["points"].Size(), 2u);
+  EXPECT_NEAR(d["points"][0]["speedup"].GetDouble(), 9.1, 0.05);
+  EXPECT_NEAR(d["points"][1]["speedup"].GetDouble(), 15.4, 0.05);
+}
+
+TEST(ModelsCli, CostJsonFields) {
+  auto d = Json({"models", "cost", "--rps", "86", "--vcpu", "8", "--mem-gib",
+                 "1", "--format", "json"});
+  EXPECT_NEAR(d["usd_per_hour"].GetDouble(), 0.3245, 1e-12);
+  EXPECT_NEAR(d["usd_per_million"].GetDouble(), 1.747, 0.0005);
+}
+
+TEST(ModelsCli, MmcJsonFields) {
+  auto d = Json({"models", "mmc", "--servers", "8", "--arrival-rate-per-s",
+                 "7.2", "--service-rate-per-s", "1", "--format", "json"});
+  EXPECT_NEAR(d["p_wait"].GetDouble(), 0.7015, 5e-5);
+  EXPECT_NEAR(d["mean_wait_s"].GetDouble(), 0.877, 5e-4);
+  EXPECT_NEAR(d["mean_response_s"].GetDouble(), 1.877, 5e-4);
+  EXPECT_NEAR(d["utilisation"].GetDouble(), 0.9, 1e-12);
+}
+
+TEST(ModelsCli, LittleJsonFields) {
+  auto d = Json({"models", "little", "--rate-per-s", "250", "--w-ms", "60",
+                 "--format", "json"});
+  EXPECT_NEAR(d["l"].GetDouble(), 15, 1e-9);
+  EXPECT_NEAR(d["rate_per_s"].GetDouble(), 250, 1e-9);
+  EXPECT_NEAR(d["w_s"].GetDouble(), 0.060, 1e-12);
+  EXPECT_EQ(d["pool_with_headroom"].GetInt(), 20);
+}
+
+TEST(ModelsCli, WhatIfDefaultsToTheSeedBreakdown) {
+  auto d = Json({"models", "what-if", "--format", "json"});
+  ASSERT_EQ(d["stages"].Size(), 4u);
+  EXPECT_STREQ(d["stages"][1]["stage"].GetString(), "db");
+  EXPECT_NEAR(d["stages"][1]["speedup"].GetDouble(), 3.72, 0.005);
+}
+
+TEST(ModelsCli, UslFitFromPoints) {
+  // Points on the exact curve lambda 100, sigma 0.05, kappa 0.002.
+  auto d = Json({"models", "usl-fit", "--point",
+                 "1:100,2:189.7533,4:340.7155,8:547.1956,16:717.4888,"
+                 "32:705.7786,64:523.9889",
+                 "--format", "json"});
+  EXPECT_NEAR(d["sigma"].GetDouble(), 0.05, 1e-3);
+  EXPECT_NEAR(d["kappa"].GetDouble(), 0.002, 1e-4);
+  EXPECT_NEAR(d["lambda"].GetDouble(), 100, 0.1);
+}
+
+TEST(ModelsCli, TourPrintsEveryTable) {
+  auto r = RunCli({"models", "tour"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* heading :
+       {"USL", "Amdahl", "Little", "Client pool", "Speed one stage up",
+        "Cost per million", "Queues", "tail samples"}) {
+    EXPECT_THAT(r.out, HasSubstr(heading));
+  }
+  auto d = Json({"models", "tour", "--format", "json"});
+  EXPECT_EQ(d["usl_peak_n"].GetInt(), 22);
+  ASSERT_EQ(d["cost"].Size(), 10u);
+  EXPECT_NEAR(d["cost"][9]["usd_per_million"].GetDouble(), 0.013, 0.0005);
+}
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string mentions;  // the flag or value the message must name
+};
+
+class ModelsCliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(ModelsCliBadInput, OneLineExitTwoNothingOnStdout) {
+  auto r = RunCli(GetParam().args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr(GetParam().mentions));
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ModelsCliBadInput,
+    ::testing::Values(
+        BadInput{{"models", "nope"}, "tour"},  // unknown law lists the laws
+        BadInput{{"models"}, "little"},        // missing law
+        BadInput{{"models", "usl", "--kappa", "0.002"}, "--sigma"},  // missing
+        BadInput{{"models", "cost", "--rps", "-5", "--vcpu", "8", "--mem-gib",
+                  "1"},
+                 "-5"},  // negative
+        BadInput{{"models", "cost", "--rps", "0", "--vcpu", "8", "--mem-gib",
+                  "1"},
+                 "--rps"},  // zero where positive
+        BadInput{{"models", "mmc", "--servers", "2", "--arrival-rate-per-s",
+                  "nan", "--service-rate-per-s", "1"},
+                 "nan"},  // NaN
+        BadInput{{"models", "amdahl", "--serial", "0.1", "--bogus", "1"},
+                 "--bogus"},  // unknown flag
+        BadInput{{"models", "mmc", "--servers", "2", "--arrival-rate-per-s",
+                  "5", "--service-rate-per-s", "1"},
+                 "unstable"},  // rho >= 1
+        BadInput{{"models", "usl", "--sigma", "0.05", "--kappa", "0.002",
+                  "--format", "xml"},
+                 "xml"},  // bad format
+        BadInput{{"models", "little", "--rate-per-s", "250"}, "two of"},
+        BadInput{{"models", "percentiles", "--input", "/nonexistent/x"},
+                 "/nonexistent/x"},
+        BadInput{{"models", "what-if", "--stage", "db=abc"}, "db=abc"}));
+
+}  // namespace
+}  // namespace perflab

@@ -1,0 +1,73 @@
+// Rendering of report::Document: stable JSON, aligned tables, quoted CSV.
+#include "tools/report/document.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "tools/report/files.h"
+
+namespace perflab::report {
+namespace {
+
+Document Sample() {
+  Document doc("Sample");
+  doc.Set("peak_n", "peak N", int64_t{22}).Set("ratio", "ratio (x)", 7.397, 2);
+  auto& t = doc.AddTable("points", "Points",
+                         {{"name", "name", 0}, {"p99_ms", "p99 (ms)", 1}});
+  t.Add({std::string("a,b"), 4705.26});
+  t.Add({std::string("open"), std::nan("")});
+  doc.Note("a note");
+  return doc;
+}
+
+TEST(Document, Json) {
+  EXPECT_EQ(ToJson(Sample()),
+            "{\"title\":\"Sample\",\"peak_n\":22,\"ratio\":7.397,"
+            "\"points\":[{\"name\":\"a,b\",\"p99_ms\":4705.26},"
+            "{\"name\":\"open\",\"p99_ms\":null}],\"notes\":[\"a note\"]}\n");
+}
+
+TEST(Document, TextAlignsAndRoundsToDecimals) {
+  std::string text = ToText(Sample());
+  EXPECT_NE(text.find("peak N     22"), std::string::npos) << text;
+  EXPECT_NE(text.find("ratio (x)  7.40"), std::string::npos) << text;
+  EXPECT_NE(text.find("  a,b   4705.3"), std::string::npos) << text;
+  EXPECT_NE(text.find("  a note"), std::string::npos) << text;
+}
+
+TEST(Document, CsvQuotesAndSeparatesTables) {
+  EXPECT_EQ(ToCsv(Sample()),
+            "# fields\nkey,value\npeak_n,22\nratio,7.397\n\n"
+            "# points\nname,p99_ms\n\"a,b\",4705.26\nopen,nan\n");
+}
+
+TEST(Document, ParseFormat) {
+  EXPECT_TRUE(ParseFormat("json").ok());
+  EXPECT_FALSE(ParseFormat("xml").ok());
+}
+
+TEST(Files, WriteAtomicReplacesAndLeavesNoTemporary) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "perflab_files_test";
+  fs::remove_all(dir);
+  std::string path = (dir / "sub" / "out.txt").string();
+  ASSERT_TRUE(WriteFileAtomic(path, "one").ok());
+  ASSERT_TRUE(WriteFileAtomic(path, "two").ok());
+  std::ifstream in(path);
+  std::string content((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(content, "two");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir / "sub")) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 1);
+  // A path under a regular file cannot be created: error, nothing written.
+  EXPECT_FALSE(WriteFileAtomic(path + "/x", "three").ok());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace perflab::report
