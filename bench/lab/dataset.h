@@ -1,0 +1,78 @@
+// The case study's order database, generated deterministically into SQLite:
+// customers, products, orders (40 per customer, created_at spread over ~116
+// days) and order_items (3 per order), the index on order_items(order_id) and,
+// optionally, the composite index orders(customer_id, created_at).
+//
+// Same options -> same rows, on every run and build. A file is only used after
+// CheckDataset has confirmed its schema, meta table and row counts, so a
+// missing, truncated or wrong-shaped file is never silently benchmarked.
+// Functions here are thread-compatible (no shared state); concurrent builders
+// of the same path are safe because each writes a private temp file and renames.
+#ifndef PERFLAB_BENCH_LAB_DATASET_H_
+#define PERFLAB_BENCH_LAB_DATASET_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace perflab::lab {
+
+struct DatasetOptions {
+  // Multiplies the customer and product counts (orders per customer and lines
+  // per order stay fixed); 0.1 is the seed's "a tenth of the data".
+  double scale = 1.0;
+  // Seed of the row generator; same seed -> same rows.
+  uint64_t seed = 42;
+  // Create orders(customer_id, created_at). Benchmarks that need the scan
+  // force it with NOT INDEXED, so the same file serves both sides.
+  bool customer_index = true;
+};
+
+// Row counts implied by the options (5,000 / 2,000 / 200,000 / 600,000 at 1.0).
+struct DatasetShape {
+  int64_t customers = 0;
+  int64_t products = 0;
+  int64_t orders = 0;
+  int64_t order_items = 0;
+};
+inline constexpr int64_t kOrdersPerCustomer = 40;
+inline constexpr int64_t kItemsPerOrder = 3;
+inline constexpr int64_t kBaseCustomers = 5000;
+inline constexpr int64_t kBaseProducts = 2000;
+
+// InvalidArgument if scale is not a finite number in (0, 10].
+absl::StatusOr<DatasetShape> ShapeFor(const DatasetOptions& options);
+
+struct BuildReport {
+  std::string path;
+  DatasetShape shape;
+  double seconds = 0;       // wall time of the whole generation
+  int64_t file_bytes = 0;
+  bool rebuilt = false;     // EnsureDataset: false when the file was reused
+  std::string reason;       // EnsureDataset: why it was (re)built
+};
+
+// Writes a fresh database to `path` (temp file + rename), in one transaction
+// with prepared statements.
+absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
+                                         const DatasetOptions& options);
+
+// OK if `path` holds exactly the database `options` describe (tables, columns,
+// indexes, meta values and row counts); otherwise NotFound (no file) or
+// FailedPrecondition naming the first difference.
+absl::Status CheckDataset(const std::string& path,
+                          const DatasetOptions& options);
+
+// Reuses `path` if CheckDataset passes, else rebuilds it and says why.
+absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
+                                          const DatasetOptions& options);
+
+// Where the benchmarks keep the database of a scale: in the build tree, under
+// fixtures/ (environment PERFLAB_DATASET_DIR overrides the directory).
+std::string DefaultDatasetPath(double scale);
+
+}  // namespace perflab::lab
+
+#endif  // PERFLAB_BENCH_LAB_DATASET_H_

@@ -1,0 +1,35 @@
+// A small lab database shared by the tests of one binary: built once per
+// process in the test temp directory (scale 0.02: 100 customers, 4,000 orders).
+#ifndef PERFLAB_TESTS_LAB_TEST_DB_H_
+#define PERFLAB_TESTS_LAB_TEST_DB_H_
+
+#include <unistd.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bench/lab/dataset.h"
+#include "gtest/gtest.h"
+
+namespace perflab::lab::testing {
+
+inline constexpr double kTestScale = 0.02;
+
+inline std::string TempPath(const std::string& name) {
+  return absl::StrCat(::testing::TempDir(), "perflab_lab_", ::getpid(), "_",
+                      name);
+}
+
+inline const std::string& SmallDatabase() {
+  static const std::string* path = [] {
+    auto* p = new std::string(TempPath("small.sqlite"));
+    auto built = BuildDataset(*p, DatasetOptions{.scale = kTestScale});
+    EXPECT_TRUE(built.ok()) << built.status();
+    return p;
+  }();
+  return *path;
+}
+
+}  // namespace perflab::lab::testing
+
+#endif  // PERFLAB_TESTS_LAB_TEST_DB_H_
