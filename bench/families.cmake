@@ -1,1 +1,5 @@
-# The cost families bench_db, bench_payload, bench_net, bench_cache, bench_alloc, bench_runtime (issue 4).
+# The cost families (issue 4): one Google Benchmark binary per family of the
+# case study's costs, each exercising perflab::lab. Names are documented in
+# bench/README.md and are a stable interface for the capstone composer.
+perflab_benchmark(bench_db
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_db.cc DEPS perflab::lab)

@@ -66,6 +66,11 @@ absl::StatusOr<std::unique_ptr<OrderRepository>> OrderRepository::Open(
     const std::string& path, const RepositoryOptions& options) {
   auto db = OpenDatabase(path, /*read_only=*/true);
   if (!db.ok()) return db.status();
+  if (auto s = Exec(db->get(), absl::StrCat("PRAGMA cache_size=-",
+                                            options.page_cache_kib));
+      !s.ok()) {
+    return s;
+  }
   return std::unique_ptr<OrderRepository>(
       new OrderRepository(std::move(*db), options));
 }
