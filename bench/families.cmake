@@ -3,3 +3,5 @@
 # bench/README.md and are a stable interface for the capstone composer.
 perflab_benchmark(bench_db
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_db.cc DEPS perflab::lab)
+perflab_benchmark(bench_net
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_net.cc DEPS perflab::lab)

@@ -1,0 +1,91 @@
+#include "bench/lab/net.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace perflab::lab {
+namespace {
+
+std::shared_ptr<const TlsContexts> Tls() {
+  static auto* tls = [] {
+    auto t = TlsContexts::Create();
+    EXPECT_TRUE(t.ok()) << t.status();
+    return new std::shared_ptr<const TlsContexts>(t.ok() ? *t : nullptr);
+  }();
+  return *tls;
+}
+
+struct Mode {
+  const char* name;
+  bool nodelay;
+  ResponseWrites writes;
+  bool keep_alive;
+  bool tls;
+};
+
+class ServerModeTest : public ::testing::TestWithParam<Mode> {};
+
+// Every mode the benchmarks use returns complete, well-formed responses, and
+// connections are reused exactly when asked.
+TEST_P(ServerModeTest, ReturnsCompleteWellFormedResponses) {
+  const Mode& m = GetParam();
+  ServerOptions so{.tcp_nodelay = m.nodelay, .writes = m.writes, .body_bytes = 300};
+  if (m.tls) so.tls = Tls();
+  auto server = LoopbackServer::Start(so);
+  ASSERT_TRUE(server.ok()) << server.status();
+  HttpClient client((*server)->port(),
+                    {.keep_alive = m.keep_alive, .tls = m.tls ? Tls() : nullptr});
+  // Few requests: the Nagle mode stalls ~40 ms on each.
+  constexpr int kRequests = 4;
+  for (int i = 0; i < kRequests; ++i) {
+    auto r = client.Get("/inventory");
+    ASSERT_TRUE(r.ok()) << m.name << ": " << r.status();
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(r->body.size(), 300u);
+    EXPECT_TRUE(absl::StartsWith(r->body, "{\"sku\":")) << r->body;
+    EXPECT_TRUE(absl::EndsWith(r->body, "\"}")) << r->body;
+    EXPECT_EQ(r->connection_close, !m.keep_alive);
+  }
+  EXPECT_EQ(client.connections_opened(), m.keep_alive ? 1 : kRequests);
+  client.Close();
+  (*server)->Stop();
+  EXPECT_EQ((*server)->responses(), kRequests);
+  EXPECT_EQ((*server)->connections(), m.keep_alive ? 1 : kRequests);
+  EXPECT_EQ((*server)->errors(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllModes, ServerModeTest,
+    ::testing::Values(
+        Mode{"NewConnection", true, ResponseWrites::kGathered, false, false},
+        Mode{"KeepAlive", true, ResponseWrites::kGathered, true, false},
+        Mode{"TwoWritesNagle", false, ResponseWrites::kHeadersThenBody, true, false},
+        Mode{"TwoWritesNoDelay", true, ResponseWrites::kHeadersThenBody, true, false},
+        Mode{"GatheredNagle", false, ResponseWrites::kGathered, true, false},
+        Mode{"TlsNewConnection", true, ResponseWrites::kGathered, false, true},
+        Mode{"TlsKeepAlive", true, ResponseWrites::kGathered, true, true}),
+    [](const ::testing::TestParamInfo<Mode>& info) { return info.param.name; });
+
+TEST(NetTest, StopEndsTheServerWhileAConnectionIsOpen) {
+  auto server = LoopbackServer::Start({});
+  ASSERT_TRUE(server.ok());
+  HttpClient client((*server)->port(), {.keep_alive = true});
+  ASSERT_TRUE(client.Get("/").ok());
+  (*server)->Stop();  // must not hang on the idle kept-alive connection
+  EXPECT_FALSE(client.Get("/").ok());
+}
+
+TEST(NetTest, PlainClientAgainstTlsServerFailsCleanly) {
+  auto server = LoopbackServer::Start({.tls = Tls()});
+  ASSERT_TRUE(server.ok());
+  HttpClient client((*server)->port(), {.keep_alive = true});
+  EXPECT_FALSE(client.Get("/").ok());
+  (*server)->Stop();
+  EXPECT_GE((*server)->errors(), 1);
+}
+
+}  // namespace
+}  // namespace perflab::lab
