@@ -78,7 +78,13 @@ class Meter {
   Simulation* sim_;
   MeterOptions options_;
   LatencyRecorder latencies_;
+  // Samples read the in-flight count just before any change at the same
+  // instant (a left limit), so a sample that coincides with arrivals and
+  // departures does not depend on their order in the event queue.
+  void ChangeInFlight(int64_t delta);
   int64_t in_flight_ = 0;
+  int64_t in_flight_before_ = 0;  // value before the first change at changed_at_
+  Time changed_at_ = -1;
   int64_t started_ = 0;
   int64_t errors_ = 0;
   int64_t left_ = 0;           // completions + errors in the window

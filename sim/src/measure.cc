@@ -64,18 +64,27 @@ void Meter::OnSample(void* ctx, uint64_t) {
   const Time now = m->sim_->now();
   if (now >= m->window_end()) return;
   ++m->samples_;
-  m->sample_sum_ += m->in_flight_;
+  m->sample_sum_ += now == m->changed_at_ ? m->in_flight_before_ : m->in_flight_;
   m->sim_->Schedule(now + m->options_.sample_period, &OnSample, m);
 }
 
+void Meter::ChangeInFlight(int64_t delta) {
+  const Time now = sim_->now();
+  if (now != changed_at_) {
+    in_flight_before_ = in_flight_;
+    changed_at_ = now;
+  }
+  in_flight_ += delta;
+}
+
 void Meter::Begin() {
-  ++in_flight_;
+  ChangeInFlight(1);
   const Time now = sim_->now();
   if (now >= window_start() && now < window_end()) ++started_;
 }
 
 void Meter::End(Time start, bool ok) {
-  --in_flight_;
+  ChangeInFlight(-1);
   const Time now = sim_->now();
   if (now < window_start() || now >= window_end()) return;
   ++left_;

@@ -20,7 +20,9 @@ std::string RangeText(const KeySpec& k) {
     case KeySpec::Type::kChoice:
       return absl::StrCat("one of ", absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kInt:
-      return absl::StrCat("an integer in [", Num(k.min), ", ", Num(k.max), "]");
+      return absl::StrCat("an integer in [", Num(k.min), ", ", Num(k.max), "]",
+                          k.choices.empty() ? "" : " or ",
+                          absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kNumber:
       return absl::StrCat("a number in ", k.min_open ? "(" : "[", Num(k.min), ", ",
                           Num(k.max), "]");
@@ -59,6 +61,9 @@ absl::Status Check(const KeySpec& k, const std::string& value) {
       }
       return bad();
     case KeySpec::Type::kInt: {
+      for (const auto& c : k.choices) {
+        if (c == value) return absl::OkStatus();  // a word such as "virtual"
+      }
       int64_t v = 0;
       if (!absl::SimpleAtoi(value, &v) || !InRange(k, static_cast<double>(v))) return bad();
       return absl::OkStatus();

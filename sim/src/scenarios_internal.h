@@ -1,8 +1,16 @@
-// Private to the sim library: the scenario factories and helpers they share.
+// Private to the sim library: the scenario factories and the small helpers
+// they share (key declarations, unit conversions, summary columns).
 #ifndef PERFLAB_SIM_SRC_SCENARIOS_INTERNAL_H_
 #define PERFLAB_SIM_SRC_SCENARIOS_INTERNAL_H_
 
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sim/engine.h"
+#include "sim/measure.h"
 #include "sim/scenario.h"
+#include "tools/report/document.h"
 
 namespace perflab::sim {
 
@@ -17,6 +25,57 @@ Scenario MmcScenario();
 Scenario HockeyStickScenario();
 Scenario KeepaliveRaceScenario();
 Scenario LockContentionScenario();
+
+inline KeySpec IntKey(std::string name, std::string fallback, double min, double max,
+                      std::string help) {
+  KeySpec k;
+  k.name = std::move(name);
+  k.type = KeySpec::Type::kInt;
+  k.fallback = std::move(fallback);
+  k.min = min;
+  k.max = max;
+  k.help = std::move(help);
+  return k;
+}
+// A number; min_open rejects min itself (rates and times that must be > 0).
+inline KeySpec NumKey(std::string name, std::string fallback, double min, double max,
+                      std::string help, bool min_open = false) {
+  KeySpec k = IntKey(std::move(name), std::move(fallback), min, max, std::move(help));
+  k.type = KeySpec::Type::kNumber;
+  k.min_open = min_open;
+  return k;
+}
+inline KeySpec ListKey(std::string name, std::string fallback, double min, double max,
+                       std::string help, bool min_open = false) {
+  KeySpec k = NumKey(std::move(name), std::move(fallback), min, max, std::move(help),
+                     min_open);
+  k.type = KeySpec::Type::kList;
+  return k;
+}
+inline KeySpec ChoiceKey(std::string name, std::string fallback,
+                         std::vector<std::string> choices, std::string help) {
+  KeySpec k;
+  k.name = std::move(name);
+  k.type = KeySpec::Type::kChoice;
+  k.fallback = std::move(fallback);
+  k.choices = std::move(choices);
+  k.help = std::move(help);
+  return k;
+}
+// The key every scenario has: the budget that stops a run gone wrong.
+inline KeySpec MaxPendingKey() {
+  return IntKey("max_pending", "2000000", 1000, 100000000,
+                "budget: pending events + live processes before the run stops");
+}
+
+inline Time MsToNs(double ms) { return static_cast<Time>(std::llround(ms * 1e6)); }
+inline Time SecToNs(double s) { return static_cast<Time>(std::llround(s * 1e9)); }
+
+// Columns and cells of a run summary, for scenarios that print one row per run.
+std::vector<report::Column> SummaryColumns();
+std::vector<report::Value> SummaryCells(const Summary& s);
+// The same summary as top-level fields.
+void AddSummaryFields(report::Document& doc, const Summary& s);
 
 }  // namespace perflab::sim
 

@@ -1,8 +1,42 @@
+// perflab sim [NAME] [--set key=value ...] [--seed N] [--format ...]:
+// without a name, the list of scenarios; with one, that scenario's Document.
+// Keys are validated by the scenario's declarations (sim/scenario.h), so an
+// unknown key, a wrong type or an out-of-range value is one line and exit 2.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/scenario.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
 
-// Placeholder: the sim commands arrive with their issue.
-void AddSimCommands(CLI::App& /*root*/, Registry& /*registry*/) {}
+void AddSimCommands(CLI::App& root, Registry& registry) {
+  CLI::App* sim = root.add_subcommand(
+      "sim", "deterministic discrete-event scenarios in virtual time (no NAME: list them)");
+  auto list_format = std::make_shared<std::string>("table");
+  sim->add_option_function<std::string>(
+         "--format", [list_format](const std::string& v) { *list_format = v; },
+         "output: table, json, csv (default table)")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  // Subcommand callbacks run before this one: only list when none was chosen.
+  sim->callback([sim, &registry, list_format] {
+    if (!sim->get_subcommands().empty()) return;
+    registry.chosen() = Registry::Choice{
+        []() -> absl::StatusOr<report::Document> { return sim::ScenarioList(); },
+        list_format.get()};
+  });
+  for (const sim::Scenario& s : sim::Scenarios()) {
+    CLI::App* cmd = sim->add_subcommand(s.name, s.summary);
+    cmd->footer(sim::KeysHelp(s));
+    auto sets = std::make_shared<std::vector<std::string>>();
+    auto seed = std::make_shared<uint64_t>(sim::kDefaultSeed);
+    cmd->add_option("--set", *sets, "key=value, repeatable (keys listed below)");
+    cmd->add_option("--seed", *seed, "random seed (default 42)");
+    registry.Leaf(cmd, [name = s.name, sets, seed]() {
+      return sim::RunScenario(name, *sets, *seed);
+    });
+  }
+}
 
 }  // namespace perflab::cli

@@ -1,0 +1,138 @@
+// coordinated-omission (seed 002): one target schedule, one frozen server,
+// three ways to measure it. Each client gets its own server (a separate
+// Simulation), so the clients cannot disturb each other.
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "sim/cpu.h"
+#include "sim/src/scenarios_internal.h"
+
+namespace perflab::sim {
+namespace {
+
+struct Setup {
+  Time interval, duration, service;
+  Freezes freezes;
+  int64_t target;  // requests the schedule intends to send
+};
+
+// The server answers after `service` ns of unfrozen time.
+Simulation::DelayAwaiter Serve(Simulation& sim, const Setup& s) {
+  return sim.Until(s.freezes.Finish(sim.now(), s.service));
+}
+
+// (1) and (2): one connection that waits for each response. It sends on the
+// schedule when it can; late, it sends at once and then resumes the schedule
+// from that send. `intended` picks where latency is measured from.
+Process ClosedClient(Simulation& sim, const Setup& s, bool intended,
+                     LatencyRecorder& out) {
+  if (!intended) {
+    Time send = 0;
+    while (send < s.duration) {
+      co_await sim.Until(send);
+      co_await Serve(sim, s);
+      out.Record(sim.now() - send);
+      send = std::max(send + s.interval, sim.now());
+    }
+  } else {
+    // Every scheduled request is sent (late if the previous one is still
+    // outstanding) and timed from its slot on the schedule.
+    for (int64_t i = 0; i < s.target; ++i) {
+      const Time slot = i * s.interval;
+      co_await sim.Until(std::max(slot, sim.now()));
+      co_await Serve(sim, s);
+      out.Record(sim.now() - slot);
+    }
+  }
+}
+
+Process OpenRequest(Simulation& sim, const Setup& s, Time slot, LatencyRecorder& out) {
+  co_await Serve(sim, s);
+  out.Record(sim.now() - slot);
+}
+
+// (3): arrivals on the schedule whatever is outstanding (ground truth).
+Process OpenClient(Simulation& sim, const Setup& s, LatencyRecorder& out) {
+  for (int64_t i = 0; i < s.target; ++i) {
+    co_await sim.Until(i * s.interval);
+    sim.Spawn(OpenRequest(sim, s, i * s.interval, out));
+  }
+}
+
+absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
+  Setup s;
+  const double rate = p.Num("rate_per_s");
+  s.interval = SecToNs(1.0 / rate);
+  s.duration = SecToNs(p.Num("duration_s"));
+  s.service = MsToNs(p.Num("service_ms"));
+  const Time freeze_start = SecToNs(p.Num("freeze_start_s"));
+  const Time freeze_end = freeze_start + MsToNs(p.Num("freeze_ms"));
+  if (freeze_end > s.duration) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'freeze_ms' = '", p.Str("freeze_ms"), "' with freeze_start_s = ",
+        p.Str("freeze_start_s"), ": the freeze must end within the run (duration_s = ",
+        p.Str("duration_s"), "); accepted freeze_start_s + freeze_ms / 1000 <= duration_s"));
+  }
+  s.freezes.Add(freeze_start, freeze_end);
+  s.target = (s.duration + s.interval - 1) / s.interval;
+
+  Budget budget;
+  budget.max_pending = p.Int("max_pending");
+  struct Client {
+    const char* name;
+    LatencyRecorder rec;
+  };
+  Client clients[] = {{"closed-actual", LatencyRecorder()},
+                      {"closed-intended", LatencyRecorder()},
+                      {"open", LatencyRecorder()}};
+  for (int c = 0; c < 3; ++c) {
+    Simulation sim(budget);
+    if (c == 2) {
+      sim.Spawn(OpenClient(sim, s, clients[c].rec));
+    } else {
+      sim.Spawn(ClosedClient(sim, s, c == 1, clients[c].rec));
+    }
+    if (absl::Status st = sim.Run(INT64_MAX); !st.ok()) return st;
+  }
+
+  report::Document doc("Coordinated omission: one freeze, three ways to measure it");
+  doc.Set("target_requests", "requests on the schedule", s.target);
+  doc.Set("never_issued", "requests the closed loop never sent",
+          s.target - clients[0].rec.Count());
+  report::Table& t = doc.AddTable("clients", "Clients",
+                                  {{"name", "client"},
+                                   {"samples", "samples"},
+                                   {"p50_ms", "p50 (ms)", 1},
+                                   {"p99_ms", "p99 (ms)", 1},
+                                   {"p999_ms", "p99.9 (ms)", 1},
+                                   {"max_ms", "max (ms)", 1}});
+  for (const Client& c : clients) {
+    t.Add({std::string(c.name), c.rec.Count(), c.rec.PercentileMs(50),
+           c.rec.PercentileMs(99), c.rec.PercentileMs(99.9), c.rec.MaxMs()});
+  }
+  doc.Note("closed-actual waits for each response and times from its actual send: "
+           "the freeze costs one slow sample and the requests it would have sent "
+           "are never issued.");
+  doc.Note("closed-intended times the same single connection from the schedule; "
+           "open sends on the schedule regardless (ground truth).");
+  doc.Note("Percentiles are exact nearest-rank over all samples.");
+  return doc;
+}
+
+}  // namespace
+
+Scenario CoordinatedOmissionScenario() {
+  return {"coordinated-omission",
+          "a 5 s freeze measured by a closed loop, the same loop timed from the "
+          "schedule, and an open loop",
+          {NumKey("rate_per_s", "100", 0, 100000, "target request rate (req/s)", true),
+           NumKey("duration_s", "60", 0, 86400, "length of the test (s)", true),
+           NumKey("service_ms", "5", 0, 60000, "server time per request (ms)", true),
+           NumKey("freeze_start_s", "20", 0, 86400, "when the server freezes (s)"),
+           NumKey("freeze_ms", "5000", 0, 86400000, "how long it stays frozen (ms)"),
+           MaxPendingKey()},
+          Run};
+}
+
+}  // namespace perflab::sim

@@ -1,0 +1,128 @@
+// thread-pool (seed 003): 400 closed-loop clients against a request-thread
+// cap (Tomcat's maxThreads, with its accept queue in front), or against
+// virtual threads, where the CPU becomes the limit instead.
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "sim/cpu.h"
+#include "sim/random.h"
+#include "sim/resource.h"
+#include "sim/src/scenarios_internal.h"
+
+namespace perflab::sim {
+namespace {
+
+struct Model {
+  Simulation& sim;
+  Resource* pool;  // nullptr: virtual threads, no cap
+  Cpu& cpu;
+  Meter& meter;
+  Dist io;         // the handler's blocking part (I/O, downstream)
+  Time cpu_work;   // the handler's CPU part
+  Time think;
+  Rng& rng;
+};
+
+// One client: send, wait for the response, think, repeat. Clients start
+// spread over one handler time so they do not march in lockstep.
+Process Client(Model m, Time offset) {
+  co_await m.sim.Delay(offset);
+  while (true) {
+    const Time start = m.sim.now();
+    m.meter.Begin();
+    if (m.pool != nullptr) co_await m.pool->Acquire();
+    co_await m.cpu.Run(m.cpu_work);
+    co_await m.sim.Delay(SampleNs(m.io, m.rng));
+    if (m.pool != nullptr) m.pool->Release();
+    m.meter.End(start);
+    if (m.think > 0) co_await m.sim.Delay(m.think);
+  }
+}
+
+absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
+  const bool virtual_threads = p.Str("threads") == "virtual";
+  const int64_t clients = p.Int("clients");
+  const double handler_ms = p.Num("handler_ms");
+  const double cpu_ms = p.Num("cpu_per_request_ms");
+  if (cpu_ms > handler_ms) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'cpu_per_request_ms' = '", p.Str("cpu_per_request_ms"),
+        "': accepted a number in [0, handler_ms = ", p.Str("handler_ms"), "]"));
+  }
+  Budget budget;
+  budget.max_pending = p.Int("max_pending");
+  Simulation sim(budget);
+  MeterOptions mo;
+  mo.warmup = SecToNs(p.Num("warmup_s"));
+  mo.window = SecToNs(p.Num("duration_s"));
+  Meter meter(sim, mo);
+  Cpu cpu(sim, p.Int("cores"));
+  std::optional<Resource> pool;
+  if (!virtual_threads) pool.emplace(sim, "request threads", p.Int("threads"));
+  Rng rng(seed, "handler");
+  Rng starts(seed, "client-starts");
+  const double io_ms = handler_ms - cpu_ms;
+  Model m{sim, pool ? &*pool : nullptr, cpu, meter,
+          Dist::Lognormal(io_ms * 1e6, p.Num("handler_cv")), MsToNs(cpu_ms),
+          MsToNs(p.Num("think_ms")), rng};
+  for (int64_t i = 0; i < clients; ++i) {
+    sim.Spawn(Client(m, static_cast<Time>(starts.U01() * handler_ms * 1e6)));
+  }
+  if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
+  cpu.ResetStats();
+  if (pool) pool->ResetStats();
+  if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
+
+  const Summary sum = meter.Summarise();
+  report::Document doc(absl::StrCat("Thread pool: ", clients, " clients, threads = ",
+                                    p.Str("threads")));
+  AddSummaryFields(doc, sum);
+  doc.Set("cpu_cores", "CPU cores used", cpu.CoresUsed(), 2);
+  if (pool) {
+    const ResourceStats rs = pool->Stats();
+    const double ceiling = static_cast<double>(p.Int("threads")) / (handler_ms / 1e3);
+    doc.Set("ceiling_per_s", "threads / handler time (req/s)", ceiling, 1);
+    doc.Set("pool_utilisation", "thread pool utilisation", rs.utilisation, 3);
+    doc.Set("pool_mean_queue", "mean accept-queue length", rs.mean_queue_length, 1);
+  } else {
+    const double ceiling = static_cast<double>(p.Int("cores")) / (cpu_ms / 1e3);
+    doc.Set("ceiling_per_s", "cores / CPU per request (req/s)", ceiling, 1);
+  }
+  const double think_s = p.Num("think_ms") / 1e3;
+  doc.Set("closed_loop_latency_ms", "clients / throughput - think (ms)",
+          sum.throughput_per_s > 0
+              ? (static_cast<double>(clients) / sum.throughput_per_s - think_s) * 1e3
+              : 0.0,
+          1);
+  doc.Note(virtual_threads
+               ? "Virtual threads: no cap, so every client is in the handler and "
+                 "the CPU (processor sharing over `cores`) sets the throughput."
+               : "Capped: throughput = threads / handler time; the rest of the "
+                 "clients wait in the accept queue (latency = clients / throughput).");
+  return doc;
+}
+
+}  // namespace
+
+Scenario ThreadPoolScenario() {
+  KeySpec threads = IntKey("threads", "200", 1, 1000000,
+                           "request threads (Tomcat maxThreads), or virtual");
+  threads.choices = {"virtual"};
+  return {"thread-pool",
+          "closed-loop clients against a request-thread cap or virtual threads",
+          {IntKey("clients", "400", 1, 1000000, "closed-loop clients"),
+           threads,
+           NumKey("handler_ms", "50", 0, 600000, "handler time per request (ms)", true),
+           NumKey("handler_cv", "0.25", 0, 10,
+                  "variation of the handler's blocking part (lognormal cv)"),
+           NumKey("cpu_per_request_ms", "2", 0, 600000,
+                  "CPU time inside the handler (ms)"),
+           IntKey("cores", "12", 1, 4096, "CPU cores"),
+           NumKey("think_ms", "0", 0, 3600000, "client think time (ms)"),
+           NumKey("warmup_s", "5", 0, 86400, "discarded warm-up (s)"),
+           NumKey("duration_s", "30", 0, 86400, "measured window (s)", true),
+           MaxPendingKey()},
+          Run};
+}
+
+}  // namespace perflab::sim

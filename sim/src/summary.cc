@@ -1,0 +1,37 @@
+#include "sim/src/scenarios_internal.h"
+
+namespace perflab::sim {
+
+std::vector<report::Column> SummaryColumns() {
+  return {{"throughput_per_s", "throughput (req/s)", 1},
+          {"mean_ms", "mean (ms)", 1},
+          {"p50_ms", "p50 (ms)", 1},
+          {"p95_ms", "p95 (ms)", 1},
+          {"p99_ms", "p99 (ms)", 1},
+          {"p999_ms", "p99.9 (ms)", 1},
+          {"max_ms", "max (ms)", 1},
+          {"errors", "errors", 0},
+          {"l_sampled", "L sampled", 2},
+          {"l_little", "lambda x W", 2}};
+}
+
+std::vector<report::Value> SummaryCells(const Summary& s) {
+  return {s.throughput_per_s, s.mean_ms, s.p50_ms, s.p95_ms, s.p99_ms, s.p999_ms,
+          s.max_ms, s.errors, s.l_sampled, s.l_little};
+}
+
+void AddSummaryFields(report::Document& doc, const Summary& s) {
+  doc.Set("completed", "completed requests in the window", s.completed);
+  doc.Set("errors", "errors and timeouts in the window", s.errors);
+  doc.Set("throughput_per_s", "throughput (req/s)", s.throughput_per_s, 1);
+  doc.Set("mean_ms", "mean latency (ms)", s.mean_ms, 2);
+  doc.Set("p50_ms", "p50 (ms)", s.p50_ms, 2);
+  doc.Set("p95_ms", "p95 (ms)", s.p95_ms, 2);
+  doc.Set("p99_ms", "p99 (ms)", s.p99_ms, 2);
+  doc.Set("p999_ms", "p99.9 (ms)", s.p999_ms, 2);
+  doc.Set("max_ms", "max (ms)", s.max_ms, 2);
+  doc.Set("l_sampled", "in flight L, sampled", s.l_sampled, 2);
+  doc.Set("l_little", "arrival rate x mean time in system", s.l_little, 2);
+}
+
+}  // namespace perflab::sim
