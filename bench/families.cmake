@@ -7,3 +7,9 @@ perflab_benchmark(bench_net
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_net.cc DEPS perflab::lab)
 perflab_benchmark(bench_payload
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_payload.cc DEPS perflab::lab)
+perflab_benchmark(bench_cache
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_cache.cc DEPS perflab::lab)
+perflab_benchmark(bench_alloc
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_alloc.cc DEPS perflab::lab)
+perflab_benchmark(bench_runtime
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_runtime.cc DEPS perflab::lab)

@@ -1,0 +1,298 @@
+// bench_runtime: the runtime costs seed 004 names, each against its fix.
+//   BM_Counter_{Mutex,Atomic,Sharded}           a shared request counter under
+//                                               two threads
+//   BM_Log_{SyncUnderLock,FilteredByLevel,Background}  one formatted log line:
+//       written to a file under a lock, dropped by a level check before any
+//       formatting, or handed to a background writer thread
+//   BM_Clock_{Steady,System,Monotonic,MonotonicCoarse,Realtime,RealtimeCoarse}
+//   BM_HeavyObject_{PerRequest,Reused}          costly initialisation per call
+//                                               (the prototype bean) vs once
+//   BM_Handoff_{Thread,DirectCall}              a task handed to another thread
+//                                               and awaited vs called in place
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+
+namespace perflab::lab {
+namespace {
+
+// ---- A shared counter ------------------------------------------------------
+
+std::mutex counter_mu;
+int64_t counter_plain = 0;
+std::atomic<int64_t> counter_atomic{0};
+struct alignas(64) Shard {  // one cache line each: no false sharing
+  std::atomic<int64_t> value{0};
+};
+Shard shards[8];
+
+void BM_Counter_Mutex(benchmark::State& state) {
+  for (auto _ : state) {
+    std::lock_guard<std::mutex> lock(counter_mu);
+    ++counter_plain;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_Counter_Atomic(benchmark::State& state) {
+  for (auto _ : state) counter_atomic.fetch_add(1, std::memory_order_relaxed);
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_Counter_Sharded(benchmark::State& state) {
+  std::atomic<int64_t>& mine = shards[state.thread_index() % 8].value;
+  for (auto _ : state) mine.fetch_add(1, std::memory_order_relaxed);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Counter_Mutex)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Counter_Atomic)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Counter_Sharded)->Threads(1)->Threads(2)->UseRealTime();
+
+// ---- Logging -----------------------------------------------------------------
+
+enum Level { kDebug = 0, kInfo = 1 };
+std::atomic<int> log_level{kInfo};
+
+int DevNull() {
+  static const int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  return fd;
+}
+
+std::string FormatLine(int64_t request, int thread) {
+  return absl::StrFormat(
+      "2026-11-30T12:00:00.000Z DEBUG [worker-%d] OrderController - loaded "
+      "page customer=%d orders=%d items=%d took_us=%d\n",
+      thread, request % 5000, 20, 60, request % 997);
+}
+
+std::mutex log_mu;
+void BM_Log_SyncUnderLock(benchmark::State& state) {
+  int64_t i = 0;
+  for (auto _ : state) {
+    std::string line = FormatLine(++i, state.thread_index());
+    std::lock_guard<std::mutex> lock(log_mu);  // an appender's lock
+    benchmark::DoNotOptimize(::write(DevNull(), line.data(), line.size()));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Log_FilteredByLevel(benchmark::State& state) {
+  int64_t i = 0;
+  for (auto _ : state) {
+    // The check comes first: nothing is formatted for a dropped DEBUG line.
+    if (log_level.load(std::memory_order_relaxed) <= kDebug) {
+      std::string line = FormatLine(++i, state.thread_index());
+      benchmark::DoNotOptimize(line);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// A background writer: producers format and enqueue; one thread writes
+// batches. Bounded so that a slow sink pushes back instead of growing.
+class BackgroundLog {
+ public:
+  BackgroundLog() : writer_([this] { Run(); }) {}
+  ~BackgroundLog() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    ready_.notify_one();
+    writer_.join();
+  }
+  void Append(std::string line) {
+    std::unique_lock<std::mutex> lock(mu_);
+    space_.wait(lock, [this] { return queue_.size() < kCapacity; });
+    queue_.push_back(std::move(line));
+    if (queue_.size() == 1) ready_.notify_one();
+  }
+
+ private:
+  static constexpr size_t kCapacity = 8192;
+  void Run() {
+    std::deque<std::string> batch;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        ready_.wait(lock, [this] { return done_ || !queue_.empty(); });
+        if (queue_.empty() && done_) return;
+        batch.swap(queue_);
+      }
+      space_.notify_all();
+      std::string joined;
+      for (std::string& s : batch) joined += s;
+      benchmark::DoNotOptimize(::write(DevNull(), joined.data(), joined.size()));
+      batch.clear();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable ready_, space_;
+  std::deque<std::string> queue_;
+  bool done_ = false;
+  std::thread writer_;
+};
+
+void BM_Log_Background(benchmark::State& state) {
+  static BackgroundLog* log = new BackgroundLog();  // lives for the process
+  int64_t i = 0;
+  for (auto _ : state) log->Append(FormatLine(++i, state.thread_index()));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Log_SyncUnderLock)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Log_FilteredByLevel)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Log_Background)->Threads(1)->Threads(2)->UseRealTime();
+
+// ---- Clocks -------------------------------------------------------------------
+
+template <typename Clock>
+void BM_ChronoClock(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(Clock::now());
+  state.SetItemsProcessed(state.iterations());
+}
+template <clockid_t kId>
+void BM_ClockGettime(benchmark::State& state) {
+  timespec ts;
+  for (auto _ : state) {
+    clock_gettime(kId, &ts);
+    benchmark::DoNotOptimize(ts);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ChronoClock<std::chrono::steady_clock>)->Name("BM_Clock_Steady")
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_ChronoClock<std::chrono::system_clock>)->Name("BM_Clock_System")
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_MONOTONIC>)->Name("BM_Clock_Monotonic")
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_MONOTONIC_COARSE>)->Name("BM_Clock_MonotonicCoarse")
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_REALTIME>)->Name("BM_Clock_Realtime")
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_REALTIME_COARSE>)->Name("BM_Clock_RealtimeCoarse")
+    ->Threads(1)->Threads(2)->UseRealTime();
+
+// ---- A heavy per-request object ------------------------------------------------
+
+// Stands for seed 004's prototype-scoped RedisMaster bean: building it parses
+// configuration and precomputes tables; using it is one cheap lookup.
+class HeavyClient {
+ public:
+  HeavyClient() {
+    for (int i = 0; i < 256; ++i) {
+      settings_[absl::StrFormat("redis.pool.option.%03d", i)] =
+          absl::StrFormat("value-%d", i * 7);
+    }
+    table_.resize(4096);
+    for (size_t i = 0; i < table_.size(); ++i) {
+      table_[i] = static_cast<uint32_t>((i * 2654435761u) >> 7);
+    }
+  }
+  uint32_t Slot(uint64_t key) const {
+    return table_[key % table_.size()] + static_cast<uint32_t>(settings_.size());
+  }
+
+ private:
+  std::map<std::string, std::string> settings_;
+  std::vector<uint32_t> table_;
+};
+
+void BM_HeavyObject_PerRequest(benchmark::State& state) {
+  uint64_t key = 0;
+  for (auto _ : state) {
+    HeavyClient client;
+    benchmark::DoNotOptimize(client.Slot(++key));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_HeavyObject_Reused(benchmark::State& state) {
+  static const HeavyClient* client = new HeavyClient();
+  uint64_t key = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(client->Slot(++key));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_HeavyObject_PerRequest)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HeavyObject_Reused);
+
+// ---- Thread hand-off -------------------------------------------------------------
+
+uint64_t SmallWork(uint64_t x) {
+  for (int i = 0; i < 16; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  return x;
+}
+
+// One worker thread; Run() hands it a task and waits for the answer, the
+// pattern of an executor in front of a blocking call.
+class Worker {
+ public:
+  Worker() : thread_([this] { Loop(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  uint64_t Run(uint64_t x) {
+    std::unique_lock<std::mutex> lock(mu_);
+    input_ = x;
+    has_task_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return !has_task_; });
+    return output_;
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || has_task_; });
+      if (stop_) return;
+      output_ = SmallWork(input_);
+      has_task_ = false;
+      cv_.notify_all();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t input_ = 0, output_ = 0;
+  bool has_task_ = false, stop_ = false;
+  std::thread thread_;
+};
+
+void BM_Handoff_Thread(benchmark::State& state) {
+  Worker worker;
+  uint64_t x = 1;
+  for (auto _ : state) x = worker.Run(x);
+  benchmark::DoNotOptimize(x);
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_Handoff_DirectCall(benchmark::State& state) {
+  uint64_t x = 1;
+  for (auto _ : state) {
+    x = SmallWork(x);
+    benchmark::DoNotOptimize(x);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Handoff_Thread)->UseRealTime();
+BENCHMARK(BM_Handoff_DirectCall)->UseRealTime();
+
+}  // namespace
+}  // namespace perflab::lab
+
+BENCHMARK_MAIN();

@@ -1,0 +1,80 @@
+#include "bench/lab/cache.h"
+
+#include "bench/lab/payload.h"
+#include "bench/lab/rng.h"
+#include "gtest/gtest.h"
+#include "tests/lab/test_db.h"
+
+namespace perflab::lab {
+namespace {
+
+Body Value(const char* s) { return std::make_shared<const std::string>(s); }
+
+TEST(PageCacheTest, ExpiresAfterWriteAtTheTtl) {
+  int64_t now = 0;
+  PageCache cache({.capacity = 10, .ttl_ns = 100, .now_ns = [&] { return now; }});
+  cache.Put(1, Value("a"));
+  now = 99;
+  ASSERT_NE(cache.Get(1), nullptr);
+  EXPECT_EQ(*cache.Get(1), "a");
+  now = 100;
+  EXPECT_EQ(cache.Get(1), nullptr);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.hits(), 2);
+  EXPECT_EQ(cache.misses(), 1);
+}
+
+TEST(PageCacheTest, EvictsTheLeastRecentlyUsedBeyondCapacity) {
+  int64_t now = 0;
+  PageCache cache({.capacity = 2, .ttl_ns = 1000, .now_ns = [&] { return now; }});
+  cache.Put(1, Value("a"));
+  cache.Put(2, Value("b"));
+  ASSERT_NE(cache.Get(1), nullptr);  // 2 is now the least recently used
+  cache.Put(3, Value("c"));
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_NE(cache.Get(1), nullptr);
+  EXPECT_EQ(cache.Get(2), nullptr);
+  EXPECT_NE(cache.Get(3), nullptr);
+}
+
+TEST(PageServiceTest, CacheReturnsWhatTheMissPathWould) {
+  auto repo = OrderRepository::Open(testing::SmallDatabase());
+  ASSERT_TRUE(repo.ok());
+  PageCache cache;
+  PageService cached(repo->get(), &cache), direct(repo->get(), nullptr);
+  CustomerPicker pick(100, /*skewed=*/true, 3);
+  for (int i = 0; i < 300; ++i) {
+    int64_t c = pick.Next();
+    auto a = cached.Get(c);
+    auto b = direct.Get(c);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(**a, **b) << "customer " << c;
+    // And it is the serialised join page.
+    ASSERT_EQ(**b, SerializePage(*(*repo)->LoadPageJoin(c)));
+  }
+  EXPECT_GT(cache.hits(), 0);
+  EXPECT_EQ(cache.hits() + cache.misses(), 300);
+  EXPECT_EQ(static_cast<size_t>(cache.misses()), cache.size());
+}
+
+TEST(HitRatioTest, SkewBeatsUniformWhenKeysOutliveTheTtl) {
+  // At 20 req/s a uniformly drawn customer comes back every ~250 s, long
+  // after its 30 s entry expired; the skewed hot set stays cached.
+  HitRatioOptions skewed{.skewed = true, .rate_per_s = 20};
+  HitRatioOptions uniform{.skewed = false, .rate_per_s = 20};
+  double s = SimulateHitRatio(skewed), u = SimulateHitRatio(uniform);
+  EXPECT_GT(s, 0.2);
+  EXPECT_GT(s, 2 * u);
+  EXPECT_LT(u, 0.15);
+  EXPECT_EQ(s, SimulateHitRatio(skewed));  // deterministic
+}
+
+TEST(HitRatioTest, TinyCacheHitsLess) {
+  HitRatioOptions big{.rate_per_s = 1000};
+  HitRatioOptions small = big;
+  small.cache.capacity = 50;
+  EXPECT_LT(SimulateHitRatio(small), SimulateHitRatio(big));
+}
+
+}  // namespace
+}  // namespace perflab::lab
