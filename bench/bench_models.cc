@@ -21,7 +21,8 @@ std::vector<int64_t> Values(size_t n) {
   for (auto& x : v) {
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
     uint64_t r = s >> 33;
-    x = static_cast<int64_t>(15'000'000 + (r % 1'000'000) * ((r & 63) == 0 ? 200 : 1));
+    x = static_cast<int64_t>(15'000'000 +
+                             (r % 1'000'000) * ((r & 63) == 0 ? 200 : 1));
   }
   return v;
 }

@@ -34,8 +34,8 @@ absl::StatusOr<WhatIf> SpeedUpStage(const std::vector<Stage>& stages,
     absl::StrAppend(&names, names.empty() ? "" : ", ", s.name);
   }
   if (target == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "stage: unknown '", stage, "'; accepted: ", names));
+    return absl::InvalidArgumentError(
+        absl::StrCat("stage: unknown '", stage, "'; accepted: ", names));
   }
   if (!(total > 0)) {
     return absl::InvalidArgumentError("stages: total time is 0 ms");

@@ -23,8 +23,8 @@ struct Stage {
 };
 
 struct WhatIf {
-  std::string stage;       // the stage made faster
-  double share = 0;        // f: its share of the total, before
+  std::string stage;  // the stage made faster
+  double share = 0;   // f: its share of the total, before
   double old_total_ms = 0;
   double new_total_ms = 0;  // total with that stage k times faster
   double speedup = 0;       // 1 / ((1 - f) + f / k)

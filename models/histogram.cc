@@ -33,10 +33,12 @@ Histogram::Histogram(const HistogramOptions& options) : options_(options) {
   // Enough linear sub-buckets per power of two that one sub-bucket is at most
   // 10^-digits of the values it holds (HdrHistogram's layout).
   int64_t largest_single_unit = 2;
-  for (int i = 0; i < options.significant_digits; ++i) largest_single_unit *= 10;
-  int sub_bucket_count_magnitude =
-      static_cast<int>(std::bit_width(static_cast<uint64_t>(largest_single_unit - 1)));
-  sub_bucket_half_count_magnitude_ = std::max(sub_bucket_count_magnitude, 1) - 1;
+  for (int i = 0; i < options.significant_digits; ++i)
+    largest_single_unit *= 10;
+  int sub_bucket_count_magnitude = static_cast<int>(
+      std::bit_width(static_cast<uint64_t>(largest_single_unit - 1)));
+  sub_bucket_half_count_magnitude_ =
+      std::max(sub_bucket_count_magnitude, 1) - 1;
   unit_magnitude_ =
       std::bit_width(static_cast<uint64_t>(options.lowest_discernible)) - 1;
   sub_bucket_count_ = int64_t{1} << (sub_bucket_half_count_magnitude_ + 1);

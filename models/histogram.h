@@ -21,7 +21,7 @@ namespace perflab::models {
 struct HistogramOptions {
   int64_t lowest_discernible = 1;  // smallest value told apart from 0; >= 1
   int64_t highest_trackable = int64_t{3600} * 1000 * 1000 * 1000;  // 1 h in ns
-  int significant_digits = 3;      // 1..5: relative precision 10^-digits
+  int significant_digits = 3;  // 1..5: relative precision 10^-digits
 };
 
 class Histogram {
@@ -55,9 +55,8 @@ class Histogram {
 
   // Visits each non-empty bucket in increasing value order with its lowest
   // and highest equivalent value and its count (for plots and exports).
-  void ForEachBucket(
-      const std::function<void(int64_t lo, int64_t hi, int64_t count)>& fn)
-      const;
+  void ForEachBucket(const std::function<void(int64_t lo, int64_t hi,
+                                              int64_t count)>& fn) const;
 
   // Lowest and highest value that share `value`'s bucket.
   int64_t LowestEquivalent(int64_t value) const;

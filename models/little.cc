@@ -11,9 +11,9 @@ absl::StatusOr<Little> SolveLittle(std::optional<double> l,
                                    std::optional<double> w_s) {
   int given = l.has_value() + rate_per_s.has_value() + w_s.has_value();
   if (given != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Little's Law: got ", given,
-        " of L, rate, W; accepted: exactly two of them"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Little's Law: got ", given,
+                     " of L, rate, W; accepted: exactly two of them"));
   }
   for (auto [name, v] : {std::pair{"L", l}, std::pair{"rate", rate_per_s},
                          std::pair{"W", w_s}}) {
@@ -35,7 +35,8 @@ absl::StatusOr<Little> SolveLittle(std::optional<double> l,
 
 absl::StatusOr<PoolSizing> SizePool(double peak_rate_per_s, double hold_s,
                                     double headroom) {
-  absl::StatusOr<Little> little = SolveLittle(std::nullopt, peak_rate_per_s, hold_s);
+  absl::StatusOr<Little> little =
+      SolveLittle(std::nullopt, peak_rate_per_s, hold_s);
   if (!little.ok()) return little.status();
   if (!(headroom >= 0 && headroom <= 10)) {
     return absl::InvalidArgumentError(

@@ -21,9 +21,9 @@ absl::StatusOr<Little> SolveLittle(std::optional<double> l,
                                    std::optional<double> w_s);
 
 struct PoolSizing {
-  double in_flight = 0;        // peak rate x hold time
-  int64_t minimum = 0;         // ceil(in_flight): a pool any smaller queues
-  int64_t with_headroom = 0;   // ceil(in_flight x (1 + headroom))
+  double in_flight = 0;       // peak rate x hold time
+  int64_t minimum = 0;        // ceil(in_flight): a pool any smaller queues
+  int64_t with_headroom = 0;  // ceil(in_flight x (1 + headroom))
 };
 // pool >= peak rate x hold time, plus headroom (0.2-0.3 is the usual range).
 absl::StatusOr<PoolSizing> SizePool(double peak_rate_per_s, double hold_s,

@@ -6,6 +6,14 @@
 #include "absl/strings/str_cat.h"
 
 namespace perflab::models {
+namespace {
+
+// Decimal percentiles are not exact in binary: 99.9 / 100 * 1000 is
+// 999.0000000000001. Anything within this relative distance of an integer is
+// that integer, so ranks come out as a person computes them by hand.
+constexpr double kRelativeNoise = 1e-12;
+
+}  // namespace
 
 absl::StatusOr<double> NearestRankSorted(const std::vector<double>& sorted,
                                          double p) {
@@ -22,13 +30,13 @@ absl::StatusOr<double> NearestRankSorted(const std::vector<double>& sorted,
 
 int64_t NearestRank(double p, int64_t n) {
   double exact = p / 100.0 * static_cast<double>(n);
-  double rank = std::ceil(std::round(exact * 1e9) / 1e9);
+  double rank = std::ceil(exact * (1 - kRelativeNoise));
   return std::clamp<int64_t>(static_cast<int64_t>(rank), 1, n);
 }
 
 int64_t SamplesForTail(double p, double tail_samples) {
   double exact = tail_samples / (1.0 - p / 100.0);
-  return static_cast<int64_t>(std::ceil(std::round(exact * 1e9) / 1e9));
+  return static_cast<int64_t>(std::ceil(exact * (1 - kRelativeNoise)));
 }
 
 }  // namespace perflab::models

@@ -19,13 +19,13 @@ absl::StatusOr<double> NearestRankSorted(const std::vector<double>& sorted,
 
 // The 1-based nearest rank of percentile p in a sample of n: ceil(p/100 * n)
 // clamped to [1, n]. p/100*n can land a hair above an integer in binary
-// (99.9/100*1000 = 999.0000000000001), so it is rounded to 1e-9 first and the
-// rank is the one a person computes by hand.
+// (99.9/100*1000 = 999.0000000000001), so a relative 1e-12 of it is ignored
+// and the rank is the one a person computes by hand.
 int64_t NearestRank(double p, int64_t n);
 
 // Requests a window needs so that about `tail_samples` of them lie above the
 // p-th percentile: tail_samples / (1 - p/100). p99.9 with 10 -> 10,000.
-// Rounded up, after the same 1e-9 rounding as NearestRank.
+// Rounded up, ignoring the same floating-point noise as NearestRank.
 int64_t SamplesForTail(double p, double tail_samples);
 
 }  // namespace perflab::models

@@ -26,7 +26,8 @@ absl::Status Unstable(double rho) {
 double ErlangC(int servers, double offered_load) {
   // Erlang B by its recurrence (stable for large c, no factorials), then C.
   double b = 1.0;
-  for (int k = 1; k <= servers; ++k) b = offered_load * b / (k + offered_load * b);
+  for (int k = 1; k <= servers; ++k)
+    b = offered_load * b / (k + offered_load * b);
   double rho = offered_load / servers;
   return b / (1.0 - rho * (1.0 - b));
 }
@@ -45,7 +46,8 @@ absl::StatusOr<QueueMetrics> MMc(int servers, double arrival_rate_per_s,
   QueueMetrics m;
   m.utilisation = rho;
   m.p_wait = ErlangC(servers, a);
-  m.mean_wait_s = m.p_wait / (servers * service_rate_per_s - arrival_rate_per_s);
+  m.mean_wait_s =
+      m.p_wait / (servers * service_rate_per_s - arrival_rate_per_s);
   m.mean_response_s = m.mean_wait_s + 1.0 / service_rate_per_s;
   m.mean_queue_length = arrival_rate_per_s * m.mean_wait_s;
   m.mean_in_system = arrival_rate_per_s * m.mean_response_s;
@@ -72,8 +74,8 @@ absl::StatusOr<QueueMetrics> MG1(double arrival_rate_per_s,
   m.utilisation = rho;
   m.p_wait = rho;  // Poisson arrivals see time averages (PASTA)
   // Pollaczek-Khinchine: Wq = rho E[S] (1 + cv^2) / (2 (1 - rho)).
-  m.mean_wait_s = rho * mean_service_s * (1 + service_cv * service_cv) /
-                  (2 * (1 - rho));
+  m.mean_wait_s =
+      rho * mean_service_s * (1 + service_cv * service_cv) / (2 * (1 - rho));
   m.mean_response_s = m.mean_wait_s + mean_service_s;
   m.mean_queue_length = arrival_rate_per_s * m.mean_wait_s;
   m.mean_in_system = arrival_rate_per_s * m.mean_response_s;

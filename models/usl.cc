@@ -19,9 +19,9 @@ absl::StatusOr<UslPeak> UslPeakOf(double sigma, double kappa) {
         absl::StrCat("sigma: got ", sigma, "; accepted: 0..1"));
   }
   if (!(kappa > 0 && std::isfinite(kappa))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kappa: got ", kappa,
-        "; accepted: > 0 (with kappa = 0 capacity never peaks)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kappa: got ", kappa,
+                     "; accepted: > 0 (with kappa = 0 capacity never peaks)"));
   }
   UslPeak p;
   p.n_exact = std::sqrt((1.0 - sigma) / kappa);
@@ -77,7 +77,8 @@ bool Solve3(std::array<Vec3, 3> a, Vec3 b, Vec3& x) {
 }
 
 // Starting point: lambda from the smallest N (nearly linear there), then
-// sigma and kappa from the linearised form lambda N / X - 1 = s (N-1) + k N (N-1).
+// sigma and kappa from the linearised form lambda N / X - 1 = s (N-1) + k N
+// (N-1).
 Vec3 InitialGuess(const std::vector<UslPoint>& pts) {
   const UslPoint& first = *std::min_element(
       pts.begin(), pts.end(),
@@ -112,9 +113,9 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
   for (const UslPoint& q : points) {
     if (!(q.n >= 1 && std::isfinite(q.n) && q.throughput > 0 &&
           std::isfinite(q.throughput))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "USL fit: point (", q.n, ", ", q.throughput,
-          "); accepted: n >= 1 and throughput > 0"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("USL fit: point (", q.n, ", ", q.throughput,
+                       "); accepted: n >= 1 and throughput > 0"));
     }
   }
   Vec3 p = InitialGuess(points);
@@ -141,7 +142,8 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
     bool improved = false;
     for (int tries = 0; tries < 30 && !improved; ++tries) {
       std::array<Vec3, 3> damped = a;
-      for (int x = 0; x < 3; ++x) damped[x][x] += mu * std::max(a[x][x], 1e-300);
+      for (int x = 0; x < 3; ++x)
+        damped[x][x] += mu * std::max(a[x][x], 1e-300);
       Vec3 step{};
       if (!Solve3(damped, g, step)) {
         mu *= 10;

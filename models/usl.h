@@ -16,9 +16,9 @@ namespace perflab::models {
 double UslCapacity(double sigma, double kappa, double n);
 
 struct UslPeak {
-  double n_exact = 0;     // sqrt((1 - sigma) / kappa); infinite when kappa = 0
-  int64_t n = 0;          // the integer N with the highest C(N) (0 if none)
-  double capacity = 0;    // C(n)
+  double n_exact = 0;   // sqrt((1 - sigma) / kappa); infinite when kappa = 0
+  int64_t n = 0;        // the integer N with the highest C(N) (0 if none)
+  double capacity = 0;  // C(n)
 };
 // Fails when sigma is outside [0, 1], kappa < 0, or kappa == 0 (no peak).
 absl::StatusOr<UslPeak> UslPeakOf(double sigma, double kappa);

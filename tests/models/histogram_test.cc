@@ -1,12 +1,13 @@
 // The histogram against exact nearest-rank percentiles, its merge, and its
 // coordinated-omission correction.
+#include "models/histogram.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "models/histogram.h"
 #include "models/percentiles.h"
 
 namespace perflab::models {
@@ -80,7 +81,8 @@ TEST_P(HistogramPrecision, EveryPercentileWithinStatedPrecision) {
   EXPECT_NEAR(h.Mean(), sum / 1e6, 1e-6 * sum / 1e6);
 }
 
-INSTANTIATE_TEST_SUITE_P(Digits, HistogramPrecision, ::testing::Values(2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(Digits, HistogramPrecision,
+                         ::testing::Values(2, 3, 4));
 
 TEST(Histogram, MergeEqualsHistogramOfUnion) {
   std::vector<int64_t> a = Mixture(200'000, 1), b = Mixture(300'000, 2);

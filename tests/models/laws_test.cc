@@ -1,4 +1,5 @@
-// The exact "Analytic laws" rows of shared/figures.md, to the printed precision.
+// The exact "Analytic laws" rows of shared/figures.md, to the printed
+// precision.
 #include <cmath>
 
 #include "gmock/gmock.h"

@@ -1,14 +1,16 @@
 // Queueing formulas against values known independently of this code.
+#include "models/queues.h"
+
 #include <cmath>
 
 #include "gtest/gtest.h"
-#include "models/queues.h"
 
 namespace perflab::models {
 namespace {
 
 TEST(ErlangC, KnownValue) {
-  // c = 8, lambda = 7.2/s, mu = 1/s (rho = 0.9): P(wait) ~ 0.7015, Wq ~ 0.877 s.
+  // c = 8, lambda = 7.2/s, mu = 1/s (rho = 0.9): P(wait) ~ 0.7015, Wq ~ 0.877
+  // s.
   auto m = MMc(8, 7.2, 1.0);
   ASSERT_TRUE(m.ok());
   EXPECT_NEAR(m->p_wait, 0.7015, 5e-5);

@@ -50,7 +50,8 @@ TEST_P(UslFitNoisy, RecoversWithinTenPercent) {
   EXPECT_GT(fit->rms_residual, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, UslFitNoisy, ::testing::Values(1, 2, 3, 42, 2024));
+INSTANTIATE_TEST_SUITE_P(Seeds, UslFitNoisy,
+                         ::testing::Values(1, 2, 3, 42, 2024));
 
 TEST(UslFit, KeepsParametersNonNegative) {
   // Perfectly linear scaling: the unconstrained optimum would go negative.

@@ -114,7 +114,8 @@ TEST_P(ModelsCliBadInput, OneLineExitTwoNothingOnStdout) {
   EXPECT_EQ(r.out, "");
   EXPECT_THAT(r.err, HasSubstr(GetParam().mentions));
   ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1)
+      << "more than one line: " << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -123,12 +124,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"models", "nope"}, "tour"},  // unknown law lists the laws
         BadInput{{"models"}, "little"},        // missing law
         BadInput{{"models", "usl", "--kappa", "0.002"}, "--sigma"},  // missing
-        BadInput{{"models", "cost", "--rps", "-5", "--vcpu", "8", "--mem-gib",
-                  "1"},
-                 "-5"},  // negative
-        BadInput{{"models", "cost", "--rps", "0", "--vcpu", "8", "--mem-gib",
-                  "1"},
-                 "--rps"},  // zero where positive
+        BadInput{
+            {"models", "cost", "--rps", "-5", "--vcpu", "8", "--mem-gib", "1"},
+            "-5"},  // negative
+        BadInput{
+            {"models", "cost", "--rps", "0", "--vcpu", "8", "--mem-gib", "1"},
+            "--rps"},  // zero where positive
         BadInput{{"models", "mmc", "--servers", "2", "--arrival-rate-per-s",
                   "nan", "--service-rate-per-s", "1"},
                  "nan"},  // NaN

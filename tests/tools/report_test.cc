@@ -1,11 +1,10 @@
 // Rendering of report::Document: stable JSON, aligned tables, quoted CSV.
-#include "tools/report/document.h"
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "tools/report/document.h"
 #include "tools/report/files.h"
 
 namespace perflab::report {
@@ -33,7 +32,7 @@ TEST(Document, TextAlignsAndRoundsToDecimals) {
   std::string text = ToText(Sample());
   EXPECT_NE(text.find("peak N     22"), std::string::npos) << text;
   EXPECT_NE(text.find("ratio (x)  7.40"), std::string::npos) << text;
-  EXPECT_NE(text.find("  a,b   4705.3"), std::string::npos) << text;
+  EXPECT_NE(text.find("  a,b     4705.3"), std::string::npos) << text;
   EXPECT_NE(text.find("  a note"), std::string::npos) << text;
 }
 

@@ -11,7 +11,8 @@
 namespace perflab::cli {
 namespace {
 
-CLI::Validator NumberIn(std::string what, std::function<bool(double)> ok) {
+CLI::Validator NumberIn(const std::string& what,
+                        const std::function<bool(double)>& ok) {
   return CLI::Validator(
       [what, ok](std::string& text) -> std::string {
         double v = 0;
@@ -32,16 +33,17 @@ const CLI::App* Deepest(const CLI::App* app) {
 std::string SubcommandNames(const CLI::App* app) {
   std::vector<std::string> names;
   for (const CLI::App* sub : app->get_subcommands({})) {
-    names.push_back(sub->get_name());
+    names.emplace_back(sub->get_name());
   }
   return absl::StrJoin(names, ", ");
 }
 
 std::string CommandPath(const CLI::App* app) {
-  std::string path = app->get_name();
-  for (const CLI::App* p = app->get_parent(); p != nullptr; p = p->get_parent())
-    path = p->get_name() + " " + path;
-  return path;
+  std::vector<std::string> names;
+  for (const CLI::App* p = app; p != nullptr; p = p->get_parent()) {
+    names.insert(names.begin(), p->get_name());
+  }
+  return absl::StrJoin(names, " ");
 }
 
 }  // namespace
@@ -67,13 +69,13 @@ CLI::Validator Percent() {
 }
 
 void Registry::Leaf(CLI::App* cmd, Runner run, bool csv) {
-  formats_.push_back(std::make_unique<std::string>("table"));
+  formats_.emplace_back(std::make_unique<std::string>("table"));
   std::string* format = formats_.back().get();
   std::vector<std::string> accepted = {"table", "json"};
   if (csv) accepted.push_back("csv");
-  cmd->add_option("--format", *format,
-                  "output: " + absl::StrJoin(accepted, ", ") +
-                      " (default table)")
+  cmd->add_option(
+         "--format", *format,
+         "output: " + absl::StrJoin(accepted, ", ") + " (default table)")
       ->check(CLI::IsMember(accepted));
   cmd->callback([this, format, run = std::move(run)] {
     chosen_ = Choice{run, format};
@@ -123,8 +125,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   }
   absl::StatusOr<report::Document> doc = choice.run();
   if (!doc.ok()) {
-    err << CommandPath(Deepest(&app)) << ": " << doc.status().message()
-        << "\n";
+    err << CommandPath(Deepest(&app)) << ": " << doc.status().message() << "\n";
     return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   absl::StatusOr<report::Format> format = report::ParseFormat(*choice.format);

@@ -7,9 +7,11 @@
 
 namespace perflab::cli {
 
-void AddModelsCommands(CLI::App& root, Registry& registry);    // models_commands.cc
-void AddSimCommands(CLI::App& root, Registry& registry);       // sim_commands.cc
-void AddFixturesCommands(CLI::App& root, Registry& registry);  // fixtures_commands.cc
+void AddModelsCommands(CLI::App& root,
+                       Registry& registry);               // models_commands.cc
+void AddSimCommands(CLI::App& root, Registry& registry);  // sim_commands.cc
+void AddFixturesCommands(CLI::App& root,
+                         Registry& registry);  // fixtures_commands.cc
 
 }  // namespace perflab::cli
 

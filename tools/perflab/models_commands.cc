@@ -22,7 +22,6 @@
 namespace perflab::cli {
 namespace {
 
-using report::Column;
 using report::Document;
 using StatusOrDoc = absl::StatusOr<Document>;
 
@@ -56,14 +55,15 @@ void AddAmdahlTable(Document& doc, std::string key, std::string title,
 }
 
 absl::Status AddWhatIfTable(Document& doc, std::string key,
-                            const std::vector<models::Stage>& stages, double k) {
-  auto& t = doc.AddTable(
-      std::move(key), absl::StrCat("Speed one stage up ", k, "x"),
-      {{"stage", "stage", 0},
-       {"ms", "time (ms)", 0},
-       {"share", "share of total", 3},
-       {"new_total_ms", "new total (ms)", 0},
-       {"speedup", "overall speed-up (x)", 2}});
+                            const std::vector<models::Stage>& stages,
+                            double k) {
+  auto& t =
+      doc.AddTable(std::move(key), absl::StrCat("Speed one stage up ", k, "x"),
+                   {{"stage", "stage", 0},
+                    {"ms", "time (ms)", 0},
+                    {"share", "share of total", 3},
+                    {"new_total_ms", "new total (ms)", 0},
+                    {"speedup", "overall speed-up (x)", 2}});
   for (const models::Stage& s : stages) {
     absl::StatusOr<models::WhatIf> w = models::SpeedUpStage(stages, s.name, k);
     if (!w.ok()) return w.status();
@@ -121,11 +121,15 @@ void AddLittle(CLI::App* models, Registry& reg) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
-      "little", "Little's Law L = rate x W: give two, get the third and a pool size");
+      "little",
+      "Little's Law L = rate x W: give two, get the third and a pool size");
   cmd->add_option("--l", f->l, "mean number in flight")->check(Positive());
-  cmd->add_option("--rate-per-s", f->rate, "arrival rate (req/s)")->check(Positive());
-  cmd->add_option("--w-ms", f->w_ms, "mean time in the system (ms)")->check(Positive());
-  cmd->add_option("--headroom", f->headroom, "pool headroom, 0.2-0.3 usual (default 0.3)")
+  cmd->add_option("--rate-per-s", f->rate, "arrival rate (req/s)")
+      ->check(Positive());
+  cmd->add_option("--w-ms", f->w_ms, "mean time in the system (ms)")
+      ->check(Positive());
+  cmd->add_option("--headroom", f->headroom,
+                  "pool headroom, 0.2-0.3 usual (default 0.3)")
       ->check(NonNegative());
   reg.Leaf(cmd, [f]() -> StatusOrDoc {
     std::optional<double> w_s;
@@ -161,7 +165,8 @@ void AddAmdahl(CLI::App* models, Registry& reg) {
   cmd->add_option("--serial", f->serial, "serial fraction s in [0, 1)")
       ->required()
       ->check(Fraction());
-  cmd->add_option("--n", f->n, "worker counts, comma-separated (default 1,2,4,...,64)")
+  cmd->add_option("--n", f->n,
+                  "worker counts, comma-separated (default 1,2,4,...,64)")
       ->delimiter(',')
       ->check(Positive());
   reg.Leaf(cmd, [f]() -> StatusOrDoc {
@@ -184,7 +189,8 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
   cmd->add_option("--stage", f->stages,
                   "NAME=MS, repeatable (default the seed's app=30 db=650 "
                   "serialisation=20 other=100)");
-  cmd->add_option("--speedup", f->k, "factor k applied to each stage (default 10)")
+  cmd->add_option("--speedup", f->k,
+                  "factor k applied to each stage (default 10)")
       ->check(Positive());
   reg.Leaf(cmd, [f]() -> StatusOrDoc {
     std::vector<models::Stage> stages;
@@ -203,7 +209,8 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
     double total = 0;
     for (const auto& s : stages) total += s.ms;
     doc.Set("total_ms", "total (ms)", total, 0).Set("k", "speed-up k", f->k, 1);
-    if (absl::Status s = AddWhatIfTable(doc, "stages", stages, f->k); !s.ok()) return s;
+    if (absl::Status s = AddWhatIfTable(doc, "stages", stages, f->k); !s.ok())
+      return s;
     return doc;
   });
 }
@@ -222,17 +229,23 @@ void AddUsl(CLI::App* models, Registry& reg) {
   cmd->add_option("--kappa", f->kappa, "coherency > 0 (seed: 0.002)")
       ->required()
       ->check(Positive());
-  cmd->add_option("--n", f->n, "N values, comma-separated")->delimiter(',')->check(Positive());
+  cmd->add_option("--n", f->n, "N values, comma-separated")
+      ->delimiter(',')
+      ->check(Positive());
   reg.Leaf(cmd, [f]() -> StatusOrDoc {
-    absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(f->sigma, f->kappa);
+    absl::StatusOr<models::UslPeak> peak =
+        models::UslPeakOf(f->sigma, f->kappa);
     if (!peak.ok()) return peak.status();
     Document doc(absl::StrCat("USL: sigma ", f->sigma, ", kappa ", f->kappa));
     doc.Set("sigma", "sigma", f->sigma, 4)
         .Set("kappa", "kappa", f->kappa, 5)
-        .Set("peak_n_exact", "peak N* = sqrt((1 - sigma) / kappa)", peak->n_exact, 2)
+        .Set("peak_n_exact", "peak N* = sqrt((1 - sigma) / kappa)",
+             peak->n_exact, 2)
         .Set("peak_n", "best integer N", peak->n)
-        .Set("peak_capacity", "peak capacity C(N*) (x one worker)", peak->capacity, 2);
-    AddUslTable(doc, "points", "Relative capacity C(N)", f->sigma, f->kappa, f->n);
+        .Set("peak_capacity", "peak capacity C(N*) (x one worker)",
+             peak->capacity, 2);
+    AddUslTable(doc, "points", "Relative capacity C(N)", f->sigma, f->kappa,
+                f->n);
     return doc;
   });
 }
@@ -244,10 +257,13 @@ void AddUslFit(CLI::App* models, Registry& reg) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
-      "usl-fit", "Fit sigma, kappa and lambda to measured (N, throughput) points");
-  cmd->add_option("--point", f->points, "N:THROUGHPUT, repeatable or comma-separated")
+      "usl-fit",
+      "Fit sigma, kappa and lambda to measured (N, throughput) points");
+  cmd->add_option("--point", f->points,
+                  "N:THROUGHPUT, repeatable or comma-separated")
       ->delimiter(',');
-  cmd->add_option("--input", f->input, "file of 'N,THROUGHPUT' lines ('-' = stdin)");
+  cmd->add_option("--input", f->input,
+                  "file of 'N,THROUGHPUT' lines ('-' = stdin)");
   reg.Leaf(cmd, [f]() -> StatusOrDoc {
     std::vector<std::string> specs = f->points;
     if (!f->input.empty()) {
@@ -278,23 +294,27 @@ void AddUslFit(CLI::App* models, Registry& reg) {
     }
     absl::StatusOr<models::UslFit> fit = models::FitUsl(pts);
     if (!fit.ok()) return fit.status();
-    Document doc("USL fit: X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1))");
+    Document doc(
+        "USL fit: X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1))");
     doc.Set("sigma", "sigma (contention)", fit->sigma, 5)
         .Set("kappa", "kappa (coherency)", fit->kappa, 6)
         .Set("lambda", "lambda (throughput of one)", fit->lambda, 3)
         .Set("rms_residual", "RMS residual", fit->rms_residual, 3)
         .Set("r_squared", "R^2", fit->r_squared, 4);
-    if (absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(fit->sigma, fit->kappa);
+    if (absl::StatusOr<models::UslPeak> peak =
+            models::UslPeakOf(fit->sigma, fit->kappa);
         peak.ok()) {
       doc.Set("peak_n", "peak N", peak->n)
-          .Set("peak_throughput", "peak throughput", fit->lambda * peak->capacity, 3);
+          .Set("peak_throughput", "peak throughput",
+               fit->lambda * peak->capacity, 3);
     } else {
-      doc.Note("kappa fitted as 0: throughput never peaks, it levels off at lambda / sigma");
+      doc.Note(
+          "kappa fitted as 0: throughput never peaks, it levels off at lambda "
+          "/ sigma");
     }
-    auto& t = doc.AddTable("points", "Measured against fitted",
-                           {{"n", "N", 0},
-                            {"measured", "measured", 3},
-                            {"fitted", "fitted", 3}});
+    auto& t = doc.AddTable(
+        "points", "Measured against fitted",
+        {{"n", "N", 0}, {"measured", "measured", 3}, {"fitted", "fitted", 3}});
     for (const auto& p : pts) {
       t.Add({p.n, p.throughput,
              fit->lambda * models::UslCapacity(fit->sigma, fit->kappa, p.n)});
@@ -310,19 +330,25 @@ void AddMmc(CLI::App* models, Registry& reg) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
-      "mmc", "M/M/c queue (Erlang C): probability of waiting, mean wait and response");
-  cmd->add_option("--servers", f->servers, "servers c >= 1")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--arrival-rate-per-s", f->lambda, "arrival rate lambda (req/s)")
+      "mmc",
+      "M/M/c queue (Erlang C): probability of waiting, mean wait and response");
+  cmd->add_option("--servers", f->servers, "servers c >= 1")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--arrival-rate-per-s", f->lambda,
+                  "arrival rate lambda (req/s)")
       ->required()
       ->check(Positive());
-  cmd->add_option("--service-rate-per-s", f->mu, "service rate of one server mu (req/s)")
+  cmd->add_option("--service-rate-per-s", f->mu,
+                  "service rate of one server mu (req/s)")
       ->required()
       ->check(Positive());
   reg.Leaf(cmd, [f]() -> StatusOrDoc {
-    absl::StatusOr<models::QueueMetrics> m = models::MMc(f->servers, f->lambda, f->mu);
+    absl::StatusOr<models::QueueMetrics> m =
+        models::MMc(f->servers, f->lambda, f->mu);
     if (!m.ok()) return m.status();
-    Document doc(absl::StrCat("M/M/", f->servers, ": lambda ", f->lambda, "/s, mu ",
-                              f->mu, "/s"));
+    Document doc(absl::StrCat("M/M/", f->servers, ": lambda ", f->lambda,
+                              "/s, mu ", f->mu, "/s"));
     SetQueueFields(doc, *m);
     return doc;
   });
@@ -341,7 +367,8 @@ void AddMg1(CLI::App* models, Registry& reg) {
   cmd->add_option("--mean-service-ms", f->service_ms, "mean service time (ms)")
       ->required()
       ->check(Positive());
-  cmd->add_option("--service-cv", f->cv, "coefficient of variation of service (default 1)")
+  cmd->add_option("--service-cv", f->cv,
+                  "coefficient of variation of service (default 1)")
       ->check(NonNegative());
   reg.Leaf(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::QueueMetrics> m =
@@ -361,10 +388,15 @@ void AddCost(CLI::App* models, Registry& reg) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
-      "cost", "Dollars per hour and per million requests at a target utilisation");
-  cmd->add_option("--rps", f->rps, "measured max throughput (req/s)")->required()->check(Positive());
+      "cost",
+      "Dollars per hour and per million requests at a target utilisation");
+  cmd->add_option("--rps", f->rps, "measured max throughput (req/s)")
+      ->required()
+      ->check(Positive());
   cmd->add_option("--vcpu", f->vcpu, "vCPUs")->required()->check(Positive());
-  cmd->add_option("--mem-gib", f->gib, "memory (GiB)")->required()->check(NonNegative());
+  cmd->add_option("--mem-gib", f->gib, "memory (GiB)")
+      ->required()
+      ->check(NonNegative());
   cmd->add_option("--usd-per-vcpu-hour", f->options.usd_per_vcpu_hour,
                   "EXAMPLE price (default 0.040)")
       ->check(NonNegative());
@@ -380,7 +412,8 @@ void AddCost(CLI::App* models, Registry& reg) {
     if (!c.ok()) return c.status();
     Document doc("Cost per million requests");
     doc.Set("usd_per_hour", "price ($/h)", c->usd_per_hour, 4)
-        .Set("usd_per_million", "cost ($ per 1M requests)", c->usd_per_million, 3)
+        .Set("usd_per_million", "cost ($ per 1M requests)", c->usd_per_million,
+             3)
         .Note(absl::StrCat("example prices: $", f->options.usd_per_vcpu_hour,
                            " per vCPU-hour, $", f->options.usd_per_gib_hour,
                            " per GiB-hour; check your provider's"));
@@ -395,8 +428,10 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
-      "percentiles", "Nearest-rank percentiles of a sample, and whether it is big enough");
-  cmd->add_option("--input", f->input, "file with one number per line ('-' = stdin)")
+      "percentiles",
+      "Nearest-rank percentiles of a sample, and whether it is big enough");
+  cmd->add_option("--input", f->input,
+                  "file with one number per line ('-' = stdin)")
       ->required();
   cmd->add_option("--p", f->p, "percentiles in (0, 100], comma-separated")
       ->delimiter(',')
@@ -422,9 +457,9 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
       t.Add({p, *models::NearestRankSorted(*values, p), std::floor(tail + 1e-9),
              models::SamplesForTail(p, 10)});
       if (tail < 10 && p < 100) {
-        doc.Note(absl::StrCat("p", p, " rests on fewer than 10 samples; a window of ",
-                              models::SamplesForTail(p, 10),
-                              " would give ~10"));
+        doc.Note(absl::StrCat(
+            "p", p, " rests on fewer than 10 samples; a window of ",
+            models::SamplesForTail(p, 10), " would give ~10"));
       }
     }
     return doc;
@@ -451,12 +486,14 @@ void AddTour(CLI::App* models, Registry& reg) {
 
     auto& little = doc.AddTable(
         "little", "Little's Law and pool sizing: 250 req/s held 60 ms",
-        {{"headroom", "headroom (%)", 0}, {"in_flight", "in flight L", 1},
+        {{"headroom", "headroom (%)", 0},
+         {"in_flight", "in flight L", 1},
          {"pool", "pool size", 0}});
     for (double h : {0.0, 0.2, 0.3}) {
       absl::StatusOr<models::PoolSizing> p = models::SizePool(250, 0.060, h);
       if (!p.ok()) return p.status();
-      little.Add({100 * h, p->in_flight, h == 0 ? p->minimum : p->with_headroom});
+      little.Add(
+          {100 * h, p->in_flight, h == 0 ? p->minimum : p->with_headroom});
     }
     auto& client = doc.AddTable(
         "client_pool", "Client pool ceiling: 20 connections, 40 ms per call",
@@ -467,16 +504,27 @@ void AddTour(CLI::App* models, Registry& reg) {
     for (double offered : {250.0, 500.0, 1000.0}) {
       client.Add({offered, ceiling, std::max(0.0, 1 - ceiling / offered)});
     }
-    if (absl::Status s = AddWhatIfTable(doc, "what_if", SeedStages(), 10); !s.ok())
+    if (absl::Status s = AddWhatIfTable(doc, "what_if", SeedStages(), 10);
+        !s.ok())
       return s;
 
     auto& cost = doc.AddTable(
-        "cost", "Cost per million requests at 60 % utilisation (example prices)",
-        {{"rps", "RPS", 0}, {"vcpu", "vCPU", 0}, {"usd_per_hour", "$/h", 3},
+        "cost",
+        "Cost per million requests at 60 % utilisation (example prices)",
+        {{"rps", "RPS", 0},
+         {"vcpu", "vCPU", 0},
+         {"usd_per_hour", "$/h", 3},
          {"usd_per_million", "$ per 1M", 3}});
-    for (auto [rps, vcpu] : std::vector<std::pair<double, double>>{
-             {86, 8}, {691, 8}, {1224, 8}, {263, 8}, {1762, 8}, {1973, 8},
-             {2469, 8}, {5293, 8}, {5214, 8}, {6066, 4}}) {
+    for (auto [rps, vcpu] : std::vector<std::pair<double, double>>{{86, 8},
+                                                                   {691, 8},
+                                                                   {1224, 8},
+                                                                   {263, 8},
+                                                                   {1762, 8},
+                                                                   {1973, 8},
+                                                                   {2469, 8},
+                                                                   {5293, 8},
+                                                                   {5214, 8},
+                                                                   {6066, 4}}) {
       absl::StatusOr<models::Cost> c = models::CostPerMillion(rps, vcpu, 1);
       if (!c.ok()) return c.status();
       cost.Add({rps, vcpu, c->usd_per_hour, c->usd_per_million});
@@ -484,8 +532,10 @@ void AddTour(CLI::App* models, Registry& reg) {
 
     auto& queues = doc.AddTable(
         "queues", "Queues: waiting grows without bound as utilisation nears 1",
-        {{"model", "model", 0}, {"utilisation", "rho", 2},
-         {"p_wait", "P(wait)", 4}, {"mean_wait_s", "Wq (s)", 3},
+        {{"model", "model", 0},
+         {"utilisation", "rho", 2},
+         {"p_wait", "P(wait)", 4},
+         {"mean_wait_s", "Wq (s)", 3},
          {"mean_response_s", "W (s)", 3}});
     struct Q {
       const char* name;
@@ -514,8 +564,9 @@ void AddTour(CLI::App* models, Registry& reg) {
 
 void AddModelsCommands(CLI::App& root, Registry& registry) {
   CLI::App* models = root.add_subcommand(
-      "models", "The analytic laws: little, amdahl, what-if, usl, usl-fit, mmc, "
-                "mg1, cost, percentiles, tour");
+      "models",
+      "The analytic laws: little, amdahl, what-if, usl, usl-fit, mmc, "
+      "mg1, cost, percentiles, tour");
   models->require_subcommand(1);
   AddLittle(models, registry);
   AddAmdahl(models, registry);

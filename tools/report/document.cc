@@ -127,8 +127,9 @@ absl::StatusOr<Format> ParseFormat(std::string_view name) {
   if (name == "table") return Format::kTable;
   if (name == "json") return Format::kJson;
   if (name == "csv") return Format::kCsv;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--format: unknown value '", std::string(name), "'; accepted: table, json, csv"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--format: unknown value '", std::string(name),
+                   "'; accepted: table, json, csv"));
 }
 
 std::string ToText(const Document& doc) {
@@ -155,30 +156,29 @@ std::string ToText(const Document& doc) {
       }
       cells.push_back(std::move(line));
     }
-    // Text columns align left, numbers right, as a reader scans them.
-    auto is_text = [&](size_t c) {
-      for (const auto& row : t.rows)
-        if (std::holds_alternative<std::string>(row[c])) return true;
-      return false;
-    };
-    // Two spaces between columns: one reads as a word break, not a column.
-    std::string header;
-    for (size_t c = 0; c < t.columns.size(); ++c) {
-      absl::StrAppendFormat(&header, is_text(c) ? "  %-*s" : "  %*s",
-                            static_cast<int>(width[c]), t.columns[c].header);
+    std::vector<bool> is_text(t.columns.size(), false);
+    for (const auto& row : t.rows) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (std::holds_alternative<std::string>(row[c])) is_text[c] = true;
+      }
     }
-    header.erase(header.find_last_not_of(' ') + 1);
-    out += header + "\n";
-    for (const auto& line : cells) {
+    // Two spaces between columns (one reads as a word break, not a column);
+    // text aligns left and numbers right, as a reader scans them.
+    auto line = [&](const std::vector<std::string>& text) {
       std::string s;
-      for (size_t c = 0; c < line.size(); ++c) {
-        absl::StrAppendFormat(&s, is_text(c) ? "  %-*s" : "  %*s",
-                              static_cast<int>(width[c]), line[c]);
+      for (size_t c = 0; c < text.size(); ++c) {
+        std::string pad(width[c] - text[c].size(), ' ');
+        s += "  ";
+        s += is_text[c] ? text[c] + pad : pad + text[c];
       }
       // Trailing spaces from a left-aligned last column help nobody.
       s.erase(s.find_last_not_of(' ') + 1);
-      out += s + "\n";
-    }
+      return s + "\n";
+    };
+    std::vector<std::string> headers;
+    for (const Column& col : t.columns) headers.push_back(col.header);
+    out += line(headers);
+    for (const auto& text : cells) out += line(text);
   }
   if (!doc.notes().empty()) out += "\n";
   for (const std::string& n : doc.notes()) out += "  " + n + "\n";

@@ -38,8 +38,9 @@ struct Table {
 };
 
 struct Field {
-  std::string key;    // JSON name: "peak_n"
-  std::string label;  // human label with its unit: "peak capacity (x one worker)"
+  std::string key;  // JSON name: "peak_n"
+  std::string
+      label;  // human label with its unit: "peak capacity (x one worker)"
   Value value;
   int decimals = 0;
 };

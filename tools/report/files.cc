@@ -19,8 +19,8 @@ absl::Status WriteFileAtomic(const std::string& path,
   if (target.has_parent_path()) {
     fs::create_directories(target.parent_path(), ec);
     if (ec) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": cannot create directory: ", ec.message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": cannot create directory: ", ec.message()));
     }
   }
   // The pid keeps two concurrent writers from sharing one temporary file.
