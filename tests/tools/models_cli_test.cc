@@ -121,8 +121,8 @@ TEST_P(ModelsCliBadInput, OneLineExitTwoNothingOnStdout) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ModelsCliBadInput,
     ::testing::Values(
-        BadInput{{"models", "nope"}, "tour"},  // unknown law lists the laws
-        BadInput{{"models"}, "little"},        // missing law
+        BadInput{{"models", "nope"}, "unknown subcommand 'nope'"},
+        BadInput{{"models"}, "missing subcommand; accepted: little"},
         BadInput{{"models", "usl", "--kappa", "0.002"}, "--sigma"},  // missing
         BadInput{
             {"models", "cost", "--rps", "-5", "--vcpu", "8", "--mem-gib", "1"},

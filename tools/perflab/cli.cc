@@ -110,9 +110,10 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     if (!where->get_subcommands({}).empty() &&
         (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr ||
          dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)) {
-      std::string given = argc > 1 ? e.what() : "nothing";
-      msg = absl::StrCat("expected a subcommand (", SubcommandNames(where),
-                         "); ", given);
+      std::vector<std::string> rest = where->remaining();
+      msg = rest.empty() ? "missing subcommand"
+                         : absl::StrCat("unknown subcommand '", rest[0], "'");
+      absl::StrAppend(&msg, "; accepted: ", SubcommandNames(where));
     }
     err << CommandPath(where) << ": " << msg << "\n";
     return 2;
