@@ -59,25 +59,6 @@ Histogram::Histogram(const HistogramOptions& options) : options_(options) {
                  0);
 }
 
-int Histogram::BucketIndex(int64_t value) const {
-  // The power of two at or above value, measured from the first bucket.
-  int pow2ceiling =
-      64 - std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
-  return pow2ceiling - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
-}
-
-int Histogram::SubBucketIndex(int64_t value, int bucket) const {
-  return static_cast<int>(value >> (bucket + unit_magnitude_));
-}
-
-size_t Histogram::CountsIndex(int64_t value) const {
-  int bucket = BucketIndex(value);
-  int sub = SubBucketIndex(value, bucket);
-  int64_t base = static_cast<int64_t>(bucket + 1)
-                 << sub_bucket_half_count_magnitude_;
-  return static_cast<size_t>(base + (sub - sub_bucket_half_count_));
-}
-
 int64_t Histogram::ValueAt(size_t index) const {
   int64_t i = static_cast<int64_t>(index);
   int bucket = static_cast<int>(i >> sub_bucket_half_count_magnitude_) - 1;
@@ -106,17 +87,9 @@ int64_t Histogram::HighestEquivalent(int64_t value) const {
   return LowestEquivalent(value) + SizeOfEquivalentRange(value) - 1;
 }
 
-bool Histogram::Record(int64_t value, int64_t count) {
-  if (value < 0 || value > options_.highest_trackable || count <= 0) {
-    if (count > 0) out_of_range_ += count;
-    return count == 0;
-  }
-  counts_[CountsIndex(value)] += count;
-  count_ += count;
-  sum_ += static_cast<__int128>(value) * count;
-  min_ = std::min(min_, value);
-  max_ = std::max(max_, value);
-  return true;
+bool Histogram::RecordRejected(int64_t count) {
+  if (count > 0) out_of_range_ += count;
+  return count == 0;
 }
 
 bool Histogram::RecordCorrected(int64_t value, int64_t expected_interval) {

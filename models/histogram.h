@@ -9,6 +9,7 @@
 #ifndef PERFLAB_MODELS_HISTOGRAM_H_
 #define PERFLAB_MODELS_HISTOGRAM_H_
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -32,7 +33,18 @@ class Histogram {
 
   // Records `value` `count` times. Values outside [0, highest_trackable] are
   // not recorded; they are counted in out_of_range() and false is returned.
-  bool Record(int64_t value, int64_t count = 1);
+  // Inline: recording is the hot path of every latency measurement.
+  bool Record(int64_t value, int64_t count = 1) {
+    if (value < 0 || value > options_.highest_trackable || count <= 0) {
+      return RecordRejected(count);
+    }
+    counts_[CountsIndex(value)] += count;
+    count_ += count;
+    sum_ += static_cast<__int128>(value) * count;
+    if (value < min_) min_ = value;
+    if (value > max_) max_ = value;
+    return true;
+  }
 
   // Records `value`, then, when it exceeds `expected_interval`, the values a
   // client that kept its schedule would have seen while it was stalled:
@@ -68,9 +80,24 @@ class Histogram {
 
  private:
   explicit Histogram(const HistogramOptions& options);
-  int BucketIndex(int64_t value) const;
-  int SubBucketIndex(int64_t value, int bucket) const;
-  size_t CountsIndex(int64_t value) const;
+  bool RecordRejected(int64_t count);
+  int BucketIndex(int64_t value) const {
+    // The power of two at or above value, measured from the first bucket.
+    int pow2ceiling =
+        64 - std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
+    return pow2ceiling - unit_magnitude_ -
+           (sub_bucket_half_count_magnitude_ + 1);
+  }
+  int SubBucketIndex(int64_t value, int bucket) const {
+    return static_cast<int>(value >> (bucket + unit_magnitude_));
+  }
+  size_t CountsIndex(int64_t value) const {
+    int bucket = BucketIndex(value);
+    int sub = SubBucketIndex(value, bucket);
+    int64_t base = static_cast<int64_t>(bucket + 1)
+                   << sub_bucket_half_count_magnitude_;
+    return static_cast<size_t>(base + (sub - sub_bucket_half_count_));
+  }
   int64_t ValueAt(size_t index) const;
   int64_t SizeOfEquivalentRange(int64_t value) const;
 
