@@ -78,19 +78,23 @@ class Meter {
   Simulation* sim_;
   MeterOptions options_;
   LatencyRecorder latencies_;
-  // Samples read the in-flight count just before any change at the same
-  // instant (a left limit), so a sample that coincides with arrivals and
-  // departures does not depend on their order in the event queue.
+  // A sample that coincides with arrivals or departures takes the mean of
+  // the count just before and just after that instant, so what it sees does
+  // not depend on the order of same-time events (or on a sampler that is in
+  // phase with a constant arrival rate). It is settled once time moves on.
   void ChangeInFlight(int64_t delta);
+  void SettleSample() const;
   int64_t in_flight_ = 0;
   int64_t in_flight_before_ = 0;  // value before the first change at changed_at_
   Time changed_at_ = -1;
+  mutable Time pending_at_ = -1;  // time of a sample not yet settled
+  mutable int64_t pending_left_ = 0;
   int64_t started_ = 0;
   int64_t errors_ = 0;
   int64_t left_ = 0;           // completions + errors in the window
   __int128 time_in_system_ = 0;
   int64_t samples_ = 0;
-  __int128 sample_sum_ = 0;
+  mutable __int128 sample_sum2_ = 0;  // twice the sum of the samples
 };
 
 }  // namespace perflab::sim

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "sim/scenario.h"
 #include "tools/perflab/commands.h"
 
@@ -30,11 +33,16 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
     CLI::App* cmd = sim->add_subcommand(s.name, s.summary);
     cmd->footer(sim::KeysHelp(s));
     auto sets = std::make_shared<std::vector<std::string>>();
-    auto seed = std::make_shared<uint64_t>(sim::kDefaultSeed);
+    auto seed = std::make_shared<std::string>(std::to_string(sim::kDefaultSeed));
     cmd->add_option("--set", *sets, "key=value, repeatable (keys listed below)");
-    cmd->add_option("--seed", *seed, "random seed (default 42)");
-    registry.Leaf(cmd, [name = s.name, sets, seed]() {
-      return sim::RunScenario(name, *sets, *seed);
+    cmd->add_option("--seed", *seed, "random seed, an integer >= 0 (default 42)");
+    registry.Leaf(cmd, [name = s.name, sets, seed]() -> absl::StatusOr<report::Document> {
+      uint64_t value = 0;
+      if (!absl::SimpleAtoi(*seed, &value)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--seed = '", *seed, "': accepted an integer in [0, 18446744073709551615]"));
+      }
+      return sim::RunScenario(name, *sets, value);
     });
   }
 }
