@@ -30,6 +30,11 @@ class Cpu {
   // co_await cpu.Run(work): resumes once `work` ns of CPU have been received.
   Awaiter Run(Time work) { return {this, work}; }
 
+  // Stops all CPU progress for `duration` from now (a stop-the-world pause):
+  // running jobs keep their remaining work and finish that much later.
+  void Freeze(Time duration);
+  Time frozen_until() const { return frozen_until_; }
+
   int64_t cores() const { return cores_; }
   int64_t runnable() const { return static_cast<int64_t>(jobs_.size()); }
   void ResetStats() { busy_.Reset(sim_->now()); }
@@ -54,6 +59,7 @@ class Cpu {
   int64_t cores_;
   double vtime_ = 0;
   Time last_ = 0;
+  Time frozen_until_ = 0;
   uint64_t seq_ = 0;
   uint64_t gen_ = 0;
   std::priority_queue<Job, std::vector<Job>, std::greater<Job>> jobs_;

@@ -13,8 +13,15 @@ double Cpu::Rate() const {
 
 void Cpu::Advance() {
   const Time now = sim_->now();
-  vtime_ += static_cast<double>(now - last_) * Rate();
+  const Time from = std::max(last_, frozen_until_);  // no progress while frozen
+  if (now > from) vtime_ += static_cast<double>(now - from) * Rate();
   last_ = now;
+}
+
+void Cpu::Freeze(Time duration) {
+  Advance();
+  frozen_until_ = std::max(frozen_until_, sim_->now() + duration);
+  Reschedule();
 }
 
 void Cpu::Reschedule() {
@@ -23,7 +30,8 @@ void Cpu::Reschedule() {
   if (jobs_.empty()) return;
   // Round up so the job's tag has surely been reached when the tick fires.
   const double dt = (jobs_.top().tag - vtime_) / Rate();
-  const Time at = sim_->now() + std::max<Time>(0, static_cast<Time>(std::ceil(dt)));
+  const Time start = std::max(sim_->now(), frozen_until_);
+  const Time at = start + std::max<Time>(0, static_cast<Time>(std::ceil(dt)));
   sim_->Schedule(at, &OnTick, this, gen_);
 }
 

@@ -1,0 +1,31 @@
+#include "sim/http.h"
+
+namespace perflab::sim {
+
+Task<bool> HttpClient::Call(Time server_time) {
+  ++stats_.calls;
+  if (!co_await pool_.Acquire(options_.acquire_timeout)) {
+    ++stats_.timeouts;
+    co_return false;
+  }
+  Time t = options_.call + server_time;
+  bool reused = false;
+  if (options_.keep_alive && idle_ > 0) {
+    --idle_;
+    reused = true;
+  } else {
+    ++stats_.connects;
+    t += options_.connect + (options_.tls ? options_.tls_handshake : 0);
+  }
+  if (options_.tls) t += options_.tls_per_call;
+  if (reused && options_.two_writes && !options_.tcp_nodelay) {
+    ++stats_.stalls;
+    t += options_.delayed_ack;
+  }
+  co_await sim_->Delay(t);
+  if (options_.keep_alive) ++idle_;
+  pool_.Release();
+  co_return true;
+}
+
+}  // namespace perflab::sim
