@@ -89,6 +89,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
     t.Add({std::string(in_path ? "in request path" : "moved off (batched)"),
            s.throughput_per_s, s.mean_ms, meter.latencies().PercentileMs(90), s.max_ms,
            lock.Stats().utilisation, s.l_sampled, s.l_little, m.max_backlog});
+    if (!in_path) AddResourceTable(doc, {&lock});
     if (!in_path && before > 0) {
       doc.Set("throughput_gain", "throughput after / before", s.throughput_per_s / before,
               2);

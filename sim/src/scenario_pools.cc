@@ -51,6 +51,7 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed, Names n
        {"throughput_per_s", "served (req/s)", 1},
        {"utilisation", "pool busy", 3},
        {"mean_wait_ms", "mean wait (ms)", 1},
+       {"mean_pending", "mean pending", 1},
        {"max_pending", "max pending", 0},
        {"pending_at_end", "pending at end", 0},
        {"timeouts", "timeouts", 0},
@@ -73,6 +74,7 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed, Names n
     const Summary s = meter.Summarise();
     const ResourceStats rs = pool.Stats();
     t.Add({rate, s.throughput_per_s, rs.utilisation, rs.mean_wait_s * 1e3,
+           rs.mean_queue_length,
            rs.max_queue_length, pool.queued(), rs.timeouts,
            rs.first_timeout >= 0 ? report::Value(ToSec(rs.first_timeout))
                                  : report::Value(),

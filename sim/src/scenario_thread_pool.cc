@@ -15,6 +15,9 @@ namespace {
 struct Model {
   Simulation& sim;
   Resource* pool;  // nullptr: virtual threads, no cap
+  Resource* db;    // nullptr: no database pool in the handler
+  Time db_hold;
+  Time db_timeout;
   Cpu& cpu;
   Meter& meter;
   Dist io;         // the handler's blocking part (I/O, downstream)
@@ -33,8 +36,17 @@ Process Client(Model m, Time offset) {
     if (m.pool != nullptr) co_await m.pool->Acquire();
     co_await m.cpu.Run(m.cpu_work);
     co_await m.sim.Delay(SampleNs(m.io, m.rng));
+    bool ok = true;
+    if (m.db != nullptr) {
+      // The part of the handler that needs a database connection.
+      ok = co_await m.db->Acquire(m.db_timeout);
+      if (ok) {
+        co_await m.sim.Delay(m.db_hold);
+        m.db->Release();
+      }
+    }
     if (m.pool != nullptr) m.pool->Release();
-    m.meter.End(start);
+    m.meter.End(start, ok);
     if (m.think > 0) co_await m.sim.Delay(m.think);
   }
 }
@@ -57,12 +69,14 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   mo.window = SecToNs(p.Num("duration_s"));
   Meter meter(sim, mo);
   Cpu cpu(sim, p.Int("cores"));
-  std::optional<Resource> pool;
+  std::optional<Resource> pool, db;
   if (!virtual_threads) pool.emplace(sim, "request threads", p.Int("threads"));
+  if (p.Int("db_pool") > 0) db.emplace(sim, "db connections", p.Int("db_pool"));
   Rng rng(seed, "handler");
   Rng starts(seed, "client-starts");
   const double io_ms = handler_ms - cpu_ms;
-  Model m{sim, pool ? &*pool : nullptr, cpu, meter,
+  Model m{sim, pool ? &*pool : nullptr, db ? &*db : nullptr, MsToNs(p.Num("db_hold_ms")),
+          MsToNs(p.Num("db_timeout_ms")), cpu, meter,
           Dist::Lognormal(io_ms * 1e6, p.Num("handler_cv")), MsToNs(cpu_ms),
           MsToNs(p.Num("think_ms")), rng};
   for (int64_t i = 0; i < clients; ++i) {
@@ -71,6 +85,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
   cpu.ResetStats();
   if (pool) pool->ResetStats();
+  if (db) db->ResetStats();
   if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
 
   const Summary sum = meter.Summarise();
@@ -94,6 +109,14 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
               ? (static_cast<double>(clients) / sum.throughput_per_s - think_s) * 1e3
               : 0.0,
           1);
+  std::vector<const Resource*> resources;
+  if (pool) resources.push_back(&*pool);
+  if (db) resources.push_back(&*db);
+  if (!resources.empty()) AddResourceTable(doc, resources);
+  if (db) {
+    doc.Note("With a database pool in the handler the queue moves there: threads "
+             "hold their slot while they wait for a connection, and its timeouts fire.");
+  }
   doc.Note(virtual_threads
                ? "Virtual threads: no cap, so every client is in the handler and "
                  "the CPU (processor sharing over `cores`) sets the throughput."
@@ -119,6 +142,10 @@ Scenario ThreadPoolScenario() {
                   "CPU time inside the handler (ms)"),
            IntKey("cores", "12", 1, 4096, "CPU cores"),
            NumKey("think_ms", "0", 0, 3600000, "client think time (ms)"),
+           IntKey("db_pool", "0", 0, 100000,
+                  "database connections needed after the handler (0 = none)"),
+           NumKey("db_hold_ms", "50", 0, 600000, "time each request holds one (ms)"),
+           NumKey("db_timeout_ms", "30000", 0, 86400000, "wait for a connection (ms)"),
            NumKey("warmup_s", "5", 0, 86400, "discarded warm-up (s)"),
            NumKey("duration_s", "30", 0, 86400, "measured window (s)", true),
            MaxPendingKey()},

@@ -9,6 +9,7 @@
 
 #include "sim/engine.h"
 #include "sim/measure.h"
+#include "sim/resource.h"
 #include "sim/scenario.h"
 #include "tools/report/document.h"
 
@@ -76,6 +77,8 @@ std::vector<report::Column> SummaryColumns();
 std::vector<report::Value> SummaryCells(const Summary& s);
 // The same summary as top-level fields.
 void AddSummaryFields(report::Document& doc, const Summary& s);
+// A "resources" table: each resource's utilisation, queue and timeouts.
+void AddResourceTable(report::Document& doc, const std::vector<const Resource*>& rs);
 
 }  // namespace perflab::sim
 

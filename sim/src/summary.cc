@@ -34,4 +34,20 @@ void AddSummaryFields(report::Document& doc, const Summary& s) {
   doc.Set("l_little", "arrival rate x mean time in system", s.l_little, 2);
 }
 
+void AddResourceTable(report::Document& doc, const std::vector<const Resource*>& rs) {
+  report::Table& t = doc.AddTable("resources", "Resources",
+                                  {{"name", "resource"},
+                                   {"capacity", "capacity"},
+                                   {"utilisation", "busy", 3},
+                                   {"mean_queue_length", "mean queue", 2},
+                                   {"max_queue_length", "max queue"},
+                                   {"mean_wait_ms", "mean wait (ms)", 2},
+                                   {"timeouts", "timeouts"}});
+  for (const Resource* r : rs) {
+    const ResourceStats s = r->Stats();
+    t.Add({r->name(), r->capacity(), s.utilisation, s.mean_queue_length,
+           s.max_queue_length, s.mean_wait_s * 1e3, s.timeouts});
+  }
+}
+
 }  // namespace perflab::sim
