@@ -122,7 +122,8 @@ const std::vector<Scenario>& Scenarios() {
       PoolStarvationScenario(),      ClientPoolScenario(),
       UslScenario(),                 MmcScenario(),
       HockeyStickScenario(),         KeepaliveRaceScenario(),
-      LockContentionScenario(),
+      LockContentionScenario(),      HttpConnectionsScenario(),
+      GcHeapScenario(),              CacheScenario(),
   };
   return *all;
 }

@@ -26,6 +26,9 @@ Scenario MmcScenario();
 Scenario HockeyStickScenario();
 Scenario KeepaliveRaceScenario();
 Scenario LockContentionScenario();
+Scenario HttpConnectionsScenario();
+Scenario GcHeapScenario();
+Scenario CacheScenario();
 
 inline KeySpec IntKey(std::string name, std::string fallback, double min, double max,
                       std::string help) {

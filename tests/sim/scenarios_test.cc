@@ -293,5 +293,37 @@ TEST(LatencyMixtureTest, MeanSitsBetweenTheModesAndAveragedP99Understates) {
   EXPECT_LT(p99[2], 0.7 * p99[3]);  // average of p99s vs merged p99
 }
 
+TEST(HttpConnectionsTest, KeepAliveFasterAndNagleStallsUntilNoDelay) {
+  report::Document doc = RunDoc("http-connections", {"calls=500"});
+  const std::vector<double> x = Numbers(doc, "rows", "throughput_per_s");
+  ASSERT_EQ(x.size(), 6u);  // HTTP then HTTPS: new, keep-alive, keep-alive + nodelay
+  for (int base : {0, 3}) {
+    EXPECT_GT(x[base + 2], 2 * x[base]);       // reuse beats a connection per call
+    EXPECT_LT(x[base + 1], x[base] / 5);       // the 40 ms stall is far worse
+  }
+  EXPECT_GT(Numbers(doc, "rows", "ms_per_request")[1], 40);
+}
+
+TEST(GcHeapTest, BiggerHeapFewerLongerPausesLessTotalPause) {
+  report::Document doc = RunDoc("gc-heap", {"heaps_mib=256,768", "duration_s=5"});
+  const std::vector<double> n = Numbers(doc, "rows", "collections");
+  const std::vector<double> mean = Numbers(doc, "rows", "mean_pause_ms");
+  const std::vector<double> total = Numbers(doc, "rows", "total_pause_ms");
+  ASSERT_EQ(n.size(), 2u);
+  EXPECT_GT(n[0], 8 * n[1]);
+  EXPECT_LT(mean[0], mean[1]);
+  EXPECT_GT(total[0], total[1]);
+  EXPECT_FALSE(RunScenario("gc-heap", {"heaps_mib=200"}, 1).ok());
+}
+
+TEST(CacheScenarioTest, SkewRaisesTheHitRatio) {
+  report::Document doc = RunDoc("cache", {"sizes=500", "lookups=50000"});
+  const std::vector<double> hit = Numbers(doc, "rows", "hit_ratio");
+  ASSERT_EQ(hit.size(), 3u);  // uniform, skewed, zipf
+  EXPECT_NEAR(hit[0], 0.1, 0.01);
+  EXPECT_GT(hit[1], 2 * hit[0]);
+  EXPECT_GT(hit[2], hit[1]);
+}
+
 }  // namespace
 }  // namespace perflab::sim
