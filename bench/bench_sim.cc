@@ -1,6 +1,7 @@
 // bench_sim: how fast the discrete-event engine runs. M/M/c with c = 8 at
-// rho = 0.9 (counters customers_per_s and events_per_s), and a 100,000-client
-// closed loop whose peak RSS (VmHWM) shows the per-process memory cost.
+// rho = 0.9 (counters customers_per_s and events_per_s), a 100,000-client
+// closed loop whose peak RSS (VmHWM) shows the per-process memory cost, and
+// the cost per event as the number of pending events grows.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -88,6 +89,32 @@ void BM_ClosedLoop100k(benchmark::State& state) {
   state.counters["peak_rss_mib"] = PeakRssMiB();
 }
 BENCHMARK(BM_ClosedLoop100k)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+perflab::sim::Process Ticker(perflab::sim::Simulation& sim, perflab::sim::Rng& rng) {
+  while (true) {
+    co_await sim.Delay(perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e6), rng));
+  }
+}
+
+// Cost per event against the number of pending events: N processes each
+// waiting on a timer. A heap gives O(log N): doubling N adds a constant.
+void BM_PendingEvents(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  perflab::sim::Simulation sim;
+  perflab::sim::Rng rng(42, "ticks");
+  for (int64_t i = 0; i < n; ++i) sim.Spawn(Ticker(sim, rng));
+  const int64_t before = sim.events_executed();
+  perflab::sim::Time horizon = 0;
+  for (auto _ : state) {
+    horizon += perflab::sim::kMs;  // about n events per iteration
+    if (!sim.Run(horizon).ok()) state.SkipWithError("run failed");
+  }
+  const double events = static_cast<double>(sim.events_executed() - before);
+  state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
+  state.counters["ns_per_event"] = benchmark::Counter(
+      events, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_PendingEvents)->RangeMultiplier(16)->Range(1 << 10, 1 << 20);
 
 }  // namespace
 
