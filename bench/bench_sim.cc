@@ -36,10 +36,10 @@ void BM_Mmc8Rho09(benchmark::State& state) {
     events += r->events;
     benchmark::DoNotOptimize(r->mean_wait_s);
   }
-  state.counters["customers_per_s"] =
-      benchmark::Counter(static_cast<double>(customers), benchmark::Counter::kIsRate);
-  state.counters["events_per_s"] =
-      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["customers_per_s"] = benchmark::Counter(
+      static_cast<double>(customers), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Mmc8Rho09)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
@@ -60,9 +60,11 @@ perflab::sim::Process Client(perflab::sim::Simulation& sim,
                              perflab::sim::Resource& servers,
                              perflab::sim::Rng& rng, int64_t& done) {
   while (true) {
-    co_await sim.Delay(perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e9), rng));
+    co_await sim.Delay(
+        perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e9), rng));
     co_await servers.Acquire();
-    co_await sim.Delay(perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e6), rng));
+    co_await sim.Delay(
+        perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e6), rng));
     servers.Release();
     ++done;
   }
@@ -77,22 +79,25 @@ void BM_ClosedLoop100k(benchmark::State& state) {
     perflab::sim::Simulation sim;
     perflab::sim::Resource servers(sim, "servers", 200);
     perflab::sim::Rng rng(42, "clients");
-    for (int64_t i = 0; i < clients; ++i) sim.Spawn(Client(sim, servers, rng, done));
+    for (int64_t i = 0; i < clients; ++i)
+      sim.Spawn(Client(sim, servers, rng, done));
     auto s = sim.Run(10 * perflab::sim::kSec);
     if (!s.ok()) {
       state.SkipWithError(std::string(s.message()).c_str());
       return;
     }
   }
-  state.counters["requests_per_s"] =
-      benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
+  state.counters["requests_per_s"] = benchmark::Counter(
+      static_cast<double>(done), benchmark::Counter::kIsRate);
   state.counters["peak_rss_mib"] = PeakRssMiB();
 }
 BENCHMARK(BM_ClosedLoop100k)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
-perflab::sim::Process Ticker(perflab::sim::Simulation& sim, perflab::sim::Rng& rng) {
+perflab::sim::Process Ticker(perflab::sim::Simulation& sim,
+                             perflab::sim::Rng& rng) {
   while (true) {
-    co_await sim.Delay(perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e6), rng));
+    co_await sim.Delay(
+        perflab::sim::SampleNs(perflab::sim::Dist::Exp(1e6), rng));
   }
 }
 
@@ -110,7 +115,8 @@ void BM_PendingEvents(benchmark::State& state) {
     if (!sim.Run(horizon).ok()) state.SkipWithError("run failed");
   }
   const double events = static_cast<double>(sim.events_executed() - before);
-  state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(events, benchmark::Counter::kIsRate);
   state.counters["ns_per_event"] = benchmark::Counter(
       events, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }

@@ -62,7 +62,8 @@ class Cache {
 class KeyStream {
  public:
   enum class Kind { kUniform, kSkewed, kZipf };
-  static absl::StatusOr<KeyStream> Create(Kind kind, int64_t n, double zipf_s = 1.0);
+  static absl::StatusOr<KeyStream> Create(Kind kind, int64_t n,
+                                          double zipf_s = 1.0);
   int64_t Next(Rng& rng) const;
 
  private:

@@ -169,7 +169,9 @@ class Latch {
   struct Awaiter {
     Latch* latch;
     bool await_ready() const noexcept { return latch->count_ <= 0; }
-    void await_suspend(std::coroutine_handle<> h) { latch->waiters_.push_back(h); }
+    void await_suspend(std::coroutine_handle<> h) {
+      latch->waiters_.push_back(h);
+    }
     void await_resume() const noexcept {}
   };
   Awaiter Wait() { return {this}; }

@@ -26,10 +26,10 @@
 namespace perflab::sim {
 
 struct GcOptions {
-  double heap_mib = 256;               // maximum heap (-Xmx)
-  double live_set_mib = 206;           // long-lived data every collection keeps
-  double young_share = 1.0;            // share of the free heap the young gen gets
-  double pause_base_ms = 2.5;          // fixed cost of a young pause
+  double heap_mib = 256;       // maximum heap (-Xmx)
+  double live_set_mib = 206;   // long-lived data every collection keeps
+  double young_share = 1.0;    // share of the free heap the young gen gets
+  double pause_base_ms = 2.5;  // fixed cost of a young pause
   double pause_per_young_mib_ms = 0.028;  // scanning/copying cost per young MiB
 };
 
@@ -39,7 +39,9 @@ struct GcStats {
   double allocated_mib = 0;
   double young_mib = 0;
   double mean_pause_ms() const {
-    return collections > 0 ? ToMs(total_pause) / static_cast<double>(collections) : 0;
+    return collections > 0
+               ? ToMs(total_pause) / static_cast<double>(collections)
+               : 0;
   }
 };
 
@@ -47,7 +49,8 @@ class Gc {
  public:
   // Fails when the live set does not fit in the heap (an OutOfMemoryError
   // in waiting) or a parameter is out of range.
-  static absl::StatusOr<Gc> Create(Simulation& sim, Cpu* cpu, const GcOptions& options);
+  static absl::StatusOr<Gc> Create(Simulation& sim, Cpu* cpu,
+                                   const GcOptions& options);
 
   // Records an allocation; when the young generation fills, a pause starts
   // now and freezes the CPU (if one was given) for its length.
@@ -55,7 +58,9 @@ class Gc {
 
   // co_await gc.Safepoint(): waits out a pause in progress (a thread that
   // was off the CPU still cannot run Java code until the pause ends).
-  Simulation::DelayAwaiter Safepoint() { return sim_->Until(std::max(sim_->now(), paused_until_)); }
+  Simulation::DelayAwaiter Safepoint() {
+    return sim_->Until(std::max(sim_->now(), paused_until_));
+  }
 
   Time young_pause() const { return pause_; }
   const GcStats& stats() const { return stats_; }

@@ -9,7 +9,8 @@
 // Default costs are the case study's loopback figures (seed 003): 2,000
 // sequential GETs ran at 784 req/s with a new connection each and 1,757 with
 // keep-alive (0.57 ms a call, 0.71 ms to connect); HTTPS ran at 167 and
-// 1,055 req/s (a 4.3 ms handshake, 0.38 ms of TLS per call). Single-threaded, like the Simulation it belongs to.
+// 1,055 req/s (a 4.3 ms handshake, 0.38 ms of TLS per call). Single-threaded,
+// like the Simulation it belongs to.
 #ifndef PERFLAB_SIM_HTTP_H_
 #define PERFLAB_SIM_HTTP_H_
 
@@ -22,12 +23,12 @@
 namespace perflab::sim {
 
 struct HttpOptions {
-  bool keep_alive = true;     // reuse idle connections (false: Connection: close)
-  bool tcp_nodelay = false;   // server disables Nagle
-  bool two_writes = true;     // server writes headers and body separately
-  bool tls = false;           // HTTPS: a handshake per new connection
-  Time call = 569 * kUs;      // round trip + request handling on a warm connection
-  Time connect = 707 * kUs;   // TCP connect (and accept) for a new connection
+  bool keep_alive = true;  // reuse idle connections (false: Connection: close)
+  bool tcp_nodelay = false;  // server disables Nagle
+  bool two_writes = true;    // server writes headers and body separately
+  bool tls = false;          // HTTPS: a handshake per new connection
+  Time call = 569 * kUs;  // round trip + request handling on a warm connection
+  Time connect = 707 * kUs;  // TCP connect (and accept) for a new connection
   Time tls_handshake = 4340 * kUs;  // TLS handshake for a new connection
   Time tls_per_call = 379 * kUs;    // record encryption per call
   Time delayed_ack = 40 * kMs;      // the client's delayed-ACK timer
@@ -37,15 +38,17 @@ struct HttpOptions {
 
 struct HttpStats {
   int64_t calls = 0;
-  int64_t connects = 0;   // new connections opened
-  int64_t stalls = 0;     // calls that paid the delayed-ACK stall
-  int64_t timeouts = 0;   // calls that got no connection in time
+  int64_t connects = 0;  // new connections opened
+  int64_t stalls = 0;    // calls that paid the delayed-ACK stall
+  int64_t timeouts = 0;  // calls that got no connection in time
 };
 
 class HttpClient {
  public:
   HttpClient(Simulation& sim, HttpOptions options)
-      : sim_(&sim), options_(options), pool_(sim, "http connections", options.max_connections) {}
+      : sim_(&sim),
+        options_(options),
+        pool_(sim, "http connections", options.max_connections) {}
 
   // One call whose server side takes `server_time`; false if no connection
   // could be had within the acquire timeout.

@@ -47,13 +47,14 @@ struct MeterOptions {
 };
 
 struct Summary {
-  int64_t completed = 0;   // successful completions in the window
-  int64_t errors = 0;      // failures (timeouts, refused) in the window
+  int64_t completed = 0;  // successful completions in the window
+  int64_t errors = 0;     // failures (timeouts, refused) in the window
   double throughput_per_s = 0;
-  double mean_ms = 0, p50_ms = 0, p95_ms = 0, p99_ms = 0, p999_ms = 0, max_ms = 0;
+  double mean_ms = 0, p50_ms = 0, p95_ms = 0, p99_ms = 0, p999_ms = 0,
+         max_ms = 0;
   double arrival_rate_per_s = 0;  // requests started in the window
-  double l_sampled = 0;    // mean of the periodic in-flight samples
-  double l_little = 0;     // arrival rate x mean time in system (all outcomes)
+  double l_sampled = 0;           // mean of the periodic in-flight samples
+  double l_little = 0;  // arrival rate x mean time in system (all outcomes)
 };
 
 class Meter {
@@ -85,13 +86,14 @@ class Meter {
   void ChangeInFlight(int64_t delta);
   void SettleSample() const;
   int64_t in_flight_ = 0;
-  int64_t in_flight_before_ = 0;  // value before the first change at changed_at_
+  int64_t in_flight_before_ =
+      0;  // value before the first change at changed_at_
   Time changed_at_ = -1;
   mutable Time pending_at_ = -1;  // time of a sample not yet settled
   mutable int64_t pending_left_ = 0;
   int64_t started_ = 0;
   int64_t errors_ = 0;
-  int64_t left_ = 0;           // completions + errors in the window
+  int64_t left_ = 0;  // completions + errors in the window
   __int128 time_in_system_ = 0;
   int64_t samples_ = 0;
   mutable __int128 sample_sum2_ = 0;  // twice the sum of the samples

@@ -13,14 +13,14 @@
 namespace perflab::sim {
 
 struct MmcOptions {
-  int64_t servers = 1;               // c
-  double arrival_rate_per_s = 0.9;   // lambda (Poisson)
-  double service_rate_per_s = 1.0;   // mu per server: mean service 1/mu
+  int64_t servers = 1;              // c
+  double arrival_rate_per_s = 0.9;  // lambda (Poisson)
+  double service_rate_per_s = 1.0;  // mu per server: mean service 1/mu
   enum class Service { kExp, kDet, kLognormal } service = Service::kExp;
-  double service_cv = 1.0;           // lognormal only: sd / mean of service
-  int64_t customers = 1'000'000;     // measured customers
-  int64_t warmup_customers = -1;     // discarded first; -1 = customers / 10
-  bool percentiles = true;           // keep a response-time histogram (p99)
+  double service_cv = 1.0;        // lognormal only: sd / mean of service
+  int64_t customers = 1'000'000;  // measured customers
+  int64_t warmup_customers = -1;  // discarded first; -1 = customers / 10
+  bool percentiles = true;        // keep a response-time histogram (p99)
   uint64_t seed = 42;
   Budget budget;
 };
@@ -33,10 +33,10 @@ struct MmcResult {
   double utilisation = 0;        // mean busy servers / c over the window
   double mean_queue_length = 0;  // time-weighted waiters
   double throughput_per_s = 0;
-  double p99_response_s = 0;     // 0 unless options.percentiles
-  double rho = 0;                // offered lambda / (c mu)
-  bool unstable = false;         // rho >= 1: no steady state exists
-  int64_t events = 0;            // engine events executed
+  double p99_response_s = 0;  // 0 unless options.percentiles
+  double rho = 0;             // offered lambda / (c mu)
+  bool unstable = false;      // rho >= 1: no steady state exists
+  int64_t events = 0;         // engine events executed
 };
 
 absl::StatusOr<MmcResult> RunMmc(const MmcOptions& options);

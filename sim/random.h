@@ -36,10 +36,13 @@ class Rng {
   // Uniform in [0, 1) with 53 random bits.
   double U01() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
   // Uniform in (0, 1]: safe to take the log of.
-  double U01Open() { return static_cast<double>((Next() >> 11) + 1) * 0x1.0p-53; }
+  double U01Open() {
+    return static_cast<double>((Next() >> 11) + 1) * 0x1.0p-53;
+  }
   // Uniform integer in [0, n) by Lemire's multiply-shift (tiny bias < n/2^64).
   uint64_t Below(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >>
+                                 64);
   }
 
  private:
@@ -47,7 +50,8 @@ class Rng {
   uint64_t s_[4];
 };
 
-// Standard normal quantile (Acklam's rational approximation, |rel err| < 1.2e-9).
+// Standard normal quantile (Acklam's rational approximation, |rel err|
+// < 1.2e-9).
 double InverseNormalCdf(double p);
 
 // The shapes a time or size can be drawn from. Means are in the caller's

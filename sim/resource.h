@@ -54,11 +54,11 @@ struct ResourceStats {
   double utilisation = 0;        // mean busy units / capacity
   double mean_queue_length = 0;  // time-weighted waiters
   int64_t max_queue_length = 0;
-  int64_t grants = 0;            // acquires that succeeded in the window
-  int64_t timeouts = 0;          // acquires that gave up in the window
-  double mean_wait_s = 0;        // over grants
-  double timed_out_wait_s = 0;   // mean wait of the timed-out acquires
-  Time first_timeout = -1;       // virtual time of the first timeout, -1 if none
+  int64_t grants = 0;           // acquires that succeeded in the window
+  int64_t timeouts = 0;         // acquires that gave up in the window
+  double mean_wait_s = 0;       // over grants
+  double timed_out_wait_s = 0;  // mean wait of the timed-out acquires
+  Time first_timeout = -1;      // virtual time of the first timeout, -1 if none
 };
 
 class Resource {
@@ -79,14 +79,16 @@ class Resource {
       }
       return false;
     }
-    void await_suspend(std::coroutine_handle<> h) { slot = r->Enqueue(h, timeout); }
-    // True if the unit was acquired, false if the wait timed out.
-    bool await_resume() {
-      return slot == kReadySlot ? true : r->Collect(slot);
+    void await_suspend(std::coroutine_handle<> h) {
+      slot = r->Enqueue(h, timeout);
     }
+    // True if the unit was acquired, false if the wait timed out.
+    bool await_resume() { return slot == kReadySlot ? true : r->Collect(slot); }
   };
   // co_await pool.Acquire(timeout) -> bool. Holders must call Release().
-  Awaiter Acquire(Time timeout = kNoTimeout) { return {this, timeout, kReadySlot}; }
+  Awaiter Acquire(Time timeout = kNoTimeout) {
+    return {this, timeout, kReadySlot};
+  }
   void Release();
 
   const std::string& name() const { return name_; }

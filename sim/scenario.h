@@ -21,14 +21,14 @@ namespace perflab::sim {
 
 struct KeySpec {
   enum class Type { kInt, kNumber, kChoice, kList };
-  std::string name;      // "servers"
+  std::string name;  // "servers"
   Type type = Type::kNumber;
   std::string fallback;  // default, as the user would type it
   double min = 0;        // accepted range for numbers (each list element too)
   double max = 1e18;
   bool min_open = false;  // true: min itself is rejected (a rate > 0)
   std::vector<std::string> choices;  // kChoice: accepted words
-  std::string help;      // one line, with the unit
+  std::string help;                  // one line, with the unit
 };
 
 // Validated values of a scenario's keys. Accessors assume the key exists
@@ -50,8 +50,8 @@ class Params {
   std::map<std::string, std::string, std::less<>> values_;
 };
 
-using ScenarioFn =
-    std::function<absl::StatusOr<report::Document>(const Params&, uint64_t seed)>;
+using ScenarioFn = std::function<absl::StatusOr<report::Document>(
+    const Params&, uint64_t seed)>;
 
 struct Scenario {
   std::string name;
@@ -70,9 +70,8 @@ absl::StatusOr<Params> ParseParams(const Scenario& scenario,
                                    const std::vector<std::string>& sets);
 
 // Parses, runs and stamps the scenario name, seed and parameters.
-absl::StatusOr<report::Document> RunScenario(std::string_view name,
-                                             const std::vector<std::string>& sets,
-                                             uint64_t seed);
+absl::StatusOr<report::Document> RunScenario(
+    std::string_view name, const std::vector<std::string>& sets, uint64_t seed);
 
 // "key  type  default  range  meaning" lines for --help.
 std::string KeysHelp(const Scenario& scenario);

@@ -40,7 +40,8 @@ void Cache::Put(int64_t key, Time now) {
   index_[key] = lru_.begin();
 }
 
-absl::StatusOr<KeyStream> KeyStream::Create(Kind kind, int64_t n, double zipf_s) {
+absl::StatusOr<KeyStream> KeyStream::Create(Kind kind, int64_t n,
+                                            double zipf_s) {
   if (n < 1) {
     return absl::InvalidArgumentError(absl::StrCat("key space ", n, " < 1"));
   }

@@ -37,7 +37,7 @@ struct FramePool {
   void Refill(std::size_t cls) {
     const std::size_t size = (cls + 1) * kClass;
     const std::size_t count = 256;
-    char* block = static_cast<char*>(::operator new(size * count));
+    char* block = static_cast<char*>(::operator new(size* count));
     blocks.push_back(block);
     for (std::size_t i = 0; i < count; ++i) {
       auto* n = reinterpret_cast<FreeNode*>(block + i * size);
@@ -70,8 +70,10 @@ void FreeFrame(void* p, std::size_t n) {
 
 Process::promise_type::~promise_type() {
   if (sim == nullptr) return;
-  if (prev != nullptr) prev->next = next;
-  else sim->live_head_ = next;
+  if (prev != nullptr)
+    prev->next = next;
+  else
+    sim->live_head_ = next;
   if (next != nullptr) next->prev = prev;
   --sim->live_;
 }
@@ -145,8 +147,8 @@ absl::Status Simulation::Run(Time until) {
     if (static_cast<int64_t>(heap_.size()) + live_ > budget_.max_pending) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "memory budget exceeded: ", heap_.size(), " pending events + ", live_,
-          " live processes > max_pending ", budget_.max_pending, " at t = ",
-          ToSec(now_), " s"));
+          " live processes > max_pending ", budget_.max_pending,
+          " at t = ", ToSec(now_), " s"));
     }
   }
   if (!stopped_ && now_ < until) now_ = until;

@@ -10,15 +10,17 @@ namespace perflab::sim {
 
 absl::StatusOr<Gc> Gc::Create(Simulation& sim, Cpu* cpu, const GcOptions& o) {
   if (!(o.heap_mib > 0) || !(o.live_set_mib >= 0) || !(o.young_share > 0) ||
-      o.young_share > 1 || !(o.pause_base_ms >= 0) || !(o.pause_per_young_mib_ms >= 0)) {
+      o.young_share > 1 || !(o.pause_base_ms >= 0) ||
+      !(o.pause_per_young_mib_ms >= 0)) {
     return absl::InvalidArgumentError(
-        "gc: heap_mib > 0, live_set_mib >= 0, young_share in (0, 1] and pause costs "
+        "gc: heap_mib > 0, live_set_mib >= 0, young_share in (0, 1] and pause "
+        "costs "
         ">= 0 required");
   }
   if (o.live_set_mib >= o.heap_mib) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "gc: live set ", o.live_set_mib, " MiB does not fit in a heap of ", o.heap_mib,
-        " MiB; accepted live_set_mib < heap_mib"));
+        "gc: live set ", o.live_set_mib, " MiB does not fit in a heap of ",
+        o.heap_mib, " MiB; accepted live_set_mib < heap_mib"));
   }
   const double young = (o.heap_mib - o.live_set_mib) * o.young_share;
   const double pause_ms = o.pause_base_ms + o.pause_per_young_mib_ms * young;

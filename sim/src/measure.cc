@@ -69,7 +69,8 @@ void Meter::OnSample(void* ctx, uint64_t) {
   m->SettleSample();
   ++m->samples_;
   m->pending_at_ = now;
-  m->pending_left_ = now == m->changed_at_ ? m->in_flight_before_ : m->in_flight_;
+  m->pending_left_ =
+      now == m->changed_at_ ? m->in_flight_before_ : m->in_flight_;
   m->sim_->Schedule(now + m->options_.sample_period, &OnSample, m);
 }
 
@@ -122,7 +123,8 @@ Summary Meter::Summarise() const {
   s.max_ms = latencies_.MaxMs();
   s.arrival_rate_per_s = static_cast<double>(started_) / window_s;
   SettleSample();
-  s.l_sampled = samples_ > 0 ? static_cast<double>(sample_sum2_) / 2 / samples_ : 0;
+  s.l_sampled =
+      samples_ > 0 ? static_cast<double>(sample_sum2_) / 2 / samples_ : 0;
   if (left_ > 0) {
     const double w_s = static_cast<double>(time_in_system_) / left_ / kSec;
     s.l_little = static_cast<double>(left_) / window_s * w_s;

@@ -63,10 +63,11 @@ Process Source(Model& m) {
 }  // namespace
 
 absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
-  if (o.servers < 1 || !(o.arrival_rate_per_s > 0) || !(o.service_rate_per_s > 0) ||
-      o.customers < 1 || !(o.service_cv >= 0)) {
+  if (o.servers < 1 || !(o.arrival_rate_per_s > 0) ||
+      !(o.service_rate_per_s > 0) || o.customers < 1 || !(o.service_cv >= 0)) {
     return absl::InvalidArgumentError(
-        "mmc: servers >= 1, rates > 0, customers >= 1 and service_cv >= 0 required");
+        "mmc: servers >= 1, rates > 0, customers >= 1 and service_cv >= 0 "
+        "required");
   }
   const double mean_service_ns = 1e9 / o.service_rate_per_s;
   Dist st = Dist::Exp(mean_service_ns);
@@ -74,7 +75,8 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
   if (o.service == MmcOptions::Service::kLognormal) {
     st = Dist::Lognormal(mean_service_ns, o.service_cv);
   }
-  auto m = std::make_unique<Model>(o, Dist::Exp(1e9 / o.arrival_rate_per_s), st);
+  auto m =
+      std::make_unique<Model>(o, Dist::Exp(1e9 / o.arrival_rate_per_s), st);
   m->warmup = o.warmup_customers >= 0 ? o.warmup_customers : o.customers / 10;
   m->total = m->warmup + o.customers;
   if (o.percentiles) {
@@ -86,7 +88,8 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
   if (absl::Status s = m->sim.Run(INT64_MAX); !s.ok()) return s;
 
   MmcResult r;
-  r.rho = o.arrival_rate_per_s / (static_cast<double>(o.servers) * o.service_rate_per_s);
+  r.rho = o.arrival_rate_per_s /
+          (static_cast<double>(o.servers) * o.service_rate_per_s);
   r.unstable = r.rho >= 1;
   r.customers = m->measured;
   r.events = m->sim.events_executed();

@@ -51,19 +51,20 @@ double InverseNormalCdf(double p) {
   if (p >= 1) return HUGE_VAL;
   if (p < kLow) {
     double q = std::sqrt(-2 * std::log(p));
-    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
+            c[5]) /
            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   }
   if (p > 1 - kLow) {
     double q = std::sqrt(-2 * std::log(1 - p));
-    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
+             c[5]) /
            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   }
   double q = p - 0.5;
   double r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
-         q /
-         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+         q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
 double Sample(const Dist& d, Rng& rng) {
@@ -94,7 +95,8 @@ int64_t SampleNs(const Dist& d, Rng& rng) {
 }
 
 void Mixture::Add(double weight, Dist d) {
-  cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) + weight);
+  cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) +
+                        weight);
   parts_.push_back(d);
 }
 
@@ -118,7 +120,8 @@ absl::StatusOr<Zipf> Zipf::Create(int64_t n, double s) {
         absl::StrCat("zipf keys ", n, " outside [1, 100000000]"));
   }
   if (!(s >= 0) || !std::isfinite(s)) {
-    return absl::InvalidArgumentError(absl::StrCat("zipf exponent ", s, " < 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("zipf exponent ", s, " < 0"));
   }
   Zipf z;
   z.cdf_.resize(n);

@@ -25,7 +25,8 @@ uint32_t Resource::Enqueue(std::coroutine_handle<> h, Time timeout) {
   queue_.push_back(key);
   ++queued_;
   waiting_.Set(sim_->now(), queued_);
-  if (timeout >= 0) sim_->Schedule(sim_->now() + timeout, &OnTimeout, this, key);
+  if (timeout >= 0)
+    sim_->Schedule(sim_->now() + timeout, &OnTimeout, this, key);
   return slot;
 }
 
@@ -44,7 +45,8 @@ void Resource::Release() {
     const uint64_t key = queue_.front();
     queue_.pop_front();
     Waiter& w = slots_[key >> 32];
-    if (w.gen != static_cast<uint32_t>(key) || w.state != State::kWaiting) continue;
+    if (w.gen != static_cast<uint32_t>(key) || w.state != State::kWaiting)
+      continue;
     // Hand the unit straight to the oldest waiter: in_use stays the same.
     w.state = State::kGranted;
     --queued_;
@@ -83,14 +85,18 @@ void Resource::ResetStats() {
 ResourceStats Resource::Stats() const {
   const Time now = sim_->now();
   ResourceStats s;
-  s.utilisation = capacity_ > 0 ? in_use_.Mean(now) / static_cast<double>(capacity_) : 0;
+  s.utilisation =
+      capacity_ > 0 ? in_use_.Mean(now) / static_cast<double>(capacity_) : 0;
   s.mean_queue_length = waiting_.Mean(now);
   s.max_queue_length = waiting_.max();
   s.grants = grants_;
   s.timeouts = timeouts_;
-  s.mean_wait_s = grants_ > 0 ? static_cast<double>(wait_sum_) / grants_ / kSec : 0;
+  s.mean_wait_s =
+      grants_ > 0 ? static_cast<double>(wait_sum_) / grants_ / kSec : 0;
   s.timed_out_wait_s =
-      timeouts_ > 0 ? static_cast<double>(timed_out_wait_sum_) / timeouts_ / kSec : 0;
+      timeouts_ > 0
+          ? static_cast<double>(timed_out_wait_sum_) / timeouts_ / kSec
+          : 0;
   s.first_timeout = first_timeout_;
   return s;
 }

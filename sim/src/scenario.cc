@@ -24,8 +24,8 @@ std::string RangeText(const KeySpec& k) {
                           k.choices.empty() ? "" : " or ",
                           absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kNumber:
-      return absl::StrCat("a number in ", k.min_open ? "(" : "[", Num(k.min), ", ",
-                          Num(k.max), "]");
+      return absl::StrCat("a number in ", k.min_open ? "(" : "[", Num(k.min),
+                          ", ", Num(k.max), "]");
     case KeySpec::Type::kList:
       return absl::StrCat("comma-separated numbers in ", k.min_open ? "(" : "[",
                           Num(k.min), ", ", Num(k.max), "]");
@@ -35,10 +35,14 @@ std::string RangeText(const KeySpec& k) {
 
 const char* TypeName(KeySpec::Type t) {
   switch (t) {
-    case KeySpec::Type::kInt: return "int";
-    case KeySpec::Type::kNumber: return "number";
-    case KeySpec::Type::kChoice: return "choice";
-    case KeySpec::Type::kList: return "list";
+    case KeySpec::Type::kInt:
+      return "int";
+    case KeySpec::Type::kNumber:
+      return "number";
+    case KeySpec::Type::kChoice:
+      return "choice";
+    case KeySpec::Type::kList:
+      return "list";
   }
   return "";
 }
@@ -65,7 +69,8 @@ absl::Status Check(const KeySpec& k, const std::string& value) {
         if (c == value) return absl::OkStatus();  // a word such as "virtual"
       }
       int64_t v = 0;
-      if (!absl::SimpleAtoi(value, &v) || !InRange(k, static_cast<double>(v))) return bad();
+      if (!absl::SimpleAtoi(value, &v) || !InRange(k, static_cast<double>(v)))
+        return bad();
       return absl::OkStatus();
     }
     case KeySpec::Type::kNumber: {
@@ -106,7 +111,8 @@ const std::string& Params::Str(std::string_view key) const {
 
 std::vector<double> Params::List(std::string_view key) const {
   std::vector<double> out;
-  std::vector<std::string> parts = absl::StrSplit(values_.find(key)->second, ',');
+  std::vector<std::string> parts =
+      absl::StrSplit(values_.find(key)->second, ',');
   for (const std::string& p : parts) {
     double v = 0;
     (void)absl::SimpleAtod(p, &v);
@@ -117,13 +123,20 @@ std::vector<double> Params::List(std::string_view key) const {
 
 const std::vector<Scenario>& Scenarios() {
   static const std::vector<Scenario>* all = new std::vector<Scenario>{
-      CoordinatedOmissionScenario(), LatencyMixtureScenario(),
-      LittlesLawScenario(),          ThreadPoolScenario(),
-      PoolStarvationScenario(),      ClientPoolScenario(),
-      UslScenario(),                 MmcScenario(),
-      HockeyStickScenario(),         KeepaliveRaceScenario(),
-      LockContentionScenario(),      HttpConnectionsScenario(),
-      GcHeapScenario(),              CacheScenario(),
+      CoordinatedOmissionScenario(),
+      LatencyMixtureScenario(),
+      LittlesLawScenario(),
+      ThreadPoolScenario(),
+      PoolStarvationScenario(),
+      ClientPoolScenario(),
+      UslScenario(),
+      MmcScenario(),
+      HockeyStickScenario(),
+      KeepaliveRaceScenario(),
+      LockContentionScenario(),
+      HttpConnectionsScenario(),
+      GcHeapScenario(),
+      CacheScenario(),
   };
   return *all;
 }
@@ -138,12 +151,13 @@ const Scenario* FindScenario(std::string_view name) {
 absl::StatusOr<Params> ParseParams(const Scenario& scenario,
                                    const std::vector<std::string>& sets) {
   Params params;
-  for (const KeySpec& k : scenario.keys) params.mutable_values()[k.name] = k.fallback;
+  for (const KeySpec& k : scenario.keys)
+    params.mutable_values()[k.name] = k.fallback;
   for (const std::string& set : sets) {
     const size_t eq = set.find('=');
     if (eq == std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--set '", set, "': expected key=value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--set '", set, "': expected key=value"));
     }
     const std::string key = set.substr(0, eq);
     const std::string value = set.substr(eq + 1);
@@ -164,16 +178,16 @@ absl::StatusOr<Params> ParseParams(const Scenario& scenario,
   return params;
 }
 
-absl::StatusOr<report::Document> RunScenario(std::string_view name,
-                                             const std::vector<std::string>& sets,
-                                             uint64_t seed) {
+absl::StatusOr<report::Document> RunScenario(
+    std::string_view name, const std::vector<std::string>& sets,
+    uint64_t seed) {
   const Scenario* scenario = FindScenario(name);
   if (scenario == nullptr) {
     std::vector<std::string> names;
     for (const Scenario& s : Scenarios()) names.push_back(s.name);
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown scenario '", std::string(name), "'; accepted: ",
-        absl::StrJoin(names, ", ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown scenario '", std::string(name),
+                     "'; accepted: ", absl::StrJoin(names, ", ")));
   }
   absl::StatusOr<Params> params = ParseParams(*scenario, sets);
   if (!params.ok()) return params.status();
@@ -188,7 +202,8 @@ absl::StatusOr<report::Document> RunScenario(std::string_view name,
 }
 
 std::string KeysHelp(const Scenario& scenario) {
-  std::string out = absl::StrCat(scenario.summary, "\n\nKeys (--set key=value):\n");
+  std::string out =
+      absl::StrCat(scenario.summary, "\n\nKeys (--set key=value):\n");
   for (const KeySpec& k : scenario.keys) {
     absl::StrAppend(&out, "  ", absl::StrFormat("%-22s", k.name), " ",
                     absl::StrFormat("%-6s", TypeName(k.type)), " default ",
@@ -198,9 +213,11 @@ std::string KeysHelp(const Scenario& scenario) {
 }
 
 report::Document ScenarioList() {
-  report::Document doc("perflab sim: scenarios (run perflab sim NAME --help for keys)");
-  report::Table& t = doc.AddTable("scenarios", "Scenarios",
-                                  {{"name", "name"}, {"summary", "what it shows"}});
+  report::Document doc(
+      "perflab sim: scenarios (run perflab sim NAME --help for keys)");
+  report::Table& t =
+      doc.AddTable("scenarios", "Scenarios",
+                   {{"name", "name"}, {"summary", "what it shows"}});
   for (const Scenario& s : Scenarios()) t.Add({s.name, s.summary});
   return doc;
 }

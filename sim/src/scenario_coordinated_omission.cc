@@ -47,7 +47,8 @@ Process ClosedClient(Simulation& sim, const Setup& s, bool intended,
   }
 }
 
-Process OpenRequest(Simulation& sim, const Setup& s, Time slot, LatencyRecorder& out) {
+Process OpenRequest(Simulation& sim, const Setup& s, Time slot,
+                    LatencyRecorder& out) {
   co_await Serve(sim, s);
   out.Record(sim.now() - slot);
 }
@@ -70,9 +71,11 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
   const Time freeze_end = freeze_start + MsToNs(p.Num("freeze_ms"));
   if (freeze_end > s.duration) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "key 'freeze_ms' = '", p.Str("freeze_ms"), "' with freeze_start_s = ",
-        p.Str("freeze_start_s"), ": the freeze must end within the run (duration_s = ",
-        p.Str("duration_s"), "); accepted freeze_start_s + freeze_ms / 1000 <= duration_s"));
+        "key 'freeze_ms' = '", p.Str("freeze_ms"),
+        "' with freeze_start_s = ", p.Str("freeze_start_s"),
+        ": the freeze must end within the run (duration_s = ",
+        p.Str("duration_s"),
+        "); accepted freeze_start_s + freeze_ms / 1000 <= duration_s"));
   }
   s.freezes.Add(freeze_start, freeze_end);
   s.target = (s.duration + s.interval - 1) / s.interval;
@@ -96,7 +99,8 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
     if (absl::Status st = sim.Run(INT64_MAX); !st.ok()) return st;
   }
 
-  report::Document doc("Coordinated omission: one freeze, three ways to measure it");
+  report::Document doc(
+      "Coordinated omission: one freeze, three ways to measure it");
   doc.Set("target_requests", "requests on the schedule", s.target);
   doc.Set("never_issued", "requests the closed loop never sent",
           s.target - clients[0].rec.Count());
@@ -111,11 +115,13 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
     t.Add({std::string(c.name), c.rec.Count(), c.rec.PercentileMs(50),
            c.rec.PercentileMs(99), c.rec.PercentileMs(99.9), c.rec.MaxMs()});
   }
-  doc.Note("closed-actual waits for each response and times from its actual send: "
-           "the freeze costs one slow sample and the requests it would have sent "
-           "are never issued.");
-  doc.Note("closed-intended times the same single connection from the schedule; "
-           "open sends on the schedule regardless (ground truth).");
+  doc.Note(
+      "closed-actual waits for each response and times from its actual send: "
+      "the freeze costs one slow sample and the requests it would have sent "
+      "are never issued.");
+  doc.Note(
+      "closed-intended times the same single connection from the schedule; "
+      "open sends on the schedule regardless (ground truth).");
   doc.Note("Percentiles are exact nearest-rank over all samples.");
   return doc;
 }
@@ -123,16 +129,20 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
 }  // namespace
 
 Scenario CoordinatedOmissionScenario() {
-  return {"coordinated-omission",
-          "a 5 s freeze measured by a closed loop, the same loop timed from the "
-          "schedule, and an open loop",
-          {NumKey("rate_per_s", "100", 0, 100000, "target request rate (req/s)", true),
-           NumKey("duration_s", "60", 0, 86400, "length of the test (s)", true),
-           NumKey("service_ms", "5", 0, 60000, "server time per request (ms)", true),
-           NumKey("freeze_start_s", "20", 0, 86400, "when the server freezes (s)"),
-           NumKey("freeze_ms", "5000", 0, 86400000, "how long it stays frozen (ms)"),
-           MaxPendingKey()},
-          Run};
+  return {
+      "coordinated-omission",
+      "a 5 s freeze measured by a closed loop, the same loop timed from the "
+      "schedule, and an open loop",
+      {NumKey("rate_per_s", "100", 0, 100000, "target request rate (req/s)",
+              true),
+       NumKey("duration_s", "60", 0, 86400, "length of the test (s)", true),
+       NumKey("service_ms", "5", 0, 60000, "server time per request (ms)",
+              true),
+       NumKey("freeze_start_s", "20", 0, 86400, "when the server freezes (s)"),
+       NumKey("freeze_ms", "5000", 0, 86400000,
+              "how long it stays frozen (ms)"),
+       MaxPendingKey()},
+      Run};
 }
 
 }  // namespace perflab::sim

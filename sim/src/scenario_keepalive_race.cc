@@ -44,8 +44,8 @@ Process Request(Simulation& sim, Pool& pool, const Setup& s) {
   pool.idle_since.push_back(sim.now());
 }
 
-Process Arrivals(Simulation& sim, Pool& pool, const Setup& s, Dist gap, Rng& rng,
-                 Time end) {
+Process Arrivals(Simulation& sim, Pool& pool, const Setup& s, Dist gap,
+                 Rng& rng, Time end) {
   while (true) {
     co_await sim.Delay(SampleNs(gap, rng));
     if (sim.now() >= end) co_return;
@@ -54,17 +54,19 @@ Process Arrivals(Simulation& sim, Pool& pool, const Setup& s, Dist gap, Rng& rng
 }
 
 absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  report::Document doc("Keep-alive race: server timeout against client idle timeout");
+  report::Document doc(
+      "Keep-alive race: server timeout against client idle timeout");
   const double client_ms = p.Num("client_idle_timeout_ms");
-  doc.Set("client_idle_timeout_ms", "client (load balancer) idle timeout (ms)", client_ms, 0);
-  report::Table& t = doc.AddTable(
-      "rows", "Server keep-alive timeouts",
-      {{"server_keepalive_ms", "server keep-alive (ms)", 0},
-       {"requests", "requests"},
-       {"stale_sends", "sent into a closed connection (502)"},
-       {"stale_pct", "502 share (%)", 3},
-       {"new_connections", "new connections"},
-       {"safe", "server > client timeout"}});
+  doc.Set("client_idle_timeout_ms", "client (load balancer) idle timeout (ms)",
+          client_ms, 0);
+  report::Table& t =
+      doc.AddTable("rows", "Server keep-alive timeouts",
+                   {{"server_keepalive_ms", "server keep-alive (ms)", 0},
+                    {"requests", "requests"},
+                    {"stale_sends", "sent into a closed connection (502)"},
+                    {"stale_pct", "502 share (%)", 3},
+                    {"new_connections", "new connections"},
+                    {"safe", "server > client timeout"}});
   for (double server_ms : p.List("server_keepalive_ms")) {
     Budget budget;
     budget.max_pending = p.Int("max_pending");
@@ -75,7 +77,8 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
     // The same arrivals for every row, so rows differ only in the timeout.
     Rng rng(seed, "arrivals");
     const Time end = SecToNs(p.Num("duration_s"));
-    sim.Spawn(Arrivals(sim, pool, s, Dist::Exp(1e9 / p.Num("rate_per_s")), rng, end));
+    sim.Spawn(
+        Arrivals(sim, pool, s, Dist::Exp(1e9 / p.Num("rate_per_s")), rng, end));
     if (absl::Status st = sim.Run(end + kSec); !st.ok()) return st;
     t.Add({server_ms, pool.requests, pool.stale,
            pool.requests > 0 ? 100.0 * static_cast<double>(pool.stale) /
@@ -83,26 +86,29 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
                              : 0.0,
            pool.opened, server_ms > client_ms});
   }
-  doc.Note("Fix: make the server's keep-alive timeout longer than the client's idle "
-           "timeout, so the client always closes first.");
+  doc.Note(
+      "Fix: make the server's keep-alive timeout longer than the client's idle "
+      "timeout, so the client always closes first.");
   return doc;
 }
 
 }  // namespace
 
 Scenario KeepaliveRaceScenario() {
-  return {"keepalive-race",
-          "load balancer reuse against the server's keep-alive timeout: the sporadic 502",
-          {NumKey("rate_per_s", "1", 0, 1e6, "Poisson request rate (req/s)", true),
-           NumKey("client_idle_timeout_ms", "3000", 0, 1e9,
-                  "client drops connections idle longer than this (ms)", true),
-           ListKey("server_keepalive_ms", "1000,2000,2500,3000,4000,5000", 0, 1e9,
-                   "server keep-alive timeouts to try (ms)", true),
-           NumKey("one_way_ms", "0.5", 0, 1e6, "one-way network delay (ms)"),
-           NumKey("request_ms", "10", 0, 1e6, "server time per request (ms)"),
-           NumKey("duration_s", "3600", 0, 864000, "traffic duration (s)", true),
-           MaxPendingKey()},
-          Run};
+  return {
+      "keepalive-race",
+      "load balancer reuse against the server's keep-alive timeout: the "
+      "sporadic 502",
+      {NumKey("rate_per_s", "1", 0, 1e6, "Poisson request rate (req/s)", true),
+       NumKey("client_idle_timeout_ms", "3000", 0, 1e9,
+              "client drops connections idle longer than this (ms)", true),
+       ListKey("server_keepalive_ms", "1000,2000,2500,3000,4000,5000", 0, 1e9,
+               "server keep-alive timeouts to try (ms)", true),
+       NumKey("one_way_ms", "0.5", 0, 1e6, "one-way network delay (ms)"),
+       NumKey("request_ms", "10", 0, 1e6, "server time per request (ms)"),
+       NumKey("duration_s", "3600", 0, 864000, "traffic duration (s)", true),
+       MaxPendingKey()},
+      Run};
 }
 
 }  // namespace perflab::sim

@@ -41,10 +41,11 @@ void Draw(const Mixture& m, int64_t n, Rng& rng, LatencyRecorder& rec,
 absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   if (p.Num("slow_share") + p.Num("stall_share") >= 1 ||
       p.Num("fast_lo_ms") > p.Num("fast_hi_ms")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "key 'slow_share' = '", p.Str("slow_share"), "' with stall_share = '",
-        p.Str("stall_share"), "': accepted slow_share + stall_share < 1 and "
-        "fast_lo_ms <= fast_hi_ms"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("key 'slow_share' = '", p.Str("slow_share"),
+                     "' with stall_share = '", p.Str("stall_share"),
+                     "': accepted slow_share + stall_share < 1 and "
+                     "fast_lo_ms <= fast_hi_ms"));
   }
   const int64_t n = p.Int("samples");
   Rng rng(seed, "mixture");
@@ -62,9 +63,10 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   // How much of the mean the tail above 500 ms carries, and the three modes.
   doc.Set("above_500ms", "requests above 500 ms", modes.count[2]);
   doc.Set("tail_mean_contribution_ms", "mean contributed by them (ms)",
-          static_cast<double>(modes.tail_sum) / static_cast<double>(n) / kMs, 1);
-  report::Table& m = doc.AddTable("modes", "Modes",
-                                  {{"range", "latency range"}, {"count", "requests"}});
+          static_cast<double>(modes.tail_sum) / static_cast<double>(n) / kMs,
+          1);
+  report::Table& m = doc.AddTable(
+      "modes", "Modes", {{"range", "latency range"}, {"count", "requests"}});
   m.Add({std::string("< 50 ms"), modes.count[0]});
   m.Add({std::string("50-500 ms"), modes.count[1]});
   m.Add({std::string(">= 500 ms"), modes.count[2]});
@@ -73,7 +75,8 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   Mixture healthy;
   healthy.Add(1, Dist::Uniform(p.Num("fast_lo_ms"), p.Num("fast_hi_ms")));
   Mixture sick;
-  sick.Add(1 - p.Num("sick_share"), Dist::Uniform(p.Num("fast_lo_ms"), p.Num("fast_hi_ms")));
+  sick.Add(1 - p.Num("sick_share"),
+           Dist::Uniform(p.Num("fast_lo_ms"), p.Num("fast_hi_ms")));
   sick.Add(p.Num("sick_share"), Dist::Uniform(760, 1060));
   Rng a(seed, "healthy"), b(seed, "sick");
   LatencyRecorder h(static_cast<size_t>(n)), s(static_cast<size_t>(n));
@@ -82,30 +85,36 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   models::Histogram merged = h.histogram();
   if (absl::Status st = merged.Merge(s.histogram()); !st.ok()) return st;
   const double avg = (h.PercentileMs(99) + s.PercentileMs(99)) / 2;
-  report::Table& t = doc.AddTable("instances", "Two instances",
-                                  {{"name", "instance"}, {"p99_ms", "p99 (ms)", 1}});
+  report::Table& t =
+      doc.AddTable("instances", "Two instances",
+                   {{"name", "instance"}, {"p99_ms", "p99 (ms)", 1}});
   t.Add({std::string("healthy"), h.PercentileMs(99)});
   t.Add({std::string("sick"), s.PercentileMs(99)});
   t.Add({std::string("average of p99s"), avg});
   t.Add({std::string("merged histograms"), ToMs(merged.Percentile(99))});
-  doc.Note("Percentiles of one sample set are exact nearest-rank; the merged p99 "
-           "comes from adding histogram buckets (3 significant digits).");
+  doc.Note(
+      "Percentiles of one sample set are exact nearest-rank; the merged p99 "
+      "comes from adding histogram buckets (3 significant digits).");
   return doc;
 }
 
 }  // namespace
 
 Scenario LatencyMixtureScenario() {
-  return {"latency-mixture",
-          "a three-mode latency mixture: mean vs p50/p99/p99.9, merged vs averaged p99",
-          {IntKey("samples", "100000", 100, 20000000, "latencies drawn"),
-           NumKey("fast_lo_ms", "10", 0, 1e6, "fast path: uniform low end (ms)"),
-           NumKey("fast_hi_ms", "20", 0, 1e6, "fast path: uniform high end (ms)"),
-           NumKey("slow_share", "0.025", 0, 1, "share on the slow path, 120-200 ms"),
-           NumKey("stall_share", "0.005", 0, 1, "share stalled, 800-2000 ms"),
-           NumKey("sick_share", "0.05", 0, 1, "sick instance: share stalled 760-1060 ms"),
-           MaxPendingKey()},
-          Run};
+  return {
+      "latency-mixture",
+      "a three-mode latency mixture: mean vs p50/p99/p99.9, merged vs averaged "
+      "p99",
+      {IntKey("samples", "100000", 100, 20000000, "latencies drawn"),
+       NumKey("fast_lo_ms", "10", 0, 1e6, "fast path: uniform low end (ms)"),
+       NumKey("fast_hi_ms", "20", 0, 1e6, "fast path: uniform high end (ms)"),
+       NumKey("slow_share", "0.025", 0, 1,
+              "share on the slow path, 120-200 ms"),
+       NumKey("stall_share", "0.005", 0, 1, "share stalled, 800-2000 ms"),
+       NumKey("sick_share", "0.05", 0, 1,
+              "sick instance: share stalled 760-1060 ms"),
+       MaxPendingKey()},
+      Run};
 }
 
 }  // namespace perflab::sim

@@ -17,8 +17,8 @@ Process Request(Simulation& sim, Meter& meter, Time service) {
   meter.End(start);
 }
 
-Process Arrivals(Simulation& sim, Meter& meter, Dist gap, Dist service, Rng& arr,
-                 Rng& svc) {
+Process Arrivals(Simulation& sim, Meter& meter, Dist gap, Dist service,
+                 Rng& arr, Rng& svc) {
   while (true) {
     co_await sim.Delay(SampleNs(gap, arr));
     sim.Spawn(Request(sim, meter, SampleNs(service, svc)));
@@ -29,15 +29,15 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   const bool poisson = p.Str("arrivals") == "poisson";
   const bool exp_service = p.Str("service") == "exp";
   report::Document doc("Little's Law: L = lambda x W, measured three ways");
-  report::Table& t = doc.AddTable(
-      "rows", "Rows",
-      {{"rate_per_s", "offered (req/s)", 0},
-       {"service_ms", "service (ms)", 0},
-       {"lambda_per_s", "lambda measured (req/s)", 2},
-       {"w_ms", "W measured (ms)", 3},
-       {"l_sampled", "L sampled", 3},
-       {"lambda_w", "lambda x W", 3},
-       {"error_pct", "|L - lambda W| / lambda W (%)", 3}});
+  report::Table& t =
+      doc.AddTable("rows", "Rows",
+                   {{"rate_per_s", "offered (req/s)", 0},
+                    {"service_ms", "service (ms)", 0},
+                    {"lambda_per_s", "lambda measured (req/s)", 2},
+                    {"w_ms", "W measured (ms)", 3},
+                    {"l_sampled", "L sampled", 3},
+                    {"lambda_w", "lambda x W", 3},
+                    {"error_pct", "|L - lambda W| / lambda W (%)", 3}});
   double worst = 0;
   for (double rate : p.List("rates_per_s")) {
     for (double service_ms : p.List("service_ms")) {
@@ -52,49 +52,60 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
       const std::string stream = absl::StrCat(rate, "/", service_ms);
       Rng arr(seed, "arrivals/" + stream), svc(seed, "service/" + stream);
       const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Det(1e9 / rate);
-      const Dist service =
-          exp_service ? Dist::Exp(service_ms * 1e6) : Dist::Det(service_ms * 1e6);
+      const Dist service = exp_service ? Dist::Exp(service_ms * 1e6)
+                                       : Dist::Det(service_ms * 1e6);
       sim.Spawn(Arrivals(sim, meter, gap, service, arr, svc));
       if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
       const Summary s = meter.Summarise();
       const double lw = s.arrival_rate_per_s * s.mean_ms / 1e3;
       const double err = lw > 0 ? std::fabs(s.l_sampled - lw) / lw * 100 : 0;
       worst = std::max(worst, err);
-      t.Add({rate, service_ms, s.arrival_rate_per_s, s.mean_ms, s.l_sampled, lw, err});
+      t.Add({rate, service_ms, s.arrival_rate_per_s, s.mean_ms, s.l_sampled, lw,
+             err});
     }
   }
   doc.Set("worst_error_pct", "worst |L - lambda W| / lambda W (%)", worst, 3);
-  absl::StatusOr<models::PoolSizing> pool = models::SizePool(
-      p.Num("pool_rate_per_s"), p.Num("pool_hold_ms") / 1e3, p.Num("pool_headroom"));
+  absl::StatusOr<models::PoolSizing> pool =
+      models::SizePool(p.Num("pool_rate_per_s"), p.Num("pool_hold_ms") / 1e3,
+                       p.Num("pool_headroom"));
   if (pool.ok()) {
-    doc.Set("pool_in_flight", "pool sizing: rate x hold (in flight)", pool->in_flight, 2);
+    doc.Set("pool_in_flight", "pool sizing: rate x hold (in flight)",
+            pool->in_flight, 2);
     doc.Set("pool_minimum", "pool sizing: smallest pool that does not queue",
             pool->minimum);
-    doc.Set("pool_with_headroom", "pool sizing: with headroom", pool->with_headroom);
+    doc.Set("pool_with_headroom", "pool sizing: with headroom",
+            pool->with_headroom);
   }
-  doc.Note("lambda counts arrivals in the window, W is the mean time in system of "
-           "the requests that left in it, L the mean of the periodic samples.");
+  doc.Note(
+      "lambda counts arrivals in the window, W is the mean time in system of "
+      "the requests that left in it, L the mean of the periodic samples.");
   return doc;
 }
 
 }  // namespace
 
 Scenario LittlesLawScenario() {
-  return {"littles-law",
-          "L sampled on a fixed period against lambda x W, over rates and service times",
-          {ListKey("rates_per_s", "50,100,250,400", 0, 1e6, "arrival rates (req/s)", true),
-           ListKey("service_ms", "20,60,200", 0, 1e6, "service times (ms)", true),
-           ChoiceKey("arrivals", "constant", {"constant", "poisson"},
-                     "arrival process"),
-           ChoiceKey("service", "det", {"det", "exp"}, "service time distribution"),
-           NumKey("sample_ms", "5", 0, 60000, "in-flight sampling period (ms)", true),
-           NumKey("warmup_s", "2", 0, 86400, "discarded warm-up (s)"),
-           NumKey("duration_s", "60", 0, 86400, "measured window (s)", true),
-           NumKey("pool_rate_per_s", "250", 0, 1e6, "pool sizing: peak rate (req/s)", true),
-           NumKey("pool_hold_ms", "60", 0, 1e6, "pool sizing: hold time (ms)", true),
-           NumKey("pool_headroom", "0.3", 0, 10, "pool sizing: headroom fraction"),
-           MaxPendingKey()},
-          Run};
+  return {
+      "littles-law",
+      "L sampled on a fixed period against lambda x W, over rates and service "
+      "times",
+      {ListKey("rates_per_s", "50,100,250,400", 0, 1e6, "arrival rates (req/s)",
+               true),
+       ListKey("service_ms", "20,60,200", 0, 1e6, "service times (ms)", true),
+       ChoiceKey("arrivals", "constant", {"constant", "poisson"},
+                 "arrival process"),
+       ChoiceKey("service", "det", {"det", "exp"}, "service time distribution"),
+       NumKey("sample_ms", "5", 0, 60000, "in-flight sampling period (ms)",
+              true),
+       NumKey("warmup_s", "2", 0, 86400, "discarded warm-up (s)"),
+       NumKey("duration_s", "60", 0, 86400, "measured window (s)", true),
+       NumKey("pool_rate_per_s", "250", 0, 1e6,
+              "pool sizing: peak rate (req/s)", true),
+       NumKey("pool_hold_ms", "60", 0, 1e6, "pool sizing: hold time (ms)",
+              true),
+       NumKey("pool_headroom", "0.3", 0, 10, "pool sizing: headroom fraction"),
+       MaxPendingKey()},
+      Run};
 }
 
 }  // namespace perflab::sim

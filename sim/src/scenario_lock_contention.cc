@@ -51,18 +51,19 @@ Process Writer(Model& m, Time period) {
 }
 
 absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  report::Document doc("Lock contention: a row-locking UPDATE in and out of the request path");
-  report::Table& t = doc.AddTable(
-      "rows", "Before and after",
-      {{"variant", "UPDATE"},
-       {"throughput_per_s", "throughput (req/s)", 1},
-       {"mean_ms", "mean (ms)", 0},
-       {"p90_ms", "p90 (ms)", 0},
-       {"max_ms", "max (ms)", 0},
-       {"lock_utilisation", "row lock busy", 3},
-       {"l_sampled", "L sampled", 1},
-       {"l_little", "lambda x W", 1},
-       {"max_backlog", "max pending updates"}});
+  report::Document doc(
+      "Lock contention: a row-locking UPDATE in and out of the request path");
+  report::Table& t =
+      doc.AddTable("rows", "Before and after",
+                   {{"variant", "UPDATE"},
+                    {"throughput_per_s", "throughput (req/s)", 1},
+                    {"mean_ms", "mean (ms)", 0},
+                    {"p90_ms", "p90 (ms)", 0},
+                    {"max_ms", "max (ms)", 0},
+                    {"lock_utilisation", "row lock busy", 3},
+                    {"l_sampled", "L sampled", 1},
+                    {"l_little", "lambda x W", 1},
+                    {"max_backlog", "max pending updates"}});
   double before = 0;
   for (bool in_path : {true, false}) {
     Budget budget;
@@ -74,11 +75,16 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
     Meter meter(sim, mo);
     Resource lock(sim, "row lock", 1);
     Rng rng(seed, "requests"), starts(seed, "starts");
-    Model m{sim, meter, lock,
+    Model m{sim,
+            meter,
+            lock,
             Dist::Lognormal(p.Num("work_ms") * 1e6, p.Num("work_cv")),
-            Dist::Lognormal(p.Num("lock_hold_ms") * 1e6, p.Num("hold_cv")), rng, in_path};
+            Dist::Lognormal(p.Num("lock_hold_ms") * 1e6, p.Num("hold_cv")),
+            rng,
+            in_path};
     for (int64_t i = 0; i < p.Int("users"); ++i) {
-      sim.Spawn(User(m, static_cast<Time>(starts.U01() * p.Num("work_ms") * 1e6)));
+      sim.Spawn(
+          User(m, static_cast<Time>(starts.U01() * p.Num("work_ms") * 1e6)));
     }
     if (!in_path) sim.Spawn(Writer(m, MsToNs(p.Num("batch_ms"))));
     if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
@@ -87,34 +93,40 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
     const Summary s = meter.Summarise();
     if (in_path) before = s.throughput_per_s;
     t.Add({std::string(in_path ? "in request path" : "moved off (batched)"),
-           s.throughput_per_s, s.mean_ms, meter.latencies().PercentileMs(90), s.max_ms,
-           lock.Stats().utilisation, s.l_sampled, s.l_little, m.max_backlog});
+           s.throughput_per_s, s.mean_ms, meter.latencies().PercentileMs(90),
+           s.max_ms, lock.Stats().utilisation, s.l_sampled, s.l_little,
+           m.max_backlog});
     if (!in_path) AddResourceTable(doc, {&lock});
     if (!in_path && before > 0) {
-      doc.Set("throughput_gain", "throughput after / before", s.throughput_per_s / before,
-              2);
+      doc.Set("throughput_gain", "throughput after / before",
+              s.throughput_per_s / before, 2);
     }
   }
-  doc.Note("Closed loop of `users` with no think time: while the lock is in the path, "
-           "throughput is capped at 1 / lock hold and the queue for it is the latency.");
+  doc.Note(
+      "Closed loop of `users` with no think time: while the lock is in the "
+      "path, "
+      "throughput is capped at 1 / lock hold and the queue for it is the "
+      "latency.");
   return doc;
 }
 
 }  // namespace
 
 Scenario LockContentionScenario() {
-  return {"lock-contention",
-          "a slow row-locking UPDATE inside every request, then moved off the path",
-          {IntKey("users", "100", 1, 1000000, "closed-loop users, no think time"),
-           NumKey("work_ms", "1000", 0, 1e7, "other work per request (ms)", true),
-           NumKey("work_cv", "0.3", 0, 10, "its variation (lognormal cv)"),
-           NumKey("lock_hold_ms", "20", 0, 1e7, "UPDATE time holding the row lock (ms)", true),
-           NumKey("hold_cv", "0.5", 0, 10, "its variation (lognormal cv)"),
-           NumKey("batch_ms", "100", 0, 1e7, "background writer period (ms)", true),
-           NumKey("warmup_s", "20", 0, 86400, "discarded warm-up (s)"),
-           NumKey("duration_s", "120", 0, 86400, "measured window (s)", true),
-           MaxPendingKey()},
-          Run};
+  return {
+      "lock-contention",
+      "a slow row-locking UPDATE inside every request, then moved off the path",
+      {IntKey("users", "100", 1, 1000000, "closed-loop users, no think time"),
+       NumKey("work_ms", "1000", 0, 1e7, "other work per request (ms)", true),
+       NumKey("work_cv", "0.3", 0, 10, "its variation (lognormal cv)"),
+       NumKey("lock_hold_ms", "20", 0, 1e7,
+              "UPDATE time holding the row lock (ms)", true),
+       NumKey("hold_cv", "0.5", 0, 10, "its variation (lognormal cv)"),
+       NumKey("batch_ms", "100", 0, 1e7, "background writer period (ms)", true),
+       NumKey("warmup_s", "20", 0, 86400, "discarded warm-up (s)"),
+       NumKey("duration_s", "120", 0, 86400, "measured window (s)", true),
+       MaxPendingKey()},
+      Run};
 }
 
 }  // namespace perflab::sim

@@ -20,7 +20,8 @@ MmcOptions::Service ServiceOf(const std::string& s) {
 
 // The analytic answer when one exists: M/M/c, or M/G/1 for any service.
 std::optional<models::QueueMetrics> Analytic(const MmcOptions& o) {
-  if (o.arrival_rate_per_s >= o.servers * o.service_rate_per_s) return std::nullopt;
+  if (o.arrival_rate_per_s >= o.servers * o.service_rate_per_s)
+    return std::nullopt;
   double cv = 1;
   if (o.service == MmcOptions::Service::kDet) cv = 0;
   if (o.service == MmcOptions::Service::kLognormal) cv = o.service_cv;
@@ -37,7 +38,8 @@ std::optional<models::QueueMetrics> Analytic(const MmcOptions& o) {
   return *m;
 }
 
-absl::StatusOr<report::Document> RunMmcScenario(const Params& p, uint64_t seed) {
+absl::StatusOr<report::Document> RunMmcScenario(const Params& p,
+                                                uint64_t seed) {
   MmcOptions o;
   o.servers = p.Int("servers");
   o.arrival_rate_per_s = p.Num("arrival_rate_per_s");
@@ -50,43 +52,51 @@ absl::StatusOr<report::Document> RunMmcScenario(const Params& p, uint64_t seed) 
   o.budget.max_pending = p.Int("max_pending");
   absl::StatusOr<MmcResult> r = RunMmc(o);
   if (!r.ok()) return r.status();
-  report::Document doc(absl::StrCat("M/", p.Str("service") == "exp" ? "M"
-                                          : p.Str("service") == "det" ? "D" : "G",
+  report::Document doc(absl::StrCat("M/",
+                                    p.Str("service") == "exp"   ? "M"
+                                    : p.Str("service") == "det" ? "D"
+                                                                : "G",
                                     "/", o.servers, " queue"));
-  doc.Set("stability", "stability", std::string(r->unstable ? "unstable" : "stable"));
+  doc.Set("stability", "stability",
+          std::string(r->unstable ? "unstable" : "stable"));
   doc.Set("rho", "offered utilisation lambda / (c mu)", r->rho, 3);
   doc.Set("customers", "measured customers", r->customers);
   doc.Set("mean_wait_s", "mean wait in queue (s)", r->mean_wait_s, 4);
   doc.Set("mean_response_s", "mean time in system (s)", r->mean_response_s, 4);
   doc.Set("p_wait", "share that had to queue", r->p_wait, 4);
   doc.Set("utilisation", "server utilisation", r->utilisation, 4);
-  doc.Set("throughput_per_s", "throughput (customers/s)", r->throughput_per_s, 3);
-  doc.Set("mean_queue_length", "mean queue length (time-weighted)", r->mean_queue_length, 3);
+  doc.Set("throughput_per_s", "throughput (customers/s)", r->throughput_per_s,
+          3);
+  doc.Set("mean_queue_length", "mean queue length (time-weighted)",
+          r->mean_queue_length, 3);
   doc.Set("p99_response_s", "p99 time in system (s)", r->p99_response_s, 4);
   if (std::optional<models::QueueMetrics> a = Analytic(o)) {
-    doc.Set("analytic_mean_wait_s", "analytic mean wait (s)", a->mean_wait_s, 4);
+    doc.Set("analytic_mean_wait_s", "analytic mean wait (s)", a->mean_wait_s,
+            4);
     doc.Set("analytic_p_wait", "analytic P(wait)", a->p_wait, 4);
     doc.Set("wait_error_pct", "simulated vs analytic mean wait (%)",
             (r->mean_wait_s - a->mean_wait_s) / a->mean_wait_s * 100, 2);
   }
   if (r->unstable) {
-    doc.Note(absl::StrCat("unstable: rho = ", r->rho,
-                          " >= 1, so no steady state exists; the queue grew for the "
-                          "whole run and the means depend on its length."));
+    doc.Note(
+        absl::StrCat("unstable: rho = ", r->rho,
+                     " >= 1, so no steady state exists; the queue grew for the "
+                     "whole run and the means depend on its length."));
   }
   return doc;
 }
 
-absl::StatusOr<report::Document> RunHockeyStick(const Params& p, uint64_t seed) {
+absl::StatusOr<report::Document> RunHockeyStick(const Params& p,
+                                                uint64_t seed) {
   report::Document doc("Hockey stick: latency against utilisation");
-  report::Table& t = doc.AddTable(
-      "rows", "Rows",
-      {{"servers", "servers"},
-       {"rho", "utilisation", 2},
-       {"sim_response_ms", "simulated W (ms)", 2},
-       {"analytic_response_ms", "analytic W (ms)", 2},
-       {"error_pct", "error (%)", 2},
-       {"sim_p99_ms", "simulated p99 (ms)", 1}});
+  report::Table& t =
+      doc.AddTable("rows", "Rows",
+                   {{"servers", "servers"},
+                    {"rho", "utilisation", 2},
+                    {"sim_response_ms", "simulated W (ms)", 2},
+                    {"analytic_response_ms", "analytic W (ms)", 2},
+                    {"error_pct", "error (%)", 2},
+                    {"sim_p99_ms", "simulated p99 (ms)", 1}});
   const double service_s = p.Num("service_ms") / 1e3;
   for (double c : p.List("servers")) {
     for (double rho : p.List("utilisations")) {
@@ -102,41 +112,50 @@ absl::StatusOr<report::Document> RunHockeyStick(const Params& p, uint64_t seed) 
       std::optional<models::QueueMetrics> a = Analytic(o);
       const double sim_ms = r->mean_response_s * 1e3;
       const double an_ms = a ? a->mean_response_s * 1e3 : 0;
-      t.Add({static_cast<int64_t>(c), rho, sim_ms, a ? report::Value(an_ms) : report::Value(),
-             a ? report::Value((sim_ms - an_ms) / an_ms * 100) : report::Value(),
-             r->p99_response_s * 1e3});
+      t.Add(
+          {static_cast<int64_t>(c), rho, sim_ms,
+           a ? report::Value(an_ms) : report::Value(),
+           a ? report::Value((sim_ms - an_ms) / an_ms * 100) : report::Value(),
+           r->p99_response_s * 1e3});
     }
   }
-  doc.Note("Latency stays near the service time until utilisation passes ~0.7, "
-           "then bends up like a hockey stick; more servers bend later.");
+  doc.Note(
+      "Latency stays near the service time until utilisation passes ~0.7, "
+      "then bends up like a hockey stick; more servers bend later.");
   return doc;
 }
 
 }  // namespace
 
 Scenario MmcScenario() {
-  return {"mmc",
-          "the M/M/c (M/D/c, M/G/c) queue against Erlang C and Pollaczek-Khinchine",
-          {IntKey("servers", "4", 1, 100000, "servers c"),
-           NumKey("arrival_rate_per_s", "3.6", 0, 1e9, "Poisson arrival rate (1/s)", true),
-           NumKey("service_rate_per_s", "1", 0, 1e9, "service rate per server (1/s)", true),
-           ChoiceKey("service", "exp", {"exp", "det", "lognormal"},
-                     "service time distribution"),
-           NumKey("service_cv", "1", 0, 100, "lognormal service: sd / mean"),
-           IntKey("customers", "1000000", 1, 1000000000, "measured customers"),
-           IntKey("warmup_customers", "100000", 0, 1000000000, "discarded first customers"),
-           MaxPendingKey()},
-          RunMmcScenario};
+  return {
+      "mmc",
+      "the M/M/c (M/D/c, M/G/c) queue against Erlang C and Pollaczek-Khinchine",
+      {IntKey("servers", "4", 1, 100000, "servers c"),
+       NumKey("arrival_rate_per_s", "3.6", 0, 1e9, "Poisson arrival rate (1/s)",
+              true),
+       NumKey("service_rate_per_s", "1", 0, 1e9,
+              "service rate per server (1/s)", true),
+       ChoiceKey("service", "exp", {"exp", "det", "lognormal"},
+                 "service time distribution"),
+       NumKey("service_cv", "1", 0, 100, "lognormal service: sd / mean"),
+       IntKey("customers", "1000000", 1, 1000000000, "measured customers"),
+       IntKey("warmup_customers", "100000", 0, 1000000000,
+              "discarded first customers"),
+       MaxPendingKey()},
+      RunMmcScenario};
 }
 
 Scenario HockeyStickScenario() {
   return {"hockey-stick",
-          "mean latency against utilisation, M/M/1 and M/M/c, simulated and analytic",
+          "mean latency against utilisation, M/M/1 and M/M/c, simulated and "
+          "analytic",
           {ListKey("servers", "1,4", 1, 1000, "server counts c"),
            ListKey("utilisations", "0.1,0.3,0.5,0.7,0.8,0.9,0.95", 0, 0.99,
                    "utilisations rho", true),
            NumKey("service_ms", "10", 0, 1e6, "mean service time (ms)", true),
-           IntKey("customers", "200000", 1000, 1000000000, "measured customers per point"),
+           IntKey("customers", "200000", 1000, 1000000000,
+                  "measured customers per point"),
            MaxPendingKey()},
           RunHockeyStick};
 }

@@ -17,7 +17,8 @@ struct Names {
   const char* hold_key;  // "hold_ms" or "call_ms"
 };
 
-Process Use(Simulation& sim, Meter& meter, Resource& pool, Time timeout, Time hold) {
+Process Use(Simulation& sim, Meter& meter, Resource& pool, Time timeout,
+            Time hold) {
   const Time start = sim.now();
   meter.Begin();
   const bool got = co_await pool.Acquire(timeout);
@@ -36,27 +37,28 @@ Process Arrivals(Simulation& sim, Meter& meter, Resource& pool, Time timeout,
   }
 }
 
-absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed, Names n) {
+absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed,
+                                         Names n) {
   const int64_t size = p.Int("pool");
   const double hold_ms = p.Num(n.hold_key);
   const Time timeout = MsToNs(p.Num("timeout_ms"));
   const bool poisson = p.Str("arrivals") == "poisson";
   const bool exp_hold = p.Str("hold") == "exp";
   report::Document doc(n.title);
-  const double ceiling = models::PoolCeilingPerS(static_cast<double>(size), hold_ms / 1e3);
+  const double ceiling =
+      models::PoolCeilingPerS(static_cast<double>(size), hold_ms / 1e3);
   doc.Set("ceiling_per_s", "pool / hold time (req/s)", ceiling, 1);
-  report::Table& t = doc.AddTable(
-      "rows", "Offered load",
-      {{"offered_per_s", "offered (req/s)", 0},
-       {"throughput_per_s", "served (req/s)", 1},
-       {"utilisation", "pool busy", 3},
-       {"mean_wait_ms", "mean wait (ms)", 1},
-       {"mean_pending", "mean pending", 1},
-       {"max_pending", "max pending", 0},
-       {"pending_at_end", "pending at end", 0},
-       {"timeouts", "timeouts", 0},
-       {"first_timeout_s", "first timeout (s)", 1},
-       {"p99_ms", "p99 (ms)", 1}});
+  report::Table& t = doc.AddTable("rows", "Offered load",
+                                  {{"offered_per_s", "offered (req/s)", 0},
+                                   {"throughput_per_s", "served (req/s)", 1},
+                                   {"utilisation", "pool busy", 3},
+                                   {"mean_wait_ms", "mean wait (ms)", 1},
+                                   {"mean_pending", "mean pending", 1},
+                                   {"max_pending", "max pending", 0},
+                                   {"pending_at_end", "pending at end", 0},
+                                   {"timeouts", "timeouts", 0},
+                                   {"first_timeout_s", "first timeout (s)", 1},
+                                   {"p99_ms", "p99 (ms)", 1}});
   for (double rate : p.List("rates_per_s")) {
     Budget budget;
     budget.max_pending = p.Int("max_pending");
@@ -68,26 +70,29 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed, Names n
     const std::string stream = absl::StrCat(rate);
     Rng arr(seed, "arrivals/" + stream), svc(seed, "hold/" + stream);
     const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Det(1e9 / rate);
-    const Dist hold = exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Det(hold_ms * 1e6);
+    const Dist hold =
+        exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Det(hold_ms * 1e6);
     sim.Spawn(Arrivals(sim, meter, pool, timeout, gap, hold, arr, svc));
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
     const Summary s = meter.Summarise();
     const ResourceStats rs = pool.Stats();
     t.Add({rate, s.throughput_per_s, rs.utilisation, rs.mean_wait_s * 1e3,
-           rs.mean_queue_length,
-           rs.max_queue_length, pool.queued(), rs.timeouts,
+           rs.mean_queue_length, rs.max_queue_length, pool.queued(),
+           rs.timeouts,
            rs.first_timeout >= 0 ? report::Value(ToSec(rs.first_timeout))
                                  : report::Value(),
            s.p99_ms});
   }
-  doc.Note(absl::StrCat("Past ", ceiling,
-                        " req/s the pool cannot keep up: pending grows by the excess "
-                        "every second until waits reach the timeout."));
+  doc.Note(absl::StrCat(
+      "Past ", ceiling,
+      " req/s the pool cannot keep up: pending grows by the excess "
+      "every second until waits reach the timeout."));
   return doc;
 }
 
 std::vector<KeySpec> CommonKeys() {
-  return {ChoiceKey("arrivals", "poisson", {"poisson", "constant"}, "arrival process"),
+  return {ChoiceKey("arrivals", "poisson", {"poisson", "constant"},
+                    "arrival process"),
           ChoiceKey("hold", "det", {"det", "exp"}, "hold time distribution"),
           MaxPendingKey()};
 }
@@ -96,38 +101,44 @@ std::vector<KeySpec> CommonKeys() {
 
 Scenario PoolStarvationScenario() {
   std::vector<KeySpec> keys = {
-      IntKey("pool", "10", 1, 100000, "connections in the pool (Hikari maximumPoolSize)"),
-      NumKey("hold_ms", "50", 0, 3600000, "time each request holds a connection (ms)", true),
-      NumKey("timeout_ms", "30000", 0, 86400000, "acquire timeout (ms, connectionTimeout)"),
-      ListKey("rates_per_s", "100,150,200,250", 0, 1e6, "offered rates (req/s)", true),
+      IntKey("pool", "10", 1, 100000,
+             "connections in the pool (Hikari maximumPoolSize)"),
+      NumKey("hold_ms", "50", 0, 3600000,
+             "time each request holds a connection (ms)", true),
+      NumKey("timeout_ms", "30000", 0, 86400000,
+             "acquire timeout (ms, connectionTimeout)"),
+      ListKey("rates_per_s", "100,150,200,250", 0, 1e6, "offered rates (req/s)",
+              true),
       NumKey("duration_s", "180", 0, 86400, "length of each run (s)", true)};
   for (KeySpec& k : CommonKeys()) keys.push_back(k);
-  return {"pool-starvation",
-          "a Hikari pool of 10 held 50 ms: fine at 100 req/s, timeouts past 200",
-          keys,
-          [](const Params& p, uint64_t seed) {
-            return RunPool(p, seed,
-                           {"Pool starvation: offered load against pool / hold",
-                            "hold_ms"});
-          }};
+  return {
+      "pool-starvation",
+      "a Hikari pool of 10 held 50 ms: fine at 100 req/s, timeouts past 200",
+      keys, [](const Params& p, uint64_t seed) {
+        return RunPool(
+            p, seed,
+            {"Pool starvation: offered load against pool / hold", "hold_ms"});
+      }};
 }
 
 Scenario ClientPoolScenario() {
   std::vector<KeySpec> keys = {
       IntKey("pool", "20", 1, 100000, "HTTP client connections"),
       NumKey("call_ms", "40", 0, 3600000, "downstream call time (ms)", true),
-      NumKey("timeout_ms", "5000", 0, 86400000, "wait-for-connection timeout (ms)"),
-      ListKey("rates_per_s", "250,500,750,1000", 0, 1e6, "offered calls (calls/s)", true),
+      NumKey("timeout_ms", "5000", 0, 86400000,
+             "wait-for-connection timeout (ms)"),
+      ListKey("rates_per_s", "250,500,750,1000", 0, 1e6,
+              "offered calls (calls/s)", true),
       NumKey("duration_s", "60", 0, 86400, "length of each run (s)", true)};
   for (KeySpec& k : CommonKeys()) keys.push_back(k);
-  return {"client-pool",
-          "an HTTP client pool of 20 with 40 ms calls: capped at 500 calls/s",
-          keys,
-          [](const Params& p, uint64_t seed) {
-            return RunPool(p, seed,
-                           {"Client pool: calls offered against pool / call time",
-                            "call_ms"});
-          }};
+  return {
+      "client-pool",
+      "an HTTP client pool of 20 with 40 ms calls: capped at 500 calls/s", keys,
+      [](const Params& p, uint64_t seed) {
+        return RunPool(
+            p, seed,
+            {"Client pool: calls offered against pool / call time", "call_ms"});
+      }};
 }
 
 }  // namespace perflab::sim

@@ -20,8 +20,8 @@ struct Model {
   Time db_timeout;
   Cpu& cpu;
   Meter& meter;
-  Dist io;         // the handler's blocking part (I/O, downstream)
-  Time cpu_work;   // the handler's CPU part
+  Dist io;        // the handler's blocking part (I/O, downstream)
+  Time cpu_work;  // the handler's CPU part
   Time think;
   Rng& rng;
 };
@@ -75,10 +75,17 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   Rng rng(seed, "handler");
   Rng starts(seed, "client-starts");
   const double io_ms = handler_ms - cpu_ms;
-  Model m{sim, pool ? &*pool : nullptr, db ? &*db : nullptr, MsToNs(p.Num("db_hold_ms")),
-          MsToNs(p.Num("db_timeout_ms")), cpu, meter,
-          Dist::Lognormal(io_ms * 1e6, p.Num("handler_cv")), MsToNs(cpu_ms),
-          MsToNs(p.Num("think_ms")), rng};
+  Model m{sim,
+          pool ? &*pool : nullptr,
+          db ? &*db : nullptr,
+          MsToNs(p.Num("db_hold_ms")),
+          MsToNs(p.Num("db_timeout_ms")),
+          cpu,
+          meter,
+          Dist::Lognormal(io_ms * 1e6, p.Num("handler_cv")),
+          MsToNs(cpu_ms),
+          MsToNs(p.Num("think_ms")),
+          rng};
   for (int64_t i = 0; i < clients; ++i) {
     sim.Spawn(Client(m, static_cast<Time>(starts.U01() * handler_ms * 1e6)));
   }
@@ -89,39 +96,47 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
 
   const Summary sum = meter.Summarise();
-  report::Document doc(absl::StrCat("Thread pool: ", clients, " clients, threads = ",
-                                    p.Str("threads")));
+  report::Document doc(absl::StrCat("Thread pool: ", clients,
+                                    " clients, threads = ", p.Str("threads")));
   AddSummaryFields(doc, sum);
   doc.Set("cpu_cores", "CPU cores used", cpu.CoresUsed(), 2);
   if (pool) {
     const ResourceStats rs = pool->Stats();
-    const double ceiling = static_cast<double>(p.Int("threads")) / (handler_ms / 1e3);
+    const double ceiling =
+        static_cast<double>(p.Int("threads")) / (handler_ms / 1e3);
     doc.Set("ceiling_per_s", "threads / handler time (req/s)", ceiling, 1);
     doc.Set("pool_utilisation", "thread pool utilisation", rs.utilisation, 3);
-    doc.Set("pool_mean_queue", "mean accept-queue length", rs.mean_queue_length, 1);
+    doc.Set("pool_mean_queue", "mean accept-queue length", rs.mean_queue_length,
+            1);
   } else {
     const double ceiling = static_cast<double>(p.Int("cores")) / (cpu_ms / 1e3);
     doc.Set("ceiling_per_s", "cores / CPU per request (req/s)", ceiling, 1);
   }
   const double think_s = p.Num("think_ms") / 1e3;
-  doc.Set("closed_loop_latency_ms", "clients / throughput - think (ms)",
-          sum.throughput_per_s > 0
-              ? (static_cast<double>(clients) / sum.throughput_per_s - think_s) * 1e3
-              : 0.0,
-          1);
+  doc.Set(
+      "closed_loop_latency_ms", "clients / throughput - think (ms)",
+      sum.throughput_per_s > 0
+          ? (static_cast<double>(clients) / sum.throughput_per_s - think_s) *
+                1e3
+          : 0.0,
+      1);
   std::vector<const Resource*> resources;
   if (pool) resources.push_back(&*pool);
   if (db) resources.push_back(&*db);
   if (!resources.empty()) AddResourceTable(doc, resources);
   if (db) {
-    doc.Note("With a database pool in the handler the queue moves there: threads "
-             "hold their slot while they wait for a connection, and its timeouts fire.");
+    doc.Note(
+        "With a database pool in the handler the queue moves there: threads "
+        "hold their slot while they wait for a connection, and its timeouts "
+        "fire.");
   }
-  doc.Note(virtual_threads
-               ? "Virtual threads: no cap, so every client is in the handler and "
-                 "the CPU (processor sharing over `cores`) sets the throughput."
-               : "Capped: throughput = threads / handler time; the rest of the "
-                 "clients wait in the accept queue (latency = clients / throughput).");
+  doc.Note(
+      virtual_threads
+          ? "Virtual threads: no cap, so every client is in the handler and "
+            "the CPU (processor sharing over `cores`) sets the throughput."
+          : "Capped: throughput = threads / handler time; the rest of the "
+            "clients wait in the accept queue (latency = clients / "
+            "throughput).");
   return doc;
 }
 
@@ -133,9 +148,9 @@ Scenario ThreadPoolScenario() {
   threads.choices = {"virtual"};
   return {"thread-pool",
           "closed-loop clients against a request-thread cap or virtual threads",
-          {IntKey("clients", "400", 1, 1000000, "closed-loop clients"),
-           threads,
-           NumKey("handler_ms", "50", 0, 600000, "handler time per request (ms)", true),
+          {IntKey("clients", "400", 1, 1000000, "closed-loop clients"), threads,
+           NumKey("handler_ms", "50", 0, 600000,
+                  "handler time per request (ms)", true),
            NumKey("handler_cv", "0.25", 0, 10,
                   "variation of the handler's blocking part (lognormal cv)"),
            NumKey("cpu_per_request_ms", "2", 0, 600000,
@@ -144,8 +159,10 @@ Scenario ThreadPoolScenario() {
            NumKey("think_ms", "0", 0, 3600000, "client think time (ms)"),
            IntKey("db_pool", "0", 0, 100000,
                   "database connections needed after the handler (0 = none)"),
-           NumKey("db_hold_ms", "50", 0, 600000, "time each request holds one (ms)"),
-           NumKey("db_timeout_ms", "30000", 0, 86400000, "wait for a connection (ms)"),
+           NumKey("db_hold_ms", "50", 0, 600000,
+                  "time each request holds one (ms)"),
+           NumKey("db_timeout_ms", "30000", 0, 86400000,
+                  "wait for a connection (ms)"),
            NumKey("warmup_s", "5", 0, 86400, "discarded warm-up (s)"),
            NumKey("duration_s", "30", 0, 86400, "measured window (s)", true),
            MaxPendingKey()},

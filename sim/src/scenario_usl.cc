@@ -2,8 +2,8 @@
 // coherency cost. Each job is fork-join: the serial section sigma T runs
 // alone, then N workers each do (1 - sigma) T / N of the parallel work and
 // exchange state with each of the other N - 1 workers (kappa T per
-// exchange). With no jitter one job takes T (1 + sigma (N-1) + kappa N (N-1)) / N
-// of capacity, exactly the USL; jitter adds the straggler (max of N) effect.
+// exchange). With no jitter one job takes T (1 + sigma (N-1) + kappa N (N-1)) /
+// N of capacity, exactly the USL; jitter adds the straggler (max of N) effect.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -20,14 +20,17 @@ struct Costs {
 };
 
 Process Worker(Simulation& sim, Latch& done, Costs c, int64_t n, Rng& rng) {
-  const double share = static_cast<double>(c.parallel_total) / static_cast<double>(n);
-  co_await sim.Delay(c.jitter_cv > 0 ? SampleNs(Dist::Lognormal(share, c.jitter_cv), rng)
-                                     : static_cast<Time>(std::llround(share)));
+  const double share =
+      static_cast<double>(c.parallel_total) / static_cast<double>(n);
+  co_await sim.Delay(c.jitter_cv > 0
+                         ? SampleNs(Dist::Lognormal(share, c.jitter_cv), rng)
+                         : static_cast<Time>(std::llround(share)));
   for (int64_t peer = 1; peer < n; ++peer) co_await sim.Delay(c.exchange);
   done.Done();
 }
 
-Process Jobs(Simulation& sim, Costs c, int64_t n, int64_t jobs, Rng& rng, Time& end) {
+Process Jobs(Simulation& sim, Costs c, int64_t n, int64_t jobs, Rng& rng,
+             Time& end) {
   for (int64_t j = 0; j < jobs; ++j) {
     co_await sim.Delay(c.serial);
     Latch done(sim, n);
@@ -41,15 +44,15 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   const double sigma = p.Num("sigma"), kappa = p.Num("kappa");
   const double work_ms = p.Num("work_ms");
   const int64_t jobs = p.Int("jobs");
-  Costs c{MsToNs(sigma * work_ms), MsToNs((1 - sigma) * work_ms), MsToNs(kappa * work_ms),
-          p.Num("jitter_cv")};
+  Costs c{MsToNs(sigma * work_ms), MsToNs((1 - sigma) * work_ms),
+          MsToNs(kappa * work_ms), p.Num("jitter_cv")};
   report::Document doc("Universal Scalability Law: simulated workers, fitted");
-  report::Table& t = doc.AddTable(
-      "rows", "Rows",
-      {{"n", "workers N"},
-       {"throughput_per_s", "jobs/s", 3},
-       {"capacity", "C(N) simulated", 3},
-       {"usl_capacity", "C(N) from sigma, kappa", 3}});
+  report::Table& t =
+      doc.AddTable("rows", "Rows",
+                   {{"n", "workers N"},
+                    {"throughput_per_s", "jobs/s", 3},
+                    {"capacity", "C(N) simulated", 3},
+                    {"usl_capacity", "C(N) from sigma, kappa", 3}});
   std::vector<models::UslPoint> points;
   const double x1 = 1e3 / work_ms;  // one worker: a job every work_ms
   double best_x = 0;
@@ -69,7 +72,8 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
       best_n = n;
     }
     points.push_back({static_cast<double>(n), x});
-    t.Add({n, x, x / x1, models::UslCapacity(sigma, kappa, static_cast<double>(n))});
+    t.Add({n, x, x / x1,
+           models::UslCapacity(sigma, kappa, static_cast<double>(n))});
   }
   absl::StatusOr<models::UslFit> fit = models::FitUsl(points);
   if (!fit.ok()) return fit.status();
@@ -80,28 +84,37 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   doc.Set("kappa_error_pct", "fitted vs true kappa (%)",
           kappa > 0 ? (fit->kappa - kappa) / kappa * 100 : 0.0, 2);
   doc.Set("r_squared", "fit R^2", fit->r_squared, 5);
-  doc.Set("simulated_peak_n", "N with the highest simulated throughput", best_n);
+  doc.Set("simulated_peak_n", "N with the highest simulated throughput",
+          best_n);
   if (kappa > 0) {
     doc.Set("predicted_peak_n", "sqrt((1 - sigma) / kappa)",
             std::sqrt((1 - sigma) / kappa), 2);
   }
-  doc.Note("C(N) = X(N) / X(1), where one worker alone finishes a job every work_ms.");
+  doc.Note(
+      "C(N) = X(N) / X(1), where one worker alone finishes a job every "
+      "work_ms.");
   return doc;
 }
 
 }  // namespace
 
 Scenario UslScenario() {
-  return {"usl",
-          "fork-join workers with a serial section and pairwise coherency; USL fit",
-          {NumKey("sigma", "0.05", 0, 0.99, "serial (contention) share of each job"),
-           NumKey("kappa", "0.002", 0, 0.5, "coherency cost per pair, as a share of a job"),
-           NumKey("work_ms", "100", 0, 1e6, "one job's work on one worker (ms)", true),
-           ListKey("workers", "1,2,4,8,12,16,22,32,48,64", 1, 4096, "worker counts N"),
-           IntKey("jobs", "200", 1, 10000000, "jobs per worker count"),
-           NumKey("jitter_cv", "0", 0, 10, "variation of each worker's share (lognormal cv)"),
-           MaxPendingKey()},
-          Run};
+  return {
+      "usl",
+      "fork-join workers with a serial section and pairwise coherency; USL fit",
+      {NumKey("sigma", "0.05", 0, 0.99,
+              "serial (contention) share of each job"),
+       NumKey("kappa", "0.002", 0, 0.5,
+              "coherency cost per pair, as a share of a job"),
+       NumKey("work_ms", "100", 0, 1e6, "one job's work on one worker (ms)",
+              true),
+       ListKey("workers", "1,2,4,8,12,16,22,32,48,64", 1, 4096,
+               "worker counts N"),
+       IntKey("jobs", "200", 1, 10000000, "jobs per worker count"),
+       NumKey("jitter_cv", "0", 0, 10,
+              "variation of each worker's share (lognormal cv)"),
+       MaxPendingKey()},
+      Run};
 }
 
 }  // namespace perflab::sim

@@ -30,8 +30,8 @@ Scenario HttpConnectionsScenario();
 Scenario GcHeapScenario();
 Scenario CacheScenario();
 
-inline KeySpec IntKey(std::string name, std::string fallback, double min, double max,
-                      std::string help) {
+inline KeySpec IntKey(std::string name, std::string fallback, double min,
+                      double max, std::string help) {
   KeySpec k;
   k.name = std::move(name);
   k.type = KeySpec::Type::kInt;
@@ -42,17 +42,18 @@ inline KeySpec IntKey(std::string name, std::string fallback, double min, double
   return k;
 }
 // A number; min_open rejects min itself (rates and times that must be > 0).
-inline KeySpec NumKey(std::string name, std::string fallback, double min, double max,
-                      std::string help, bool min_open = false) {
-  KeySpec k = IntKey(std::move(name), std::move(fallback), min, max, std::move(help));
+inline KeySpec NumKey(std::string name, std::string fallback, double min,
+                      double max, std::string help, bool min_open = false) {
+  KeySpec k =
+      IntKey(std::move(name), std::move(fallback), min, max, std::move(help));
   k.type = KeySpec::Type::kNumber;
   k.min_open = min_open;
   return k;
 }
-inline KeySpec ListKey(std::string name, std::string fallback, double min, double max,
-                       std::string help, bool min_open = false) {
-  KeySpec k = NumKey(std::move(name), std::move(fallback), min, max, std::move(help),
-                     min_open);
+inline KeySpec ListKey(std::string name, std::string fallback, double min,
+                       double max, std::string help, bool min_open = false) {
+  KeySpec k = NumKey(std::move(name), std::move(fallback), min, max,
+                     std::move(help), min_open);
   k.type = KeySpec::Type::kList;
   return k;
 }
@@ -72,8 +73,12 @@ inline KeySpec MaxPendingKey() {
                 "budget: pending events + live processes before the run stops");
 }
 
-inline Time MsToNs(double ms) { return static_cast<Time>(std::llround(ms * 1e6)); }
-inline Time SecToNs(double s) { return static_cast<Time>(std::llround(s * 1e9)); }
+inline Time MsToNs(double ms) {
+  return static_cast<Time>(std::llround(ms * 1e6));
+}
+inline Time SecToNs(double s) {
+  return static_cast<Time>(std::llround(s * 1e9));
+}
 
 // Columns and cells of a run summary, for scenarios that print one row per run.
 std::vector<report::Column> SummaryColumns();
@@ -81,7 +86,8 @@ std::vector<report::Value> SummaryCells(const Summary& s);
 // The same summary as top-level fields.
 void AddSummaryFields(report::Document& doc, const Summary& s);
 // A "resources" table: each resource's utilisation, queue and timeouts.
-void AddResourceTable(report::Document& doc, const std::vector<const Resource*>& rs);
+void AddResourceTable(report::Document& doc,
+                      const std::vector<const Resource*>& rs);
 
 }  // namespace perflab::sim
 

@@ -16,8 +16,8 @@ std::vector<report::Column> SummaryColumns() {
 }
 
 std::vector<report::Value> SummaryCells(const Summary& s) {
-  return {s.throughput_per_s, s.mean_ms, s.p50_ms, s.p95_ms, s.p99_ms, s.p999_ms,
-          s.max_ms, s.errors, s.l_sampled, s.l_little};
+  return {s.throughput_per_s, s.mean_ms, s.p50_ms, s.p95_ms,    s.p99_ms,
+          s.p999_ms,          s.max_ms,  s.errors, s.l_sampled, s.l_little};
 }
 
 void AddSummaryFields(report::Document& doc, const Summary& s) {
@@ -34,7 +34,8 @@ void AddSummaryFields(report::Document& doc, const Summary& s) {
   doc.Set("l_little", "arrival rate x mean time in system", s.l_little, 2);
 }
 
-void AddResourceTable(report::Document& doc, const std::vector<const Resource*>& rs) {
+void AddResourceTable(report::Document& doc,
+                      const std::vector<const Resource*>& rs) {
   report::Table& t = doc.AddTable("resources", "Resources",
                                   {{"name", "resource"},
                                    {"capacity", "capacity"},

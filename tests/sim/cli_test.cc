@@ -1,11 +1,12 @@
 // perflab sim through the real CLI, in-process: listing, help, and the error
 // contract (one line naming key, value and range; exit 2; nothing on stdout).
+#include "tools/perflab/cli.h"
+
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tools/perflab/cli.h"
 
 namespace perflab::cli {
 namespace {
@@ -36,15 +37,17 @@ void ExpectBadInput(const std::vector<std::string>& args,
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(Lines(r.err), 1) << r.err;
-  for (const auto& m : mentions) EXPECT_NE(r.err.find(m), std::string::npos) << r.err;
+  for (const auto& m : mentions)
+    EXPECT_NE(r.err.find(m), std::string::npos) << r.err;
 }
 
 TEST(SimCliTest, NoNameListsEveryScenario) {
   const Result r = RunCli({"sim"});
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* name : {"coordinated-omission", "thread-pool", "mmc", "littles-law",
-                           "latency-mixture", "pool-starvation", "client-pool", "usl",
-                           "hockey-stick", "keepalive-race", "lock-contention"}) {
+  for (const char* name :
+       {"coordinated-omission", "thread-pool", "mmc", "littles-law",
+        "latency-mixture", "pool-starvation", "client-pool", "usl",
+        "hockey-stick", "keepalive-race", "lock-contention"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
   EXPECT_EQ(RunCli({"sim", "--format", "json"}).out.front(), '{');
@@ -61,17 +64,18 @@ TEST(SimCliTest, HelpListsEveryKeyWithDefaultAndRange) {
 }
 
 TEST(SimCliTest, RunsAScenarioAsJson) {
-  const Result r = RunCli({"sim", "coordinated-omission", "--set", "freeze_ms=1500",
-                           "--format", "json"});
+  const Result r = RunCli({"sim", "coordinated-omission", "--set",
+                           "freeze_ms=1500", "--format", "json"});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"clients\":[{\"name\":\"closed-actual\",\"samples\":5851"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("\"clients\":[{\"name\":\"closed-actual\",\"samples\":5851"),
+      std::string::npos)
       << r.out;
 }
 
 TEST(SimCliTest, SeedChangesStochasticOutput) {
-  const std::vector<std::string> base = {"sim", "mmc", "--set", "customers=20000",
-                                         "--format", "json"};
+  const std::vector<std::string> base = {
+      "sim", "mmc", "--set", "customers=20000", "--format", "json"};
   auto with_seed = [&](const char* seed) {
     auto args = base;
     args.push_back("--seed");
@@ -85,11 +89,14 @@ TEST(SimCliTest, SeedChangesStochasticOutput) {
 TEST(SimCliTest, BadInputIsOneLineAndExitTwo) {
   ExpectBadInput({"sim", "no-such-scenario"}, {"no-such-scenario"});
   ExpectBadInput({"sim", "mmc", "--set", "bogus=1"}, {"bogus", "servers"});
-  ExpectBadInput({"sim", "mmc", "--set", "servers=abc"}, {"servers", "abc", "integer"});
-  ExpectBadInput({"sim", "mmc", "--set", "servers=0"}, {"servers", "'0'", "[1, "});
+  ExpectBadInput({"sim", "mmc", "--set", "servers=abc"},
+                 {"servers", "abc", "integer"});
+  ExpectBadInput({"sim", "mmc", "--set", "servers=0"},
+                 {"servers", "'0'", "[1, "});
   ExpectBadInput({"sim", "mmc", "--set", "arrival_rate_per_s=-1"},
                  {"arrival_rate_per_s", "-1", "(0, "});
-  ExpectBadInput({"sim", "mmc", "--set", "service=gamma"}, {"service", "gamma", "exp"});
+  ExpectBadInput({"sim", "mmc", "--set", "service=gamma"},
+                 {"service", "gamma", "exp"});
   ExpectBadInput({"sim", "mmc", "--set", "servers"}, {"servers", "key=value"});
   ExpectBadInput({"sim", "coordinated-omission", "--set", "freeze_ms=50000"},
                  {"freeze_ms", "50000", "duration_s"});

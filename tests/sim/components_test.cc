@@ -9,8 +9,9 @@
 namespace perflab::sim {
 namespace {
 
-Process Holder(Simulation& sim, Resource& r, Time arrive, Time hold, Time timeout,
-               std::vector<int>& order, int id, std::vector<bool>& got) {
+Process Holder(Simulation& sim, Resource& r, Time arrive, Time hold,
+               Time timeout, std::vector<int>& order, int id,
+               std::vector<bool>& got) {
   co_await sim.Delay(arrive);
   const bool ok = co_await r.Acquire(timeout);
   got[id] = ok;
@@ -79,7 +80,7 @@ TEST(CpuTest, LateArrivalSharesTheRemainingWork) {
   Simulation sim;
   Cpu cpu(sim, 1);
   Time a = 0, b = 0;
-  sim.Spawn(CpuJob(sim, cpu, 0, 100, a));   // alone for 50, then half speed
+  sim.Spawn(CpuJob(sim, cpu, 0, 100, a));  // alone for 50, then half speed
   sim.Spawn(CpuJob(sim, cpu, 50, 100, b));
   ASSERT_TRUE(sim.Run(1000).ok());
   EXPECT_EQ(a, 150);  // 50 alone + 50 remaining at half speed
@@ -90,8 +91,8 @@ TEST(FreezesTest, WorkSkipsFrozenTime) {
   Freezes f;
   f.Add(100, 200);
   EXPECT_EQ(f.Finish(0, 50), 50);
-  EXPECT_EQ(f.Finish(90, 20), 210);   // 10 before, 10 after the freeze
-  EXPECT_EQ(f.Finish(100, 5), 205);   // arrives as it starts
+  EXPECT_EQ(f.Finish(90, 20), 210);  // 10 before, 10 after the freeze
+  EXPECT_EQ(f.Finish(100, 5), 205);  // arrives as it starts
   EXPECT_EQ(f.Finish(150, 5), 205);
   EXPECT_EQ(f.Finish(200, 5), 205);
   EXPECT_EQ(f.Thaw(150), 200);
@@ -131,7 +132,8 @@ TEST(MeterTest, WindowAndSampledInFlight) {
   // One visitor arriving every 5 ms (on the sample instants) staying 20 ms:
   // 4 in flight at every instant once started; arrivals and departures that
   // coincide with a sample must not change what it sees.
-  for (int i = 0; i < 40; ++i) sim.Spawn(Visitor(sim, m, i * 5 * kMs, 20 * kMs));
+  for (int i = 0; i < 40; ++i)
+    sim.Spawn(Visitor(sim, m, i * 5 * kMs, 20 * kMs));
   ASSERT_TRUE(sim.Run(200 * kMs).ok());
   const Summary s = m.Summarise();
   EXPECT_DOUBLE_EQ(s.l_sampled, 4);

@@ -23,9 +23,10 @@ TEST(EngineTest, EventsRunInTimeThenInsertionOrder) {
   sim.Spawn(Log(sim, log, "b", 10, 0));
   sim.Spawn(Log(sim, log, "c", 3, 12));
   ASSERT_TRUE(sim.Run(100).ok());
-  // At 15, c's wake-up was scheduled (at 3) before a's (at 10), so c runs first.
-  EXPECT_EQ(log, (std::vector<std::string>{"c@3", "a@10", "b@10", "b@10", "c@15",
-                                           "a@15"}));
+  // At 15, c's wake-up was scheduled (at 3) before a's (at 10), so c runs
+  // first.
+  EXPECT_EQ(log, (std::vector<std::string>{"c@3", "a@10", "b@10", "b@10",
+                                           "c@15", "a@15"}));
   EXPECT_EQ(sim.now(), 100);
   EXPECT_EQ(sim.live_processes(), 0);
 }

@@ -15,7 +15,8 @@
 namespace perflab::sim {
 namespace {
 
-std::string Json(const std::string& name, const std::vector<std::string>& sets) {
+std::string Json(const std::string& name,
+                 const std::vector<std::string>& sets) {
   absl::StatusOr<report::Document> doc = RunScenario(name, sets, kDefaultSeed);
   EXPECT_TRUE(doc.ok()) << doc.status();
   return doc.ok() ? report::ToJson(*doc) : "";
@@ -41,9 +42,8 @@ const std::map<std::string, std::vector<std::string>>& Small() {
 TEST_P(ScenarioDeterminism, TwoRunsGiveIdenticalJson) {
   const std::string& name = GetParam();
   auto it = Small().find(name);
-  const std::vector<std::string> sets = it == Small().end()
-                                            ? std::vector<std::string>{}
-                                            : it->second;
+  const std::vector<std::string> sets =
+      it == Small().end() ? std::vector<std::string>{} : it->second;
   const std::string first = Json(name, sets);
   EXPECT_FALSE(first.empty());
   EXPECT_EQ(first, Json(name, sets));
@@ -57,8 +57,9 @@ TEST_P(ScenarioDeterminism, DefaultOutputMatchesGolden) {
     std::ofstream(path, std::ios::binary) << actual;
   }
   std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << "missing " << path
-                         << " (run from the repo root; PERFLAB_UPDATE_GOLDEN=1 writes it)";
+  ASSERT_TRUE(in.good())
+      << "missing " << path
+      << " (run from the repo root; PERFLAB_UPDATE_GOLDEN=1 writes it)";
   std::stringstream expected;
   expected << in.rdbuf();
   EXPECT_EQ(actual, expected.str()) << path;
@@ -70,7 +71,8 @@ std::vector<std::string> Names() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllScenarios, ScenarioDeterminism, testing::ValuesIn(Names()),
+INSTANTIATE_TEST_SUITE_P(AllScenarios, ScenarioDeterminism,
+                         testing::ValuesIn(Names()),
                          [](const testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
                            for (char& c : n) {

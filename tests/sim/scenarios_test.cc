@@ -12,8 +12,9 @@
 namespace perflab::sim {
 namespace {
 
-report::Document RunDoc(const std::string& name, const std::vector<std::string>& sets,
-                     uint64_t seed = kDefaultSeed) {
+report::Document RunDoc(const std::string& name,
+                        const std::vector<std::string>& sets,
+                        uint64_t seed = kDefaultSeed) {
   absl::StatusOr<report::Document> doc = RunScenario(name, sets, seed);
   EXPECT_TRUE(doc.ok()) << doc.status();
   return doc.ok() ? *doc : report::Document("failed");
@@ -26,7 +27,8 @@ double Field(const report::Document& doc, const std::string& key) {
 }
 
 // The cell of `column` in every row of table `key`.
-std::vector<report::Value> Column(const report::Document& doc, const std::string& key,
+std::vector<report::Value> Column(const report::Document& doc,
+                                  const std::string& key,
                                   const std::string& column) {
   std::vector<report::Value> out;
   const report::Table* t = doc.FindTable(key);
@@ -46,7 +48,8 @@ std::vector<report::Value> Column(const report::Document& doc, const std::string
 std::vector<double> Numbers(const report::Document& doc, const std::string& key,
                             const std::string& column) {
   std::vector<double> out;
-  for (const auto& v : Column(doc, key, column)) out.push_back(report::AsDouble(v));
+  for (const auto& v : Column(doc, key, column))
+    out.push_back(report::AsDouble(v));
   return out;
 }
 
@@ -83,7 +86,8 @@ TEST_P(MmcVsErlangC, MeanWaitWithinTwoPercent) {
   EXPECT_NEAR(r->mean_wait_s, a->mean_wait_s, kTolerance * a->mean_wait_s);
   EXPECT_NEAR(r->p_wait, a->p_wait, kTolerance * a->p_wait);
   EXPECT_NEAR(r->utilisation, c.rho, 0.01 * c.rho);
-  EXPECT_NEAR(r->throughput_per_s, o.arrival_rate_per_s, 0.01 * o.arrival_rate_per_s);
+  EXPECT_NEAR(r->throughput_per_s, o.arrival_rate_per_s,
+              0.01 * o.arrival_rate_per_s);
 }
 
 // The variance of the mean wait grows like 1 / (1 - rho)^2, and when waits
@@ -122,9 +126,9 @@ TEST(MmcTest, MD1WithinTwoPercentOfPollaczekKhinchine) {
 }
 
 TEST(MmcTest, UnstableQueueStillEndsAndSaysSo) {
-  report::Document doc = RunDoc("mmc", {"servers=1", "arrival_rate_per_s=1.2",
-                                     "service_rate_per_s=1", "customers=20000",
-                                     "warmup_customers=0"});
+  report::Document doc = RunDoc(
+      "mmc", {"servers=1", "arrival_rate_per_s=1.2", "service_rate_per_s=1",
+              "customers=20000", "warmup_customers=0"});
   const report::Field* f = doc.FindField("stability");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(std::get<std::string>(f->value), "unstable");
@@ -149,7 +153,8 @@ TEST(CoordinatedOmissionTest, ExactSeedFigures) {
   EXPECT_EQ(std::get<std::string>(names[0]), "closed-actual");
   EXPECT_EQ(std::get<std::string>(names[1]), "closed-intended");
   EXPECT_EQ(std::get<std::string>(names[2]), "open");
-  EXPECT_EQ(Numbers(doc, "clients", "samples"), (std::vector<double>{5501, 6000, 6000}));
+  EXPECT_EQ(Numbers(doc, "clients", "samples"),
+            (std::vector<double>{5501, 6000, 6000}));
   const std::vector<double> p99 = Numbers(doc, "clients", "p99_ms");
   EXPECT_EQ(p99, (std::vector<double>{5.0, 4705.0, 4405.0}));
   EXPECT_EQ(Numbers(doc, "clients", "max_ms")[0], 5005.0);
@@ -176,10 +181,10 @@ struct PoolCase {
 };
 
 TEST(ThreadPoolTest, CappedRowsWithinThreePercentOfThreadsOverServiceTime) {
-  for (const PoolCase& c : {PoolCase{"10", 200}, PoolCase{"50", 1000},
-                            PoolCase{"200", 4000}}) {
-    report::Document doc =
-        RunDoc("thread-pool", {"threads=" + c.threads, "warmup_s=3", "duration_s=12"});
+  for (const PoolCase& c :
+       {PoolCase{"10", 200}, PoolCase{"50", 1000}, PoolCase{"200", 4000}}) {
+    report::Document doc = RunDoc(
+        "thread-pool", {"threads=" + c.threads, "warmup_s=3", "duration_s=12"});
     const double x = Field(doc, "throughput_per_s");
     EXPECT_NEAR(x, c.expected_per_s, 0.03 * c.expected_per_s) << c.threads;
     const double closed_loop_ms = 400 / x * 1e3;
@@ -190,8 +195,8 @@ TEST(ThreadPoolTest, CappedRowsWithinThreePercentOfThreadsOverServiceTime) {
 }
 
 TEST(ThreadPoolTest, VirtualThreadsAreLimitedByTheCpu) {
-  report::Document doc = RunDoc("thread-pool", {"threads=virtual", "warmup_s=2",
-                                             "duration_s=5"});
+  report::Document doc =
+      RunDoc("thread-pool", {"threads=virtual", "warmup_s=2", "duration_s=5"});
   const double ceiling = 12 / 0.002;  // cores / CPU per request
   EXPECT_NEAR(Field(doc, "throughput_per_s"), ceiling, 0.03 * ceiling);
   EXPECT_NEAR(Field(doc, "cpu_cores"), 12, 0.1);
@@ -200,7 +205,8 @@ TEST(ThreadPoolTest, VirtualThreadsAreLimitedByTheCpu) {
 
 TEST(LittlesLawTest, EveryRowWithinOnePercent) {
   for (const char* arrivals : {"arrivals=constant", "arrivals=poisson"}) {
-    report::Document doc = RunDoc("littles-law", {arrivals, "service=exp", "duration_s=30"});
+    report::Document doc =
+        RunDoc("littles-law", {arrivals, "service=exp", "duration_s=30"});
     const std::vector<double> l = Numbers(doc, "rows", "l_sampled");
     const std::vector<double> lw = Numbers(doc, "rows", "lambda_w");
     ASSERT_EQ(l.size(), 12u);
@@ -208,7 +214,8 @@ TEST(LittlesLawTest, EveryRowWithinOnePercent) {
       EXPECT_NEAR(l[i], lw[i], 0.01 * lw[i]) << arrivals << " row " << i;
     }
   }
-  report::Document doc = RunDoc("littles-law", {"rates_per_s=250", "service_ms=60"});
+  report::Document doc =
+      RunDoc("littles-law", {"rates_per_s=250", "service_ms=60"});
   EXPECT_EQ(Field(doc, "pool_minimum"), 15);
   EXPECT_EQ(Field(doc, "pool_with_headroom"), 20);
 }
@@ -239,14 +246,16 @@ TEST(PoolStarvationTest, TimeoutsOnlyPastPoolOverHold) {
     if (rates[i] > 200) {
       EXPECT_GT(timeouts[i], 0) << rates[i];
       // First timeout only once the queue holds 30 s of work.
-      const double first = report::AsDouble(Column(doc, "rows", "first_timeout_s")[i]);
+      const double first =
+          report::AsDouble(Column(doc, "rows", "first_timeout_s")[i]);
       EXPECT_GT(first, 30);
     }
   }
 }
 
 TEST(ClientPoolTest, ThroughputCappedAtPoolOverCallTime) {
-  report::Document doc = RunDoc("client-pool", {"rates_per_s=1000", "duration_s=30"});
+  report::Document doc =
+      RunDoc("client-pool", {"rates_per_s=1000", "duration_s=30"});
   EXPECT_NEAR(Numbers(doc, "rows", "throughput_per_s")[0], 500, 5);
   EXPECT_GT(Numbers(doc, "rows", "timeouts")[0], 0);
 }
@@ -256,7 +265,8 @@ TEST(UslTest, FitRecoversSigmaAndKappaAndThePeak) {
     report::Document doc = RunDoc("usl", {jitter, "jobs=100"});
     EXPECT_LT(std::fabs(Field(doc, "sigma_error_pct")), 10) << jitter;
     EXPECT_LT(std::fabs(Field(doc, "kappa_error_pct")), 10) << jitter;
-    EXPECT_NEAR(Field(doc, "simulated_peak_n"), Field(doc, "predicted_peak_n"), 1.0);
+    EXPECT_NEAR(Field(doc, "simulated_peak_n"), Field(doc, "predicted_peak_n"),
+                1.0);
   }
 }
 
@@ -272,7 +282,8 @@ TEST(HockeyStickTest, SimulatedMeansFollowTheAnalyticCurve) {
 
 TEST(KeepaliveRaceTest, ZeroOnceTheServerOutlastsTheClient) {
   report::Document doc = RunDoc("keepalive-race", {"duration_s=1800"});
-  const std::vector<double> server = Numbers(doc, "rows", "server_keepalive_ms");
+  const std::vector<double> server =
+      Numbers(doc, "rows", "server_keepalive_ms");
   const std::vector<double> stale = Numbers(doc, "rows", "stale_sends");
   for (size_t i = 0; i < server.size(); ++i) {
     if (server[i] > 3000) {
@@ -296,16 +307,18 @@ TEST(LatencyMixtureTest, MeanSitsBetweenTheModesAndAveragedP99Understates) {
 TEST(HttpConnectionsTest, KeepAliveFasterAndNagleStallsUntilNoDelay) {
   report::Document doc = RunDoc("http-connections", {"calls=500"});
   const std::vector<double> x = Numbers(doc, "rows", "throughput_per_s");
-  ASSERT_EQ(x.size(), 6u);  // HTTP then HTTPS: new, keep-alive, keep-alive + nodelay
+  ASSERT_EQ(x.size(),
+            6u);  // HTTP then HTTPS: new, keep-alive, keep-alive + nodelay
   for (int base : {0, 3}) {
-    EXPECT_GT(x[base + 2], 2 * x[base]);       // reuse beats a connection per call
-    EXPECT_LT(x[base + 1], x[base] / 5);       // the 40 ms stall is far worse
+    EXPECT_GT(x[base + 2], 2 * x[base]);  // reuse beats a connection per call
+    EXPECT_LT(x[base + 1], x[base] / 5);  // the 40 ms stall is far worse
   }
   EXPECT_GT(Numbers(doc, "rows", "ms_per_request")[1], 40);
 }
 
 TEST(GcHeapTest, BiggerHeapFewerLongerPausesLessTotalPause) {
-  report::Document doc = RunDoc("gc-heap", {"heaps_mib=256,768", "duration_s=5"});
+  report::Document doc =
+      RunDoc("gc-heap", {"heaps_mib=256,768", "duration_s=5"});
   const std::vector<double> n = Numbers(doc, "rows", "collections");
   const std::vector<double> mean = Numbers(doc, "rows", "mean_pause_ms");
   const std::vector<double> total = Numbers(doc, "rows", "total_pause_ms");

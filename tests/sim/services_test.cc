@@ -43,7 +43,7 @@ TEST(TaskTest, DestroyingASuspendedProcessFreesItsTask) {
     Simulation sim;
     sim.Spawn(UseTask(sim, out, at));
     ASSERT_TRUE(sim.Run(5).ok());  // suspended inside the first AddLater
-  }  // ASan: no leak, no use after free
+  }                                // ASan: no leak, no use after free
   EXPECT_EQ(at, -1);
 }
 

@@ -15,8 +15,9 @@
 namespace perflab::cli {
 
 void AddSimCommands(CLI::App& root, Registry& registry) {
-  CLI::App* sim = root.add_subcommand(
-      "sim", "deterministic discrete-event scenarios in virtual time (no NAME: list them)");
+  CLI::App* sim = root.add_subcommand("sim",
+                                      "deterministic discrete-event scenarios "
+                                      "in virtual time (no NAME: list them)");
   auto list_format = std::make_shared<std::string>("table");
   sim->add_option_function<std::string>(
          "--format", [list_format](const std::string& v) { *list_format = v; },
@@ -25,25 +26,32 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
   // Subcommand callbacks run before this one: only list when none was chosen.
   sim->callback([sim, &registry, list_format] {
     if (!sim->get_subcommands().empty()) return;
-    registry.chosen() = Registry::Choice{
-        []() -> absl::StatusOr<report::Document> { return sim::ScenarioList(); },
-        list_format.get()};
+    registry.chosen() =
+        Registry::Choice{[]() -> absl::StatusOr<report::Document> {
+                           return sim::ScenarioList();
+                         },
+                         list_format.get()};
   });
   for (const sim::Scenario& s : sim::Scenarios()) {
     CLI::App* cmd = sim->add_subcommand(s.name, s.summary);
     cmd->footer(sim::KeysHelp(s));
     auto sets = std::make_shared<std::vector<std::string>>();
-    auto seed = std::make_shared<std::string>(std::to_string(sim::kDefaultSeed));
-    cmd->add_option("--set", *sets, "key=value, repeatable (keys listed below)");
-    cmd->add_option("--seed", *seed, "random seed, an integer >= 0 (default 42)");
-    registry.Leaf(cmd, [name = s.name, sets, seed]() -> absl::StatusOr<report::Document> {
-      uint64_t value = 0;
-      if (!absl::SimpleAtoi(*seed, &value)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--seed = '", *seed, "': accepted an integer in [0, 18446744073709551615]"));
-      }
-      return sim::RunScenario(name, *sets, value);
-    });
+    auto seed =
+        std::make_shared<std::string>(std::to_string(sim::kDefaultSeed));
+    cmd->add_option("--set", *sets,
+                    "key=value, repeatable (keys listed below)");
+    cmd->add_option("--seed", *seed,
+                    "random seed, an integer >= 0 (default 42)");
+    registry.Leaf(
+        cmd, [name = s.name, sets, seed]() -> absl::StatusOr<report::Document> {
+          uint64_t value = 0;
+          if (!absl::SimpleAtoi(*seed, &value)) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "--seed = '", *seed,
+                "': accepted an integer in [0, 18446744073709551615]"));
+          }
+          return sim::RunScenario(name, *sets, value);
+        });
   }
 }
 
