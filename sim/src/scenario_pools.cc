@@ -50,6 +50,7 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed,
   doc.Set("ceiling_per_s", "pool / hold time (req/s)", ceiling, 1);
   report::Table& t = doc.AddTable("rows", "Offered load",
                                   {{"offered_per_s", "offered (req/s)", 0},
+       {"state", "offered vs ceiling"},
                                    {"throughput_per_s", "served (req/s)", 1},
                                    {"utilisation", "pool busy", 3},
                                    {"mean_wait_ms", "mean wait (ms)", 1},
@@ -76,7 +77,10 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed,
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
     const Summary s = meter.Summarise();
     const ResourceStats rs = pool.Stats();
-    t.Add({rate, s.throughput_per_s, rs.utilisation, rs.mean_wait_s * 1e3,
+    // At or past the ceiling no steady state exists: the queue only grows
+    // (bounded here by the window, the timeout and the max_pending budget).
+    t.Add({rate, std::string(rate >= ceiling ? "unstable" : "stable"),
+           s.throughput_per_s, rs.utilisation, rs.mean_wait_s * 1e3,
            rs.mean_queue_length, rs.max_queue_length, pool.queued(),
            rs.timeouts,
            rs.first_timeout >= 0 ? report::Value(ToSec(rs.first_timeout))
