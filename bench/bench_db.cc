@@ -41,7 +41,9 @@ OrderRepository* Repo(benchmark::State& state, double scale,
     state.SkipWithError(repo.status().ToString().c_str());
     return nullptr;
   }
-  return (*repos)[key] = std::move(*repo), (*repos)[key].get();
+  OrderRepository* raw = repo->get();
+  (*repos)[key] = std::move(*repo);
+  return raw;
 }
 
 void PerPageCounters(benchmark::State& state, const QueryStats& s) {

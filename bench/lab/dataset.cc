@@ -331,10 +331,14 @@ absl::Status CheckDataset(const std::string& path,
 
 absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
                                           const DatasetOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
   absl::Status check = CheckDataset(path, options);
   if (check.ok()) {
     BuildReport report;
     report.path = path;
+    report.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - t0)
+                         .count();
     report.shape = *ShapeFor(options);
     std::error_code ec;
     report.file_bytes =

@@ -48,7 +48,7 @@ absl::StatusOr<DatasetShape> ShapeFor(const DatasetOptions& options);
 struct BuildReport {
   std::string path;
   DatasetShape shape;
-  double seconds = 0;       // wall time of the whole generation
+  double seconds = 0;       // wall time of the generation (or of the check)
   int64_t file_bytes = 0;
   bool rebuilt = false;     // EnsureDataset: false when the file was reused
   std::string reason;       // EnsureDataset: why it was (re)built

@@ -1,6 +1,7 @@
 // `perflab fixtures build [--scale F] [--out PATH] [--seed N] [--no-customer-index]`:
 // (re)generates the case study's order database (bench/lab/dataset.h) and
 // reports its row counts and generation time.
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -27,8 +28,19 @@ absl::StatusOr<report::Document> RunBuild(const BuildFlags& flags) {
   if (!shape.ok()) return shape.status();
   std::string path =
       flags.out.empty() ? lab::DefaultDatasetPath(flags.scale) : flags.out;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--out: got '", path, "'; accepted: a file path, not a directory"));
+  }
   auto built = lab::BuildDataset(path, options);
-  if (!built.ok()) return built.status();
+  if (!built.ok()) {
+    // The generator itself cannot fail on valid options: a failure here is
+    // the output location (missing parent, no permission, full disk).
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out: got '", path, "'; accepted: a writable file path (",
+                     std::string(built.status().message()), ")"));
+  }
   absl::Status check = lab::CheckDataset(path, options);
   if (!check.ok()) return check;
 
