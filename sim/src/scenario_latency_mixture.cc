@@ -14,7 +14,7 @@ namespace {
 Mixture Healthy(const Params& p) {
   Mixture m;
   const double fast = 1 - p.Num("slow_share") - p.Num("stall_share");
-  m.Add(fast, Dist::Uniform(p.Num("fast_lo_ms"), p.Num("fast_hi_ms")));
+  m.Add(fast, Dist::Lognormal(p.Num("fast_ms"), p.Num("fast_cv")));
   m.Add(p.Num("slow_share"), Dist::Uniform(120, 200));
   m.Add(p.Num("stall_share"), Dist::Uniform(800, 2000));
   return m;
@@ -39,13 +39,10 @@ void Draw(const Mixture& m, int64_t n, Rng& rng, LatencyRecorder& rec,
 }
 
 absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  if (p.Num("slow_share") + p.Num("stall_share") >= 1 ||
-      p.Num("fast_lo_ms") > p.Num("fast_hi_ms")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("key 'slow_share' = '", p.Str("slow_share"),
-                     "' with stall_share = '", p.Str("stall_share"),
-                     "': accepted slow_share + stall_share < 1 and "
-                     "fast_lo_ms <= fast_hi_ms"));
+  if (p.Num("slow_share") + p.Num("stall_share") >= 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'slow_share' = '", p.Str("slow_share"), "' with stall_share = '",
+        p.Str("stall_share"), "': accepted slow_share + stall_share < 1"));
   }
   const int64_t n = p.Int("samples");
   Rng rng(seed, "mixture");
@@ -73,10 +70,10 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
 
   // Two instances: one healthy, one with a stalled 5 %.
   Mixture healthy;
-  healthy.Add(1, Dist::Uniform(p.Num("fast_lo_ms"), p.Num("fast_hi_ms")));
+  healthy.Add(1, Dist::Lognormal(p.Num("fast_ms"), p.Num("fast_cv")));
   Mixture sick;
   sick.Add(1 - p.Num("sick_share"),
-           Dist::Uniform(p.Num("fast_lo_ms"), p.Num("fast_hi_ms")));
+           Dist::Lognormal(p.Num("fast_ms"), p.Num("fast_cv")));
   sick.Add(p.Num("sick_share"), Dist::Uniform(760, 1060));
   Rng a(seed, "healthy"), b(seed, "sick");
   LatencyRecorder h(static_cast<size_t>(n)), s(static_cast<size_t>(n));
@@ -106,8 +103,9 @@ Scenario LatencyMixtureScenario() {
       "a three-mode latency mixture: mean vs p50/p99/p99.9, merged vs averaged "
       "p99",
       {IntKey("samples", "100000", 100, 20000000, "latencies drawn"),
-       NumKey("fast_lo_ms", "10", 0, 1e6, "fast path: uniform low end (ms)"),
-       NumKey("fast_hi_ms", "20", 0, 1e6, "fast path: uniform high end (ms)"),
+       NumKey("fast_ms", "15.5", 0, 1e6, "fast path (cache hit): mean (ms)",
+              true),
+       NumKey("fast_cv", "0.25", 0, 10, "fast path: variation (lognormal cv)"),
        NumKey("slow_share", "0.025", 0, 1,
               "share on the slow path, 120-200 ms"),
        NumKey("stall_share", "0.005", 0, 1, "share stalled, 800-2000 ms"),

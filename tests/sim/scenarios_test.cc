@@ -326,6 +326,9 @@ TEST(GcHeapTest, BiggerHeapFewerLongerPausesLessTotalPause) {
   EXPECT_GT(n[0], 8 * n[1]);
   EXPECT_LT(mean[0], mean[1]);
   EXPECT_GT(total[0], total[1]);
+  const std::vector<double> l = Numbers(doc, "rows", "l_sampled");
+  const std::vector<double> lw = Numbers(doc, "rows", "l_little");
+  for (size_t i = 0; i < l.size(); ++i) EXPECT_NEAR(l[i], lw[i], 0.01 * lw[i]);
   EXPECT_FALSE(RunScenario("gc-heap", {"heaps_mib=200"}, 1).ok());
 }
 
