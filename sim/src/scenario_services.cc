@@ -104,7 +104,9 @@ absl::StatusOr<report::Document> RunGc(const Params& p, uint64_t seed) {
                                    {"mean_pause_ms", "mean pause (ms)", 1},
                                    {"throughput_per_s", "req/s", 0},
                                    {"p99_ms", "p99 (ms)", 2},
-                                   {"max_ms", "max (ms)", 2}});
+                                   {"max_ms", "max (ms)", 2},
+                                   {"l_sampled", "L sampled", 2},
+                                   {"l_little", "lambda x W", 2}});
   for (double heap : p.List("heaps_mib")) {
     Budget budget;
     budget.max_pending = p.Int("max_pending");
@@ -143,7 +145,8 @@ absl::StatusOr<report::Document> RunGc(const Params& p, uint64_t seed) {
     const Summary s = meter.Summarise();
     const GcStats& g = gc->stats();
     t.Add({heap, g.young_mib, g.collections, ToMs(g.total_pause),
-           g.mean_pause_ms(), s.throughput_per_s, s.p99_ms, s.max_ms});
+           g.mean_pause_ms(), s.throughput_per_s, s.p99_ms, s.max_ms,
+           s.l_sampled, s.l_little});
   }
   doc.Note(
       "young gen = (heap - live set); a pause = 2.5 ms + 0.028 ms per young "
