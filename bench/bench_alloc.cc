@@ -21,7 +21,8 @@ namespace {
 constexpr int kPageOrders = 20;
 
 const std::vector<FullOrder>& Source() {
-  static const auto* source = new std::vector<FullOrder>(MakeFullOrders(kPageOrders));
+  static const auto* source =
+      new std::vector<FullOrder>(MakeFullOrders(kPageOrders));
   return *source;
 }
 
@@ -42,7 +43,8 @@ void WithResource(Mode mode, std::pmr::memory_resource* heap, Fn&& fn) {
       break;
     }
     case Mode::kReused: {
-      std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size(), heap);
+      std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size(),
+                                                heap);
       fn(&arena);
       break;
     }
@@ -81,12 +83,24 @@ void BM_BuildPage(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-BENCHMARK(BM_BuildPage<Mode::kNewDelete>)->Name("BM_BuildPage_NewDelete")
-    ->Threads(1)->Threads(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_BuildPage<Mode::kArena>)->Name("BM_BuildPage_Arena")
-    ->Threads(1)->Threads(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_BuildPage<Mode::kReused>)->Name("BM_BuildPage_ReusedBuffer")
-    ->Threads(1)->Threads(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BuildPage<Mode::kNewDelete>)
+    ->Name("BM_BuildPage_NewDelete")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BuildPage<Mode::kArena>)
+    ->Name("BM_BuildPage_Arena")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BuildPage<Mode::kReused>)
+    ->Name("BM_BuildPage_ReusedBuffer")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace perflab::lab

@@ -66,7 +66,10 @@ void BM_Page_CacheMiss(benchmark::State& state) {
   PageService service(repo, nullptr);
   Loop(state, service, /*skewed=*/true);
 }
-BENCHMARK(BM_Page_CacheMiss)->Threads(1)->Threads(2)->UseRealTime()
+BENCHMARK(BM_Page_CacheMiss)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
 // Filled once for every customer; the TTL is long enough never to expire here.
@@ -74,9 +77,10 @@ PageCache& FullCache(benchmark::State& state) {
   static PageCache* cache = [&state] {
     auto* c = new PageCache({.capacity = 10'000, .ttl_ns = 30'000'000'000});
     auto path = BenchDataset(1.0);
-    auto repo = path.ok() ? OrderRepository::Open(*path)
-                          : absl::StatusOr<std::unique_ptr<OrderRepository>>(
-                                path.status());
+    auto repo =
+        path.ok()
+            ? OrderRepository::Open(*path)
+            : absl::StatusOr<std::unique_ptr<OrderRepository>>(path.status());
     if (!repo.ok()) {
       state.SkipWithError(repo.status().ToString().c_str());
       return c;
@@ -96,7 +100,10 @@ void BM_Page_CacheHit(benchmark::State& state) {
   PageService service(repo, &cache);
   Loop(state, service, /*skewed=*/true);
 }
-BENCHMARK(BM_Page_CacheHit)->Threads(1)->Threads(2)->UseRealTime()
+BENCHMARK(BM_Page_CacheHit)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
 void BM_Page_Cached(benchmark::State& state) {
@@ -112,8 +119,14 @@ void BM_Page_Cached(benchmark::State& state) {
         total > 0 ? static_cast<double>(cache->hits()) / total : 0;
   }
 }
-BENCHMARK(BM_Page_Cached)->ArgName("skewed")->Arg(1)->Arg(0)->Threads(1)
-    ->Threads(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Page_Cached)
+    ->ArgName("skewed")
+    ->Arg(1)
+    ->Arg(0)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_CacheHitRatio(benchmark::State& state) {
   HitRatioOptions options{.skewed = state.range(0) != 0,
@@ -122,8 +135,10 @@ void BM_CacheHitRatio(benchmark::State& state) {
   for (auto _ : state) ratio = SimulateHitRatio(options);
   state.counters["hit_ratio"] = ratio;
 }
-BENCHMARK(BM_CacheHitRatio)->ArgNames({"skewed", "rate_per_s"})
-    ->ArgsProduct({{1, 0}, {40, 500, 5000}})->Iterations(1)
+BENCHMARK(BM_CacheHitRatio)
+    ->ArgNames({"skewed", "rate_per_s"})
+    ->ArgsProduct({{1, 0}, {40, 500, 5000}})
+    ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -1,5 +1,6 @@
 // bench_db: the database costs of GET /customers/{id}/orders on the case
-// study's SQLite dataset (built once into the build tree and checked before use).
+// study's SQLite dataset (built once into the build tree and checked before
+// use).
 //   BM_NewestOrders_{Scan,Index}      newest 20 orders: full table scan vs the
 //                                     composite index, at scale 1 and 0.1
 //   BM_Page_{NPlus1,Join}             the whole page: 81 statements vs one join
@@ -59,13 +60,14 @@ void PerPageCounters(benchmark::State& state, const QueryStats& s) {
 
 enum class Work { kHeads, kNPlusOne, kJoin };
 
-// Args: {scale_pct, skewed}. Customer ids follow the seed: 1 + n*u^3 or 1 + n*u.
+// Args: {scale_pct, skewed}. Customer ids follow the seed: 1 + n*u^3 or 1 +
+// n*u.
 template <Work kWork, OrdersAccess kAccess, bool kPreparePerCall = false>
 void BM_Db(benchmark::State& state) {
   double scale = static_cast<double>(state.range(0)) / 100.0;
   bool skewed = state.range(1) != 0;
-  OrderRepository* repo =
-      Repo(state, scale, {.access = kAccess, .prepare_per_call = kPreparePerCall});
+  OrderRepository* repo = Repo(
+      state, scale, {.access = kAccess, .prepare_per_call = kPreparePerCall});
   if (repo == nullptr) return;
   CustomerPicker pick(ShapeFor({.scale = scale})->customers, skewed, kKeySeed);
   repo->ResetStats();
@@ -116,21 +118,37 @@ void SkewedOnly(benchmark::internal::Benchmark* b) {
 // A scan of 200,000 rows costs milliseconds: the default min time already
 // bounds it to a few hundred iterations.
 BENCHMARK(BM_Db<Work::kHeads, OrdersAccess::kScan>)
-    ->Name("BM_NewestOrders_Scan")->Apply(ScaleAndKeys)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_NewestOrders_Scan")
+    ->Apply(ScaleAndKeys)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Db<Work::kHeads, OrdersAccess::kIndex>)
-    ->Name("BM_NewestOrders_Index")->Apply(ScaleAndKeys)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_NewestOrders_Index")
+    ->Apply(ScaleAndKeys)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Db<Work::kNPlusOne, OrdersAccess::kIndex>)
-    ->Name("BM_Page_NPlus1")->Apply(Keys)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_Page_NPlus1")
+    ->Apply(Keys)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Db<Work::kJoin, OrdersAccess::kIndex>)
-    ->Name("BM_Page_Join")->Apply(Keys)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_Page_Join")
+    ->Apply(Keys)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Db<Work::kNPlusOne, OrdersAccess::kScan>)
-    ->Name("BM_Page_NPlus1_Scan")->Apply(SkewedOnly)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_Page_NPlus1_Scan")
+    ->Apply(SkewedOnly)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Db<Work::kJoin, OrdersAccess::kScan>)
-    ->Name("BM_Page_Join_Scan")->Apply(SkewedOnly)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_Page_Join_Scan")
+    ->Apply(SkewedOnly)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Db<Work::kJoin, OrdersAccess::kIndex, true>)
-    ->Name("BM_Page_Join_PreparePerCall")->Apply(SkewedOnly)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_Page_Join_PreparePerCall")
+    ->Apply(SkewedOnly)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Db<Work::kNPlusOne, OrdersAccess::kIndex, true>)
-    ->Name("BM_Page_NPlus1_PreparePerCall")->Apply(SkewedOnly)->Unit(benchmark::kMicrosecond);
+    ->Name("BM_Page_NPlus1_PreparePerCall")
+    ->Apply(SkewedOnly)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace perflab::lab

@@ -2,14 +2,16 @@
 // real TCP on 127.0.0.1 with a server thread in this process (ephemeral port,
 // started and stopped by each benchmark run). Times are wall-clock per request
 // (UseRealTime): the client sleeps in the kernel while the server works.
-//   BM_Http_NewConnection / BM_Http_KeepAlive       connect per request vs reuse
-//   BM_Http_KeepAlive_TwoWrites_Nagle               headers and body as two small
+//   BM_Http_NewConnection / BM_Http_KeepAlive       connect per request vs
+//   reuse BM_Http_KeepAlive_TwoWrites_Nagle               headers and body as
+//   two small
 //       writes without TCP_NODELAY: the Nagle + delayed-ACK stall (~40 ms)
 //   BM_Http_KeepAlive_TwoWrites_NoDelay             the same with TCP_NODELAY
-//   BM_Http_KeepAlive_Gathered_Nagle                one gathered write, Nagle on
-//   BM_Http_NewConnection_TwoWrites_Nagle           the stall hidden by closing
-//   BM_Https_NewConnection / BM_Https_KeepAlive     full TLS handshake vs reuse
-//   BM_Https_NewConnection_ClientNagle              the client without TCP_NODELAY:
+//   BM_Http_KeepAlive_Gathered_Nagle                one gathered write, Nagle
+//   on BM_Http_NewConnection_TwoWrites_Nagle           the stall hidden by
+//   closing BM_Https_NewConnection / BM_Https_KeepAlive     full TLS handshake
+//   vs reuse BM_Https_NewConnection_ClientNagle              the client without
+//   TCP_NODELAY:
 //       its request waits behind its own handshake Finished message (~40 ms)
 #include <benchmark/benchmark.h>
 
@@ -78,9 +80,9 @@ void BM_Request(benchmark::State& state, Setup setup) {
   client.Close();
   (*server)->Stop();
   using benchmark::Counter;
-  state.counters["connections"] = Counter(
-      static_cast<double>(client.connections_opened() - opened_before),
-      Counter::kAvgIterations);
+  state.counters["connections"] =
+      Counter(static_cast<double>(client.connections_opened() - opened_before),
+              Counter::kAvgIterations);
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(bytes);
 }
@@ -104,17 +106,20 @@ void Register() {
       {"BM_Http_NewConnection", {.keep_alive = false}, kNewConnections},
       {"BM_Http_KeepAlive", {}, 0},
       {"BM_Http_KeepAlive_TwoWrites_Nagle",
-       {.server_nodelay = false, .writes = kTwo}, kStalls},
+       {.server_nodelay = false, .writes = kTwo},
+       kStalls},
       {"BM_Http_KeepAlive_TwoWrites_NoDelay", {.writes = kTwo}, 0},
       {"BM_Http_KeepAlive_Gathered_Nagle", {.server_nodelay = false}, 0},
       {"BM_Http_NewConnection_TwoWrites_Nagle",
        {.keep_alive = false, .server_nodelay = false, .writes = kTwo},
        kNewConnections},
-      {"BM_Https_NewConnection", {.tls = true, .keep_alive = false},
+      {"BM_Https_NewConnection",
+       {.tls = true, .keep_alive = false},
        kNewTlsConnections},
       {"BM_Https_KeepAlive", {.tls = true}, 0},
       {"BM_Https_NewConnection_ClientNagle",
-       {.tls = true, .keep_alive = false, .client_nodelay = false}, kStalls},
+       {.tls = true, .keep_alive = false, .client_nodelay = false},
+       kStalls},
   };
   for (const Case& c : cases) {
     auto* b = benchmark::RegisterBenchmark(c.name, BM_Request, c.setup);

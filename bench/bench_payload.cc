@@ -32,9 +32,9 @@ const Bodies& Data() {
 }
 
 void TransferCounters(benchmark::State& state, double bytes) {
-  for (auto [name, bits_per_s] : {std::pair{"xfer_us_10Mbps", 10e6},
-                                  std::pair{"xfer_us_100Mbps", 100e6},
-                                  std::pair{"xfer_us_1Gbps", 1e9}}) {
+  for (auto [name, bits_per_s] :
+       {std::pair{"xfer_us_10Mbps", 10e6}, std::pair{"xfer_us_100Mbps", 100e6},
+        std::pair{"xfer_us_1Gbps", 1e9}}) {
     state.counters[name] = bytes * 8.0 / bits_per_s * 1e6;
   }
 }
@@ -44,7 +44,8 @@ void BM_Serialize(benchmark::State& state) {
   const Bodies& d = Data();
   size_t bytes = 0;
   for (auto _ : state) {
-    std::string body = kGraph ? SerializeGraph(d.graph) : SerializeOrders(d.dto);
+    std::string body =
+        kGraph ? SerializeGraph(d.graph) : SerializeOrders(d.dto);
     bytes = body.size();
     benchmark::DoNotOptimize(body);
   }
@@ -52,8 +53,12 @@ void BM_Serialize(benchmark::State& state) {
   TransferCounters(state, static_cast<double>(bytes));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
-BENCHMARK(BM_Serialize<true>)->Name("BM_Serialize_Graph")->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Serialize<false>)->Name("BM_Serialize_Dto")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Serialize<true>)
+    ->Name("BM_Serialize_Graph")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Serialize<false>)
+    ->Name("BM_Serialize_Dto")
+    ->Unit(benchmark::kMicrosecond);
 
 template <bool kGraph, bool kOnDemand>
 void BM_Parse(benchmark::State& state) {
@@ -70,10 +75,18 @@ void BM_Parse(benchmark::State& state) {
   state.SetBytesProcessed(
       static_cast<int64_t>(state.iterations() * body.size()));
 }
-BENCHMARK(BM_Parse<true, true>)->Name("BM_Parse_OnDemand_Graph")->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Parse<false, true>)->Name("BM_Parse_OnDemand_Dto")->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Parse<true, false>)->Name("BM_Parse_Dom_Graph")->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Parse<false, false>)->Name("BM_Parse_Dom_Dto")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Parse<true, true>)
+    ->Name("BM_Parse_OnDemand_Graph")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Parse<false, true>)
+    ->Name("BM_Parse_OnDemand_Dto")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Parse<true, false>)
+    ->Name("BM_Parse_Dom_Graph")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Parse<false, false>)
+    ->Name("BM_Parse_Dom_Dto")
+    ->Unit(benchmark::kMicrosecond);
 
 template <bool kGraph>
 void BM_Gzip(benchmark::State& state) {
@@ -95,9 +108,19 @@ void BM_Gzip(benchmark::State& state) {
   state.SetBytesProcessed(
       static_cast<int64_t>(state.iterations() * body.size()));
 }
-BENCHMARK(BM_Gzip<true>)->Name("BM_Gzip_Graph")->ArgName("level")->Arg(1)->Arg(6)->Arg(9)
+BENCHMARK(BM_Gzip<true>)
+    ->Name("BM_Gzip_Graph")
+    ->ArgName("level")
+    ->Arg(1)
+    ->Arg(6)
+    ->Arg(9)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Gzip<false>)->Name("BM_Gzip_Dto")->ArgName("level")->Arg(1)->Arg(6)->Arg(9)
+BENCHMARK(BM_Gzip<false>)
+    ->Name("BM_Gzip_Dto")
+    ->ArgName("level")
+    ->Arg(1)
+    ->Arg(6)
+    ->Arg(9)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

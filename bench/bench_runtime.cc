@@ -60,7 +60,8 @@ BENCHMARK(BM_Counter_Mutex)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Counter_Atomic)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Counter_Sharded)->Threads(1)->Threads(2)->UseRealTime();
 
-// ---- Logging -----------------------------------------------------------------
+// ---- Logging
+// -----------------------------------------------------------------
 
 enum Level { kDebug = 0, kInfo = 1 };
 std::atomic<int> log_level{kInfo};
@@ -135,7 +136,8 @@ class BackgroundLog {
       space_.notify_all();
       std::string joined;
       for (std::string& s : batch) joined += s;
-      benchmark::DoNotOptimize(::write(DevNull(), joined.data(), joined.size()));
+      benchmark::DoNotOptimize(
+          ::write(DevNull(), joined.data(), joined.size()));
       batch.clear();
     }
   }
@@ -156,7 +158,8 @@ BENCHMARK(BM_Log_SyncUnderLock)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Log_FilteredByLevel)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Log_Background)->Threads(1)->Threads(2)->UseRealTime();
 
-// ---- Clocks -------------------------------------------------------------------
+// ---- Clocks
+// -------------------------------------------------------------------
 
 template <typename Clock>
 void BM_ChronoClock(benchmark::State& state) {
@@ -172,20 +175,39 @@ void BM_ClockGettime(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_ChronoClock<std::chrono::steady_clock>)->Name("BM_Clock_Steady")
-    ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_ChronoClock<std::chrono::system_clock>)->Name("BM_Clock_System")
-    ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_ClockGettime<CLOCK_MONOTONIC>)->Name("BM_Clock_Monotonic")
-    ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_ClockGettime<CLOCK_MONOTONIC_COARSE>)->Name("BM_Clock_MonotonicCoarse")
-    ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_ClockGettime<CLOCK_REALTIME>)->Name("BM_Clock_Realtime")
-    ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_ClockGettime<CLOCK_REALTIME_COARSE>)->Name("BM_Clock_RealtimeCoarse")
-    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_ChronoClock<std::chrono::steady_clock>)
+    ->Name("BM_Clock_Steady")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_ChronoClock<std::chrono::system_clock>)
+    ->Name("BM_Clock_System")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_MONOTONIC>)
+    ->Name("BM_Clock_Monotonic")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_MONOTONIC_COARSE>)
+    ->Name("BM_Clock_MonotonicCoarse")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_REALTIME>)
+    ->Name("BM_Clock_Realtime")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_ClockGettime<CLOCK_REALTIME_COARSE>)
+    ->Name("BM_Clock_RealtimeCoarse")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
 
-// ---- A heavy per-request object ------------------------------------------------
+// ---- A heavy per-request object
+// ------------------------------------------------
 
 // Stands for seed 004's prototype-scoped RedisMaster bean: building it parses
 // configuration and precomputes tables; using it is one cheap lookup.
@@ -202,7 +224,8 @@ class HeavyClient {
     }
   }
   uint32_t Slot(uint64_t key) const {
-    return table_[key % table_.size()] + static_cast<uint32_t>(settings_.size());
+    return table_[key % table_.size()] +
+           static_cast<uint32_t>(settings_.size());
   }
 
  private:
@@ -227,10 +250,12 @@ void BM_HeavyObject_Reused(benchmark::State& state) {
 BENCHMARK(BM_HeavyObject_PerRequest)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_HeavyObject_Reused);
 
-// ---- Thread hand-off -------------------------------------------------------------
+// ---- Thread hand-off
+// -------------------------------------------------------------
 
 uint64_t SmallWork(uint64_t x) {
-  for (int i = 0; i < 16; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int i = 0; i < 16; ++i)
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
   return x;
 }
 

@@ -11,8 +11,8 @@ std::pmr::string Copy(const std::string& s, std::pmr::memory_resource* mr) {
 
 std::pmr::string Format(const Address& a, std::pmr::memory_resource* mr) {
   std::pmr::string out(mr);
-  for (const std::string* part :
-       {&a.name, &a.line1, &a.line2, &a.city, &a.region, &a.postcode, &a.country}) {
+  for (const std::string* part : {&a.name, &a.line1, &a.line2, &a.city,
+                                  &a.region, &a.postcode, &a.country}) {
     out.append(*part);
     out.push_back('\n');
   }
@@ -37,9 +37,13 @@ PmrPage* BuildPage(const std::vector<FullOrder>& source,
     o->total = f.total;
     // No reserve: growing vectors is part of what the ORM-shaped code costs.
     for (const FullItem& it : f.items) {
-      PmrItem item{it.product_id,        Copy(it.product, mr),
-                   Copy(it.detail.sku, mr), Copy(it.detail.description, mr),
-                   Copy(it.detail.category, mr), it.qty, it.price};
+      PmrItem item{it.product_id,
+                   Copy(it.product, mr),
+                   Copy(it.detail.sku, mr),
+                   Copy(it.detail.description, mr),
+                   Copy(it.detail.category, mr),
+                   it.qty,
+                   it.price};
       o->items.push_back(std::move(item));
     }
     for (const AuditEntry& a : f.audit) {

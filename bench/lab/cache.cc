@@ -96,7 +96,8 @@ double SimulateHitRatio(const HitRatioOptions& options) {
   PageCache cache(cache_options);
   CustomerPicker pick(options.customers, options.skewed, options.seed);
   const double step_ns = 1e9 / options.rate_per_s;
-  const auto warmup = static_cast<int64_t>(options.warmup_s * options.rate_per_s);
+  const auto warmup =
+      static_cast<int64_t>(options.warmup_s * options.rate_per_s);
   const auto measured =
       static_cast<int64_t>(options.measure_s * options.rate_per_s);
   auto value = std::make_shared<const std::string>("page");
@@ -108,8 +109,9 @@ double SimulateHitRatio(const HitRatioOptions& options) {
     if (!hit) cache.Put(key, value);
     if (i >= warmup && hit) ++hits;
   }
-  return measured > 0 ? static_cast<double>(hits) / static_cast<double>(measured)
-                      : 0.0;
+  return measured > 0
+             ? static_cast<double>(hits) / static_cast<double>(measured)
+             : 0.0;
 }
 
 }  // namespace perflab::lab

@@ -26,7 +26,7 @@ namespace {
 
 // Bump when the generated rows change, so old files are rebuilt, not reused.
 constexpr std::string_view kGenerator = "perflab-orders-v1";
-constexpr int64_t kEpoch = 1'700'000'000;      // seconds, as in the seed
+constexpr int64_t kEpoch = 1'700'000'000;       // seconds, as in the seed
 constexpr int64_t kSpreadSeconds = 10'000'000;  // ~116 days of orders
 constexpr const char* kStatuses[] = {"PAID", "SHIPPED", "DELIVERED",
                                      "CANCELLED"};
@@ -101,13 +101,15 @@ absl::Status InsertRows(sqlite3* db, const DatasetOptions& options,
     int n = std::snprintf(buf, sizeof buf, "customer-%lld", (long long)id);
     sqlite3_bind_int64(names->get(), 1, id);
     sqlite3_bind_text(names->get(), 2, buf, n, SQLITE_TRANSIENT);
-    if (auto s = StepDone(db, names->get(), "insert customer"); !s.ok()) return s;
+    if (auto s = StepDone(db, names->get(), "insert customer"); !s.ok())
+      return s;
   }
   for (int64_t id = 1; id <= shape.products; ++id) {
     int n = std::snprintf(buf, sizeof buf, "product-%lld", (long long)id);
     sqlite3_bind_int64(prods->get(), 1, id);
     sqlite3_bind_text(prods->get(), 2, buf, n, SQLITE_TRANSIENT);
-    if (auto s = StepDone(db, prods->get(), "insert product"); !s.ok()) return s;
+    if (auto s = StepDone(db, prods->get(), "insert product"); !s.ok())
+      return s;
   }
   SplitMix64 rng(options.seed);
   int64_t order_id = 0, item_id = 0;
@@ -118,16 +120,20 @@ absl::Status InsertRows(sqlite3* db, const DatasetOptions& options,
       sqlite3_bind_int64(o, 1, order_id);
       sqlite3_bind_int64(o, 2, c);
       sqlite3_bind_text(o, 3, kStatuses[rng.Below(4)], -1, SQLITE_STATIC);
-      sqlite3_bind_double(o, 4, 10.0 + static_cast<double>(rng.Below(50000)) / 100.0);
-      sqlite3_bind_int64(o, 5, kEpoch + static_cast<int64_t>(rng.Below(kSpreadSeconds)));
+      sqlite3_bind_double(o, 4,
+                          10.0 + static_cast<double>(rng.Below(50000)) / 100.0);
+      sqlite3_bind_int64(
+          o, 5, kEpoch + static_cast<int64_t>(rng.Below(kSpreadSeconds)));
       if (auto s = StepDone(db, o, "insert order"); !s.ok()) return s;
       for (int64_t j = 0; j < kItemsPerOrder; ++j) {
         sqlite3_stmt* i = items->get();
         sqlite3_bind_int64(i, 1, ++item_id);
         sqlite3_bind_int64(i, 2, order_id);
-        sqlite3_bind_int64(i, 3, 1 + static_cast<int64_t>(rng.Below(shape.products)));
+        sqlite3_bind_int64(i, 3,
+                           1 + static_cast<int64_t>(rng.Below(shape.products)));
         sqlite3_bind_int(i, 4, 1 + static_cast<int>(rng.Below(5)));
-        sqlite3_bind_double(i, 5, 5.0 + static_cast<double>(rng.Below(10000)) / 100.0);
+        sqlite3_bind_double(
+            i, 5, 5.0 + static_cast<double>(rng.Below(10000)) / 100.0);
         if (auto s = StepDone(db, i, "insert order item"); !s.ok()) return s;
       }
     }
@@ -151,7 +157,8 @@ absl::Status Populate(const std::string& path, const DatasetOptions& options,
   for (const TableSpec& t : Tables()) {
     if (auto s = Exec(h, t.ddl); !s.ok()) return s;
   }
-  if (auto s = Exec(h, "CREATE TABLE perflab_meta(key TEXT PRIMARY KEY, value TEXT)");
+  if (auto s = Exec(
+          h, "CREATE TABLE perflab_meta(key TEXT PRIMARY KEY, value TEXT)");
       !s.ok())
     return s;
   if (auto s = InsertRows(h, options, shape); !s.ok()) return s;
@@ -169,8 +176,10 @@ absl::Status Populate(const std::string& path, const DatasetOptions& options,
   auto meta = Prepare(h, "INSERT INTO perflab_meta VALUES (?1, ?2)");
   if (!meta.ok()) return meta.status();
   for (const auto& [k, v] : MetaFor(options, shape)) {
-    sqlite3_bind_text(meta->get(), 1, k.data(), (int)k.size(), SQLITE_TRANSIENT);
-    sqlite3_bind_text(meta->get(), 2, v.data(), (int)v.size(), SQLITE_TRANSIENT);
+    sqlite3_bind_text(meta->get(), 1, k.data(), (int)k.size(),
+                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(meta->get(), 2, v.data(), (int)v.size(),
+                      SQLITE_TRANSIENT);
     if (auto s = StepDone(h, meta->get(), "insert meta"); !s.ok()) return s;
   }
   if (auto s = Exec(h, "COMMIT"); !s.ok()) return s;
@@ -186,8 +195,8 @@ absl::StatusOr<int64_t> ScalarInt(sqlite3* db, const std::string& sql) {
 
 absl::Status Mismatch(const std::string& path, absl::string_view what) {
   return absl::FailedPreconditionError(
-      absl::StrCat("dataset '", path, "' is not the expected database: ",
-                   std::string(what)));
+      absl::StrCat("dataset '", path,
+                   "' is not the expected database: ", std::string(what)));
 }
 
 }  // namespace
@@ -195,9 +204,9 @@ absl::Status Mismatch(const std::string& path, absl::string_view what) {
 absl::StatusOr<DatasetShape> ShapeFor(const DatasetOptions& options) {
   if (!std::isfinite(options.scale) || options.scale <= 0 ||
       options.scale > 10) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--scale: got ", ScaleText(options.scale),
-        "; accepted: a number in (0, 10]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--scale: got ", ScaleText(options.scale),
+                     "; accepted: a number in (0, 10]"));
   }
   DatasetShape shape;
   shape.customers = std::max<int64_t>(
@@ -224,8 +233,8 @@ absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
   std::filesystem::remove(tmp, ec);
   absl::Status s = Populate(tmp, options, *shape);
   if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    s = absl::InternalError(absl::StrCat("cannot rename '", tmp, "' to '",
-                                         path, "'"));
+    s = absl::InternalError(
+        absl::StrCat("cannot rename '", tmp, "' to '", path, "'"));
   }
   if (!s.ok()) {
     std::filesystem::remove(tmp, ec);
@@ -234,9 +243,9 @@ absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
   BuildReport report;
   report.path = path;
   report.shape = *shape;
-  report.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - t0)
-                       .count();
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   report.file_bytes =
       static_cast<int64_t>(std::filesystem::file_size(path, ec));
   report.rebuilt = true;
@@ -250,7 +259,8 @@ absl::Status CheckDataset(const std::string& path,
   if (!shape.ok()) return shape.status();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    return absl::NotFoundError(absl::StrCat("dataset '", path, "' does not exist"));
+    return absl::NotFoundError(
+        absl::StrCat("dataset '", path, "' does not exist"));
   }
   auto db = OpenDatabase(path, /*read_only=*/true);
   if (!db.ok()) return Mismatch(path, db.status().message());
@@ -266,16 +276,16 @@ absl::Status CheckDataset(const std::string& path,
       const char* type = (const char*)sqlite3_column_text(info->get(), 2);
       if (i >= t.columns.size() || name == nullptr || type == nullptr ||
           t.columns[i].first != name || t.columns[i].second != type) {
-        return Mismatch(path, absl::StrCat("table ", t.name, " column ", i,
-                                           " differs"));
+        return Mismatch(
+            path, absl::StrCat("table ", t.name, " column ", i, " differs"));
       }
       ++i;
     }
     if (rc != SQLITE_DONE) return Mismatch(path, sqlite3_errmsg(h));
     if (i != t.columns.size()) {
-      return Mismatch(path, absl::StrCat("table ", t.name, " has ", i,
-                                         " columns, expected ",
-                                         t.columns.size()));
+      return Mismatch(path,
+                      absl::StrCat("table ", t.name, " has ", i,
+                                   " columns, expected ", t.columns.size()));
     }
   }
   // Indexes.
@@ -287,8 +297,8 @@ absl::Status CheckDataset(const std::string& path,
                                        name, "'"));
     if (!n.ok()) return Mismatch(path, n.status().message());
     if ((*n == 1) != wanted) {
-      return Mismatch(path, absl::StrCat("index ", name,
-                                         wanted ? " missing" : " present"));
+      return Mismatch(
+          path, absl::StrCat("index ", name, wanted ? " missing" : " present"));
     }
   }
   // Meta values: generator version, seed, scale.
@@ -296,15 +306,16 @@ absl::Status CheckDataset(const std::string& path,
   if (!meta.ok()) return Mismatch(path, meta.status().message());
   for (const auto& [k, v] : MetaFor(options, *shape)) {
     sqlite3_reset(meta->get());
-    sqlite3_bind_text(meta->get(), 1, k.data(), (int)k.size(), SQLITE_TRANSIENT);
+    sqlite3_bind_text(meta->get(), 1, k.data(), (int)k.size(),
+                      SQLITE_TRANSIENT);
     if (sqlite3_step(meta->get()) != SQLITE_ROW) {
       return Mismatch(path, absl::StrCat("meta '", k, "' missing"));
     }
     const char* got = (const char*)sqlite3_column_text(meta->get(), 0);
     if (got == nullptr || v != got) {
-      return Mismatch(path, absl::StrCat("meta '", k, "' is '",
-                                         got ? got : "NULL", "', expected '",
-                                         v, "'"));
+      return Mismatch(path,
+                      absl::StrCat("meta '", k, "' is '", got ? got : "NULL",
+                                   "', expected '", v, "'"));
     }
   }
   // Row counts: reading every table page also catches a truncated file.
@@ -323,7 +334,8 @@ absl::Status CheckDataset(const std::string& path,
   auto ok = Prepare(h, "PRAGMA quick_check");
   if (!ok.ok()) return Mismatch(path, ok.status().message());
   if (sqlite3_step(ok->get()) != SQLITE_ROW ||
-      std::string_view((const char*)sqlite3_column_text(ok->get(), 0)) != "ok") {
+      std::string_view((const char*)sqlite3_column_text(ok->get(), 0)) !=
+          "ok") {
     return Mismatch(path, "PRAGMA quick_check failed");
   }
   return absl::OkStatus();
@@ -336,9 +348,9 @@ absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
   if (check.ok()) {
     BuildReport report;
     report.path = path;
-    report.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - t0)
-                         .count();
+    report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
     report.shape = *ShapeFor(options);
     std::error_code ec;
     report.file_bytes =
@@ -355,7 +367,8 @@ absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
 
 std::string DefaultDatasetPath(double scale) {
   const char* env = std::getenv("PERFLAB_DATASET_DIR");
-  std::string dir = env != nullptr && *env != '\0' ? env : PERFLAB_DEFAULT_DATASET_DIR;
+  std::string dir =
+      env != nullptr && *env != '\0' ? env : PERFLAB_DEFAULT_DATASET_DIR;
   return absl::StrCat(dir, "/orders-scale-", absl::StrFormat("%g", scale),
                       ".sqlite");
 }

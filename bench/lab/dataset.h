@@ -7,7 +7,8 @@
 // CheckDataset has confirmed its schema, meta table and row counts, so a
 // missing, truncated or wrong-shaped file is never silently benchmarked.
 // Functions here are thread-compatible (no shared state); concurrent builders
-// of the same path are safe because each writes a private temp file and renames.
+// of the same path are safe because each writes a private temp file and
+// renames.
 #ifndef PERFLAB_BENCH_LAB_DATASET_H_
 #define PERFLAB_BENCH_LAB_DATASET_H_
 
@@ -48,10 +49,10 @@ absl::StatusOr<DatasetShape> ShapeFor(const DatasetOptions& options);
 struct BuildReport {
   std::string path;
   DatasetShape shape;
-  double seconds = 0;       // wall time of the generation (or of the check)
+  double seconds = 0;  // wall time of the generation (or of the check)
   int64_t file_bytes = 0;
-  bool rebuilt = false;     // EnsureDataset: false when the file was reused
-  std::string reason;       // EnsureDataset: why it was (re)built
+  bool rebuilt = false;  // EnsureDataset: false when the file was reused
+  std::string reason;    // EnsureDataset: why it was (re)built
 };
 
 // Writes a fresh database to `path` (temp file + rename), in one transaction

@@ -132,12 +132,11 @@ absl::StatusOr<std::unique_ptr<LoopbackServer>> LoopbackServer::Start(
   std::string head = "{\"sku\":\"inventory\",\"in_stock\":true,\"pad\":\"";
   std::string tail = "\"}";
   size_t fixed = head.size() + tail.size();
-  server->body_ = head +
-                  std::string(options.body_bytes > fixed
-                                  ? options.body_bytes - fixed
-                                  : 0,
-                              'x') +
-                  tail;
+  server->body_ =
+      head +
+      std::string(options.body_bytes > fixed ? options.body_bytes - fixed : 0,
+                  'x') +
+      tail;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return Errno("socket");
   server->listen_fd_ = fd;
@@ -168,7 +167,8 @@ void LoopbackServer::Stop() {
     if (thread_.joinable()) thread_.join();
     return;
   }
-  // Wakes a blocked accept() (EINVAL) and a blocked read on the open connection.
+  // Wakes a blocked accept() (EINVAL) and a blocked read on the open
+  // connection.
   if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
   {
     std::lock_guard<std::mutex> lock(active_mu_);
@@ -308,14 +308,14 @@ absl::StatusOr<HttpResponse> HttpClient::Get(std::string_view path) {
   if (fd_ < 0) {
     if (absl::Status s = Connect(); !s.ok()) return s;
   }
-  std::string request =
-      absl::StrCat("GET ", std::string(path),
-                   " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: ",
-                   options_.keep_alive ? "keep-alive" : "close", "\r\n\r\n");
+  std::string request = absl::StrCat(
+      "GET ", std::string(path), " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: ",
+      options_.keep_alive ? "keep-alive" : "close", "\r\n\r\n");
   Stream s{fd_, ssl_};
   auto fail = [this](std::string_view why) {
     Close();
-    return absl::DataLossError(absl::StrCat("bad response: ", std::string(why)));
+    return absl::DataLossError(
+        absl::StrCat("bad response: ", std::string(why)));
   };
   if (!s.WriteAll(request.data(), request.size())) return fail("write failed");
   ssize_t n = ReadHeaders(s, buffer_);
@@ -334,14 +334,14 @@ absl::StatusOr<HttpResponse> HttpClient::Get(std::string_view path) {
   size_t value = at + 17;
   size_t eol = lower.find("\r\n", value);
   size_t length = 0;
-  if (!absl::SimpleAtoi(
-          absl::StripAsciiWhitespace(lower.substr(
-              value, eol == std::string::npos ? std::string::npos : eol - value)),
-          &length)) {
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(lower.substr(
+                            value, eol == std::string::npos ? std::string::npos
+                                                            : eol - value)),
+                        &length)) {
     return fail("Content-Length value");
   }
-  response.connection_close = HasHeader(response.headers + "\r\n",
-                                         "\r\nConnection: close\r\n");
+  response.connection_close =
+      HasHeader(response.headers + "\r\n", "\r\nConnection: close\r\n");
   buffer_.erase(0, static_cast<size_t>(n));
   char chunk[4096];
   while (buffer_.size() < length) {

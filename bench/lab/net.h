@@ -6,8 +6,9 @@
 // The server runs one thread, accepts on an ephemeral port and serves one
 // connection at a time (the benchmarks' client is sequential). Stop() (or the
 // destructor) ends it promptly even while a connection is open. Its public
-// methods are thread-safe. An HttpClient is not thread-safe; use one per thread.
-// Both ignore SIGPIPE process-wide (a peer's close must be an error, not a kill).
+// methods are thread-safe. An HttpClient is not thread-safe; use one per
+// thread. Both ignore SIGPIPE process-wide (a peer's close must be an error,
+// not a kill).
 #ifndef PERFLAB_BENCH_LAB_NET_H_
 #define PERFLAB_BENCH_LAB_NET_H_
 
@@ -54,7 +55,8 @@ class LoopbackServer {
   int64_t errors() const { return errors_.load(); }
 
  private:
-  explicit LoopbackServer(ServerOptions options) : options_(std::move(options)) {}
+  explicit LoopbackServer(ServerOptions options)
+      : options_(std::move(options)) {}
   void Run();
   void Serve(int fd);
 
@@ -107,8 +109,8 @@ class HttpClient {
   uint16_t port_;
   ClientOptions options_;
   int fd_ = -1;
-  SSL* ssl_ = nullptr;   // set for TLS connections
-  std::string buffer_;   // bytes read past the previous response
+  SSL* ssl_ = nullptr;  // set for TLS connections
+  std::string buffer_;  // bytes read past the previous response
   int64_t connections_opened_ = 0;
 };
 

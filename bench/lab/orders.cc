@@ -135,8 +135,7 @@ absl::StatusOr<Page> OrderRepository::LoadPageNPlusOne(int64_t customer_id) {
       if (!product.ok()) return product.status();
       sqlite3_bind_int64(*product, 1, it.product_id);
       if (sqlite3_step(*product) != SQLITE_ROW) {
-        return SqliteError(db_.get(),
-                           absl::StrCat("product ", it.product_id));
+        return SqliteError(db_.get(), absl::StrCat("product ", it.product_id));
       }
       ++stats_.rows_read;
       it.product = Text(*product, 0);

@@ -17,13 +17,14 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-constexpr const char* kStatuses[] = {"PAID", "SHIPPED", "DELIVERED", "CANCELLED"};
+constexpr const char* kStatuses[] = {"PAID", "SHIPPED", "DELIVERED",
+                                     "CANCELLED"};
 constexpr const char* kCities[] = {"Springfield", "Riverside", "Fairview",
-                                   "Greenville", "Bristol", "Salem"};
-constexpr const char* kCategories[] = {"kitchen", "garden", "office", "toys",
-                                       "outdoor", "electronics"};
-constexpr const char* kActions[] = {"created", "payment_authorised",
-                                    "picked", "shipped", "delivered"};
+                                   "Greenville",  "Bristol",   "Salem"};
+constexpr const char* kCategories[] = {"kitchen", "garden",  "office",
+                                       "toys",    "outdoor", "electronics"};
+constexpr const char* kActions[] = {"created", "payment_authorised", "picked",
+                                    "shipped", "delivered"};
 
 Address MakeAddress(SplitMix64& rng, const std::string& name) {
   return {name,
@@ -140,9 +141,9 @@ std::vector<FullOrder> MakeFullOrders(int count, uint64_t seed) {
     }
     o.total = static_cast<double>(static_cast<int64_t>(total * 100)) / 100.0;
     o.internal_notes = absl::StrCat(
-        "Customer called about delivery window; warehouse ",
-        1 + rng.Below(9), " to double-check packaging. Ticket #",
-        10000 + rng.Below(90000), ". Do not expose to the customer.");
+        "Customer called about delivery window; warehouse ", 1 + rng.Below(9),
+        " to double-check packaging. Ticket #", 10000 + rng.Below(90000),
+        ". Do not expose to the customer.");
     int64_t at = o.created_at;
     for (int a = 0; a < 4; ++a) {
       at += static_cast<int64_t>(rng.Below(100'000));
@@ -255,7 +256,8 @@ std::string PadForSimdjson(std::string body) {
   return body;
 }
 
-absl::StatusOr<std::vector<Order>> ParseOrdersOnDemand(const std::string& body) {
+absl::StatusOr<std::vector<Order>> ParseOrdersOnDemand(
+    const std::string& body) {
   // One parser per thread: its buffers are reused across calls.
   thread_local simdjson::ondemand::parser parser;
   std::vector<Order> out;
@@ -291,7 +293,8 @@ absl::StatusOr<std::vector<Order>> ParseOrdersOnDemand(const std::string& body) 
               if (k == "product_id") {
                 it.product_id = f.value().get_int64();
               } else if (k == "product") {
-                it.product = std::string(std::string_view(f.value().get_string()));
+                it.product =
+                    std::string(std::string_view(f.value().get_string()));
               } else if (k == "qty") {
                 it.qty = static_cast<int>(int64_t(f.value().get_int64()));
               } else if (k == "price") {
@@ -319,7 +322,9 @@ absl::StatusOr<std::vector<Order>> ParseOrdersDom(std::string_view body) {
   }
   std::vector<Order> out;
   out.reserve(doc.Size());
-  auto bad = [] { return absl::DataLossError("DOM parse: missing or mistyped field"); };
+  auto bad = [] {
+    return absl::DataLossError("DOM parse: missing or mistyped field");
+  };
   for (const auto& v : doc.GetArray()) {
     if (!v.IsObject()) return bad();
     auto id = v.FindMember("id"), status = v.FindMember("status"),
@@ -332,8 +337,11 @@ absl::StatusOr<std::vector<Order>> ParseOrdersDom(std::string_view body) {
         items == v.MemberEnd() || !items->value.IsArray()) {
       return bad();
     }
-    Order o{id->value.GetInt64(), status->value.GetString(),
-            total->value.GetDouble(), created->value.GetInt64(), {}};
+    Order o{id->value.GetInt64(),
+            status->value.GetString(),
+            total->value.GetDouble(),
+            created->value.GetInt64(),
+            {}};
     for (const auto& iv : items->value.GetArray()) {
       auto pid = iv.FindMember("product_id"), name = iv.FindMember("product"),
            qty = iv.FindMember("qty"), price = iv.FindMember("price");
@@ -363,7 +371,8 @@ absl::StatusOr<std::string> Gzip(std::string_view data, int level) {
       Z_OK) {
     return absl::InternalError("deflateInit2 failed");
   }
-  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 32, '\0');
+  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 32,
+                  '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
   zs.next_out = reinterpret_cast<Bytef*>(out.data());

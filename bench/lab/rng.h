@@ -1,6 +1,7 @@
 // Deterministic random numbers for the lab: splitmix64 and the project's own
 // inverse-transform sampling (std:: distributions differ between standard
-// libraries, so they are never used). Not thread-safe: one generator per stream.
+// libraries, so they are never used). Not thread-safe: one generator per
+// stream.
 #ifndef PERFLAB_BENCH_LAB_RNG_H_
 #define PERFLAB_BENCH_LAB_RNG_H_
 

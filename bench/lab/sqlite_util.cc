@@ -18,8 +18,8 @@ absl::StatusOr<Database> OpenDatabase(const std::string& path, bool read_only) {
   Database db(raw);
   if (rc != SQLITE_OK) {
     return absl::NotFoundError(absl::StrCat(
-        "cannot open database '", path, "': ",
-        raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+        "cannot open database '", path,
+        "': ", raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   return db;
 }

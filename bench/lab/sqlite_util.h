@@ -25,7 +25,8 @@ using Database = std::unique_ptr<sqlite3, SqliteCloser>;
 using Statement = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
 
 // Opens `path` read-only (benchmarks, checks) or read-write-create (the
-// generator). Connections are opened without SQLite's own mutex: one thread each.
+// generator). Connections are opened without SQLite's own mutex: one thread
+// each.
 absl::StatusOr<Database> OpenDatabase(const std::string& path, bool read_only);
 
 absl::StatusOr<Statement> Prepare(sqlite3* db, std::string_view sql);

@@ -47,9 +47,9 @@ absl::StatusOr<std::shared_ptr<const TlsContexts>> TlsContexts::Create(
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 7 * 86400L);
   X509_set_pubkey(cert.get(), key.get());
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("localhost"),
-                             -1, -1, 0);
+  X509_NAME_add_entry_by_txt(
+      name, "CN", MBSTRING_ASC,
+      reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
   X509_set_issuer_name(cert.get(), name);
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) {
     return OpenSslError("self-sign certificate");

@@ -12,7 +12,8 @@ Body Value(const char* s) { return std::make_shared<const std::string>(s); }
 
 TEST(PageCacheTest, ExpiresAfterWriteAtTheTtl) {
   int64_t now = 0;
-  PageCache cache({.capacity = 10, .ttl_ns = 100, .now_ns = [&] { return now; }});
+  PageCache cache(
+      {.capacity = 10, .ttl_ns = 100, .now_ns = [&] { return now; }});
   cache.Put(1, Value("a"));
   now = 99;
   ASSERT_NE(cache.Get(1), nullptr);
@@ -26,7 +27,8 @@ TEST(PageCacheTest, ExpiresAfterWriteAtTheTtl) {
 
 TEST(PageCacheTest, EvictsTheLeastRecentlyUsedBeyondCapacity) {
   int64_t now = 0;
-  PageCache cache({.capacity = 2, .ttl_ns = 1000, .now_ns = [&] { return now; }});
+  PageCache cache(
+      {.capacity = 2, .ttl_ns = 1000, .now_ns = [&] { return now; }});
   cache.Put(1, Value("a"));
   cache.Put(2, Value("b"));
   ASSERT_NE(cache.Get(1), nullptr);  // 2 is now the least recently used

@@ -32,7 +32,7 @@ CliRun Perflab(std::vector<std::string> args) {
 TEST(FixturesCliTest, BuildsTheDatabaseAndReportsRowsAndTime) {
   std::string path = testing::TempPath("cli.sqlite");
   CliRun r = Perflab({"fixtures", "build", "--scale", "0.01", "--out", path,
-                   "--format", "json"});
+                      "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_THAT(r.out, HasSubstr("\"generation_s\":"));
@@ -44,7 +44,7 @@ TEST(FixturesCliTest, BuildsTheDatabaseAndReportsRowsAndTime) {
 TEST(FixturesCliTest, WithoutCustomerIndex) {
   std::string path = testing::TempPath("cli_noindex.sqlite");
   CliRun r = Perflab({"fixtures", "build", "--scale", "0.01", "--out", path,
-                   "--no-customer-index"});
+                      "--no-customer-index"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(
       CheckDataset(path, {.scale = 0.01, .customer_index = false}).ok());
@@ -53,7 +53,7 @@ TEST(FixturesCliTest, WithoutCustomerIndex) {
 TEST(FixturesCliTest, BadScaleIsOneLineOnStderrAndExitTwo) {
   for (const char* bad : {"0", "-1", "11", "nan", "abc"}) {
     CliRun r = Perflab({"fixtures", "build", "--scale", bad, "--out",
-                     testing::TempPath("never.sqlite")});
+                        testing::TempPath("never.sqlite")});
     EXPECT_EQ(r.code, 2) << bad;
     EXPECT_EQ(r.out, "") << bad;
     EXPECT_THAT(r.err, HasSubstr("--scale")) << bad;

@@ -32,12 +32,13 @@ class ServerModeTest : public ::testing::TestWithParam<Mode> {};
 // connections are reused exactly when asked.
 TEST_P(ServerModeTest, ReturnsCompleteWellFormedResponses) {
   const Mode& m = GetParam();
-  ServerOptions so{.tcp_nodelay = m.nodelay, .writes = m.writes, .body_bytes = 300};
+  ServerOptions so{
+      .tcp_nodelay = m.nodelay, .writes = m.writes, .body_bytes = 300};
   if (m.tls) so.tls = Tls();
   auto server = LoopbackServer::Start(so);
   ASSERT_TRUE(server.ok()) << server.status();
-  HttpClient client((*server)->port(),
-                    {.keep_alive = m.keep_alive, .tls = m.tls ? Tls() : nullptr});
+  HttpClient client((*server)->port(), {.keep_alive = m.keep_alive,
+                                        .tls = m.tls ? Tls() : nullptr});
   // Few requests: the Nagle mode stalls ~40 ms on each.
   constexpr int kRequests = 4;
   for (int i = 0; i < kRequests; ++i) {
@@ -62,8 +63,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Mode{"NewConnection", true, ResponseWrites::kGathered, false, false},
         Mode{"KeepAlive", true, ResponseWrites::kGathered, true, false},
-        Mode{"TwoWritesNagle", false, ResponseWrites::kHeadersThenBody, true, false},
-        Mode{"TwoWritesNoDelay", true, ResponseWrites::kHeadersThenBody, true, false},
+        Mode{"TwoWritesNagle", false, ResponseWrites::kHeadersThenBody, true,
+             false},
+        Mode{"TwoWritesNoDelay", true, ResponseWrites::kHeadersThenBody, true,
+             false},
         Mode{"GatheredNagle", false, ResponseWrites::kGathered, true, false},
         Mode{"TlsNewConnection", true, ResponseWrites::kGathered, false, true},
         Mode{"TlsKeepAlive", true, ResponseWrites::kGathered, true, true}),

@@ -16,7 +16,9 @@ std::unique_ptr<OrderRepository> Open(RepositoryOptions options = {}) {
   return repo.ok() ? std::move(*repo) : nullptr;
 }
 
-int64_t Customers() { return ShapeFor({.scale = testing::kTestScale})->customers; }
+int64_t Customers() {
+  return ShapeFor({.scale = testing::kTestScale})->customers;
+}
 
 TEST(OrdersTest, PageHasTwentyNewestOrdersWithThreeItemsEach) {
   auto repo = Open();

@@ -1,6 +1,6 @@
-// `perflab fixtures build [--scale F] [--out PATH] [--seed N] [--no-customer-index]`:
-// (re)generates the case study's order database (bench/lab/dataset.h) and
-// reports its row counts and generation time.
+// `perflab fixtures build [--scale F] [--out PATH] [--seed N]
+// [--no-customer-index]`: (re)generates the case study's order database
+// (bench/lab/dataset.h) and reports its row counts and generation time.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -37,9 +37,9 @@ absl::StatusOr<report::Document> RunBuild(const BuildFlags& flags) {
   if (!built.ok()) {
     // The generator itself cannot fail on valid options: a failure here is
     // the output location (missing parent, no permission, full disk).
-    return absl::InvalidArgumentError(
-        absl::StrCat("--out: got '", path, "'; accepted: a writable file path (",
-                     std::string(built.status().message()), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--out: got '", path, "'; accepted: a writable file path (",
+        std::string(built.status().message()), ")"));
   }
   absl::Status check = lab::CheckDataset(path, options);
   if (!check.ok()) return check;
@@ -58,16 +58,17 @@ absl::StatusOr<report::Document> RunBuild(const BuildFlags& flags) {
   rows.Add({std::string("products"), built->shape.products});
   rows.Add({std::string("orders"), built->shape.orders});
   rows.Add({std::string("order_items"), built->shape.order_items});
-  doc.Note("Same seed and scale give the same rows; the benchmarks check "
-           "schema, meta and row counts before using a file.");
+  doc.Note(
+      "Same seed and scale give the same rows; the benchmarks check "
+      "schema, meta and row counts before using a file.");
   return doc;
 }
 
 }  // namespace
 
 void AddFixturesCommands(CLI::App& root, Registry& registry) {
-  CLI::App* fixtures =
-      root.add_subcommand("fixtures", "deterministic datasets for the benchmarks");
+  CLI::App* fixtures = root.add_subcommand(
+      "fixtures", "deterministic datasets for the benchmarks");
   fixtures->require_subcommand(1);
   CLI::App* build = fixtures->add_subcommand(
       "build", "generate the order database (5,000 customers x scale)");
@@ -79,7 +80,9 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             double v = 0;
-            return absl::SimpleAtod(text, &v) && v <= 10 ? "" : "got '" + text + "'; accepted: a number in (0, 10]";
+            return absl::SimpleAtod(text, &v) && v <= 10
+                       ? ""
+                       : "got '" + text + "'; accepted: a number in (0, 10]";
           },
           "SCALE"));
   build->add_option("--out", flags->out,
