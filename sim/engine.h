@@ -31,6 +31,8 @@ inline constexpr Time kNs = 1;
 inline constexpr Time kUs = 1'000;
 inline constexpr Time kMs = 1'000'000;
 inline constexpr Time kSec = 1'000'000'000;
+// Run(kForever) runs until no events are left and leaves now() at the last.
+inline constexpr Time kForever = INT64_MAX;
 
 inline double ToMs(Time t) { return static_cast<double>(t) / kMs; }
 inline double ToSec(Time t) { return static_cast<double>(t) / kSec; }
@@ -118,8 +120,9 @@ class Simulation {
   DelayAwaiter Delay(Time d) { return {this, d}; }
   DelayAwaiter Until(Time t) { return {this, t - now_}; }
 
-  // Runs events with time <= until, then sets now = until. Stops early on
-  // Stop() or a budget breach (ResourceExhausted naming the limit).
+  // Runs events with time <= until, then sets now = until (unless until is
+  // kForever). Stops early on Stop() or a budget breach (ResourceExhausted
+  // naming the limit).
   absl::Status Run(Time until);
   void Stop() { stopped_ = true; }
 

@@ -151,7 +151,7 @@ absl::Status Simulation::Run(Time until) {
           " at t = ", ToSec(now_), " s"));
     }
   }
-  if (!stopped_ && now_ < until) now_ = until;
+  if (!stopped_ && now_ < until && until != kForever) now_ = until;
   return absl::OkStatus();
 }
 

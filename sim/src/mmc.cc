@@ -85,7 +85,7 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
     m->hist = *models::Histogram::Create(ho);
   }
   m->sim.Spawn(Source(*m));
-  if (absl::Status s = m->sim.Run(INT64_MAX); !s.ok()) return s;
+  if (absl::Status s = m->sim.Run(kForever); !s.ok()) return s;
 
   MmcResult r;
   r.rho = o.arrival_rate_per_s /

@@ -96,7 +96,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
     } else {
       sim.Spawn(ClosedClient(sim, s, c == 1, clients[c].rec));
     }
-    if (absl::Status st = sim.Run(INT64_MAX); !st.ok()) return st;
+    if (absl::Status st = sim.Run(kForever); !st.ok()) return st;
   }
 
   report::Document doc(

@@ -57,7 +57,7 @@ absl::StatusOr<report::Document> RunHttp(const Params& p, uint64_t) {
       HttpClient http(sim, o);
       Time end = 0;
       sim.Spawn(Sequential(sim, http, calls, 0, end));
-      if (absl::Status s = sim.Run(INT64_MAX); !s.ok()) return s;
+      if (absl::Status s = sim.Run(kForever); !s.ok()) return s;
       t.Add({std::string(tls ? "HTTPS" : "HTTP"), std::string(v.name),
              static_cast<double>(calls) / ToSec(end),
              ToMs(end) / static_cast<double>(calls), http.stats().connects,

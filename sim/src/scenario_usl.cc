@@ -65,7 +65,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
     Rng rng(seed, absl::StrCat("jitter/", n));
     Time end = 0;
     sim.Spawn(Jobs(sim, c, n, jobs, rng, end));
-    if (absl::Status s = sim.Run(INT64_MAX); !s.ok()) return s;
+    if (absl::Status s = sim.Run(kForever); !s.ok()) return s;
     const double x = static_cast<double>(jobs) / ToSec(end);
     if (x > best_x) {
       best_x = x;

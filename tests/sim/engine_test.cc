@@ -42,6 +42,15 @@ TEST(EngineTest, RunStopsAtTheHorizonAndResumesLater) {
   EXPECT_EQ(log.size(), 2u);
 }
 
+TEST(EngineTest, RunForeverStopsAtTheLastEvent) {
+  Simulation sim;
+  std::vector<std::string> log;
+  sim.Spawn(Log(sim, log, "a", 10, 5));
+  ASSERT_TRUE(sim.Run(kForever).ok());
+  EXPECT_EQ(sim.now(), 15);
+  EXPECT_EQ(log.size(), 2u);
+}
+
 Process Forever(Simulation& sim, int64_t& ticks) {
   while (true) {
     co_await sim.Delay(1);
