@@ -97,6 +97,38 @@ TEST(DatasetTest, CheckNamesTheProblem) {
               HasSubstr("order_items has 5999 rows, expected 6000"));
 }
 
+TEST(DatasetTest, CheckRejectsAnotherColumnShape) {
+  std::string path = TempPath("columns.sqlite");
+  ASSERT_TRUE(BuildDataset(path, {.scale = 0.01}).ok());
+  {
+    auto db = OpenDatabase(path, false);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(
+        Exec(db->get(), "ALTER TABLE orders ADD COLUMN note TEXT").ok());
+  }
+  EXPECT_THAT(CheckDataset(path, {.scale = 0.01}).ToString(),
+              HasSubstr("table orders"));
+}
+
+TEST(DatasetTest, FortyOrdersPerCustomerSpreadOverTime) {
+  auto db = OpenDatabase(SmallDatabase(), true);
+  ASSERT_TRUE(db.ok());
+  auto stmt = Prepare(db->get(),
+                      "SELECT min(n), max(n) FROM (SELECT count(*) AS n FROM "
+                      "orders GROUP BY customer_id)");
+  ASSERT_TRUE(stmt.ok());
+  ASSERT_EQ(sqlite3_step(stmt->get()), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(stmt->get(), 0), 40);
+  EXPECT_EQ(sqlite3_column_int64(stmt->get(), 1), 40);
+  auto span = Prepare(db->get(),
+                      "SELECT max(created_at) - min(created_at), "
+                      "count(DISTINCT created_at) FROM orders");
+  ASSERT_TRUE(span.ok());
+  ASSERT_EQ(sqlite3_step(span->get()), SQLITE_ROW);
+  EXPECT_GT(sqlite3_column_int64(span->get(), 0), 9'000'000);  // ~116 days
+  EXPECT_GT(sqlite3_column_int64(span->get(), 1), 3900);       // of 4,000
+}
+
 TEST(DatasetTest, EnsureRebuildsATruncatedFile) {
   std::string path = TempPath("truncated.sqlite");
   ASSERT_TRUE(BuildDataset(path, {.scale = 0.01}).ok());
