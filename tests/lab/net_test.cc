@@ -24,6 +24,7 @@ struct Mode {
   ResponseWrites writes;
   bool keep_alive;
   bool tls;
+  bool client_nodelay = true;
 };
 
 class ServerModeTest : public ::testing::TestWithParam<Mode> {};
@@ -38,6 +39,7 @@ TEST_P(ServerModeTest, ReturnsCompleteWellFormedResponses) {
   auto server = LoopbackServer::Start(so);
   ASSERT_TRUE(server.ok()) << server.status();
   HttpClient client((*server)->port(), {.keep_alive = m.keep_alive,
+                                        .tcp_nodelay = m.client_nodelay,
                                         .tls = m.tls ? Tls() : nullptr});
   // Few requests: the Nagle mode stalls ~40 ms on each.
   constexpr int kRequests = 4;
@@ -45,6 +47,10 @@ TEST_P(ServerModeTest, ReturnsCompleteWellFormedResponses) {
     auto r = client.Get("/inventory");
     ASSERT_TRUE(r.ok()) << m.name << ": " << r.status();
     EXPECT_EQ(r->status, 200);
+    EXPECT_TRUE(absl::StartsWith(r->headers, "HTTP/1.1 200 OK\r\n"))
+        << r->headers;
+    EXPECT_TRUE(absl::StrContains(r->headers, "\r\nContent-Length: 300"))
+        << r->headers;
     EXPECT_EQ(r->body.size(), 300u);
     EXPECT_TRUE(absl::StartsWith(r->body, "{\"sku\":")) << r->body;
     EXPECT_TRUE(absl::EndsWith(r->body, "\"}")) << r->body;
@@ -69,7 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
              false},
         Mode{"GatheredNagle", false, ResponseWrites::kGathered, true, false},
         Mode{"TlsNewConnection", true, ResponseWrites::kGathered, false, true},
-        Mode{"TlsKeepAlive", true, ResponseWrites::kGathered, true, true}),
+        Mode{"TlsKeepAlive", true, ResponseWrites::kGathered, true, true},
+        Mode{"TlsNewConnectionClientNagle", true, ResponseWrites::kGathered,
+             false, true, false}),
     [](const ::testing::TestParamInfo<Mode>& info) { return info.param.name; });
 
 TEST(NetTest, StopEndsTheServerWhileAConnectionIsOpen) {
