@@ -122,6 +122,41 @@ void BM_PendingEvents(benchmark::State& state) {
 }
 BENCHMARK(BM_PendingEvents)->RangeMultiplier(16)->Range(1 << 10, 1 << 20);
 
+// The same with plain callback events (no coroutine frames to touch): the
+// heap alone, so the growth per doubling of pending events is visible.
+struct Rescheduler {
+  perflab::sim::Simulation* sim;
+  uint64_t x = 88172645463325252ULL;  // xorshift state: cheap delays
+};
+void Reschedule(void* ctx, uint64_t) {
+  auto* r = static_cast<Rescheduler*>(ctx);
+  r->x ^= r->x << 13;
+  r->x ^= r->x >> 7;
+  r->x ^= r->x << 17;
+  r->sim->Schedule(
+      r->sim->now() + 1 + static_cast<perflab::sim::Time>(r->x % 2'000'000),
+      &Reschedule, r);
+}
+
+void BM_PendingCallbacks(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  perflab::sim::Simulation sim;
+  Rescheduler r{&sim};
+  for (int64_t i = 0; i < n; ++i) Reschedule(&r, 0);
+  const int64_t before = sim.events_executed();
+  perflab::sim::Time horizon = 0;
+  for (auto _ : state) {
+    horizon += perflab::sim::kMs;
+    if (!sim.Run(horizon).ok()) state.SkipWithError("run failed");
+  }
+  const double events = static_cast<double>(sim.events_executed() - before);
+  state.counters["events_per_s"] =
+      benchmark::Counter(events, benchmark::Counter::kIsRate);
+  state.counters["ns_per_event"] = benchmark::Counter(
+      events, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_PendingCallbacks)->RangeMultiplier(16)->Range(1 << 10, 1 << 20);
+
 }  // namespace
 
 BENCHMARK_MAIN();
