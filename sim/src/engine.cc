@@ -97,9 +97,10 @@ void Simulation::Spawn(Process p) {
   h.resume();
 }
 
-// 4-ary heap: shallower than binary, and a node's children share a cache line.
+// 4-ary heap: shallower than binary, and a node's children share a cache
+// line or two.
 void Simulation::SiftUp(size_t i) {
-  Event e = heap_[i];
+  const Node e = heap_[i];
   while (i > 0) {
     size_t parent = (i - 1) / 4;
     if (!Before(e, heap_[parent])) break;
@@ -110,7 +111,7 @@ void Simulation::SiftUp(size_t i) {
 }
 
 void Simulation::PopTop() {
-  Event last = heap_.back();
+  const Node last = heap_.back();
   heap_.pop_back();
   const size_t n = heap_.size();
   if (n == 0) return;
@@ -134,9 +135,11 @@ absl::Status Simulation::Run(Time until) {
   stopped_ = false;
   const int64_t start_events = events_;
   while (!heap_.empty() && heap_.front().time <= until && !stopped_) {
-    const Event e = heap_.front();
+    const Node top = heap_.front();
+    const Payload e = payloads_[top.slot];
+    free_slots_.push_back(top.slot);
     PopTop();
-    now_ = e.time;
+    now_ = top.time;
     e.fn(e.ctx, e.arg);
     ++events_;
     if (events_ - start_events > budget_.max_events) {
