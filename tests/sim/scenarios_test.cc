@@ -133,6 +133,9 @@ TEST(MmcTest, UnstableQueueStillEndsAndSaysSo) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(std::get<std::string>(f->value), "unstable");
   EXPECT_EQ(doc.FindField("analytic_mean_wait_s"), nullptr);
+  // Past saturation the server works flat out: throughput is its capacity.
+  EXPECT_NEAR(Field(doc, "throughput_per_s"), 1.0, 0.03);
+  EXPECT_NEAR(Field(doc, "utilisation"), 1.0, 0.001);
 }
 
 TEST(MmcTest, PendingBudgetStopsAnUnstableRun) {
