@@ -61,30 +61,32 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
           client_ms, 0);
   report::Table& t =
       doc.AddTable("rows", "Server keep-alive timeouts",
-                   {{"server_keepalive_ms", "server keep-alive (ms)", 0},
+                   {{"rate_per_s", "traffic (req/s)", 1},
+                    {"server_keepalive_ms", "server keep-alive (ms)", 0},
                     {"requests", "requests"},
                     {"stale_sends", "sent into a closed connection (502)"},
                     {"stale_pct", "502 share (%)", 3},
                     {"new_connections", "new connections"},
                     {"safe", "server > client timeout"}});
-  for (double server_ms : p.List("server_keepalive_ms")) {
-    Budget budget;
-    budget.max_pending = p.Int("max_pending");
-    Simulation sim(budget);
-    Setup s{MsToNs(server_ms), MsToNs(client_ms), MsToNs(p.Num("one_way_ms")),
-            MsToNs(p.Num("request_ms"))};
-    Pool pool;
-    // The same arrivals for every row, so rows differ only in the timeout.
-    Rng rng(seed, "arrivals");
-    const Time end = SecToNs(p.Num("duration_s"));
-    sim.Spawn(
-        Arrivals(sim, pool, s, Dist::Exp(1e9 / p.Num("rate_per_s")), rng, end));
-    if (absl::Status st = sim.Run(end + kSec); !st.ok()) return st;
-    t.Add({server_ms, pool.requests, pool.stale,
-           pool.requests > 0 ? 100.0 * static_cast<double>(pool.stale) /
-                                   static_cast<double>(pool.requests)
-                             : 0.0,
-           pool.opened, server_ms > client_ms});
+  for (double rate : p.List("rates_per_s")) {
+    for (double server_ms : p.List("server_keepalive_ms")) {
+      Budget budget;
+      budget.max_pending = p.Int("max_pending");
+      Simulation sim(budget);
+      Setup s{MsToNs(server_ms), MsToNs(client_ms), MsToNs(p.Num("one_way_ms")),
+              MsToNs(p.Num("request_ms"))};
+      Pool pool;
+      // The same arrivals for every row, so rows differ only in the timeout.
+      Rng rng(seed, absl::StrCat("arrivals/", rate));
+      const Time end = SecToNs(p.Num("duration_s"));
+      sim.Spawn(Arrivals(sim, pool, s, Dist::Exp(1e9 / rate), rng, end));
+      if (absl::Status st = sim.Run(end + kSec); !st.ok()) return st;
+      t.Add({rate, server_ms, pool.requests, pool.stale,
+             pool.requests > 0 ? 100.0 * static_cast<double>(pool.stale) /
+                                     static_cast<double>(pool.requests)
+                               : 0.0,
+             pool.opened, server_ms > client_ms});
+    }
   }
   doc.Note(
       "Fix: make the server's keep-alive timeout longer than the client's idle "
@@ -99,7 +101,8 @@ Scenario KeepaliveRaceScenario() {
       "keepalive-race",
       "load balancer reuse against the server's keep-alive timeout: the "
       "sporadic 502",
-      {NumKey("rate_per_s", "1", 0, 1e6, "Poisson request rate (req/s)", true),
+      {ListKey("rates_per_s", "0.2,1,5", 0, 1e6,
+               "Poisson request rates (req/s)", true),
        NumKey("client_idle_timeout_ms", "3000", 0, 1e9,
               "client drops connections idle longer than this (ms)", true),
        ListKey("server_keepalive_ms", "1000,2000,2500,3000,4000,5000", 0, 1e9,

@@ -25,9 +25,30 @@ Process Arrivals(Simulation& sim, Meter& meter, Dist gap, Dist service,
   }
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
+// Simulates one row: open arrivals at `rate`, each held `service_ms`.
+absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
+                                    double service_ms) {
   const bool poisson = p.Str("arrivals") == "poisson";
   const bool exp_service = p.Str("service") == "exp";
+  Budget budget;
+  budget.max_pending = p.Int("max_pending");
+  Simulation sim(budget);
+  MeterOptions mo;
+  mo.warmup = SecToNs(p.Num("warmup_s"));
+  mo.window = SecToNs(p.Num("duration_s"));
+  mo.sample_period = MsToNs(p.Num("sample_ms"));
+  Meter meter(sim, mo);
+  const std::string stream = absl::StrCat(rate, "/", service_ms);
+  Rng arr(seed, "arrivals/" + stream), svc(seed, "service/" + stream);
+  const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Det(1e9 / rate);
+  const Dist service =
+      exp_service ? Dist::Exp(service_ms * 1e6) : Dist::Det(service_ms * 1e6);
+  sim.Spawn(Arrivals(sim, meter, gap, service, arr, svc));
+  if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
+  return meter.Summarise();
+}
+
+absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   report::Document doc("Little's Law: L = lambda x W, measured three ways");
   report::Table& t =
       doc.AddTable("rows", "Rows",
@@ -41,41 +62,38 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   double worst = 0;
   for (double rate : p.List("rates_per_s")) {
     for (double service_ms : p.List("service_ms")) {
-      Budget budget;
-      budget.max_pending = p.Int("max_pending");
-      Simulation sim(budget);
-      MeterOptions mo;
-      mo.warmup = SecToNs(p.Num("warmup_s"));
-      mo.window = SecToNs(p.Num("duration_s"));
-      mo.sample_period = MsToNs(p.Num("sample_ms"));
-      Meter meter(sim, mo);
-      const std::string stream = absl::StrCat(rate, "/", service_ms);
-      Rng arr(seed, "arrivals/" + stream), svc(seed, "service/" + stream);
-      const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Det(1e9 / rate);
-      const Dist service = exp_service ? Dist::Exp(service_ms * 1e6)
-                                       : Dist::Det(service_ms * 1e6);
-      sim.Spawn(Arrivals(sim, meter, gap, service, arr, svc));
-      if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
-      const Summary s = meter.Summarise();
-      const double lw = s.arrival_rate_per_s * s.mean_ms / 1e3;
-      const double err = lw > 0 ? std::fabs(s.l_sampled - lw) / lw * 100 : 0;
+      absl::StatusOr<Summary> s = SimulateRow(p, seed, rate, service_ms);
+      if (!s.ok()) return s.status();
+      const double lw = s->arrival_rate_per_s * s->mean_ms / 1e3;
+      const double err = lw > 0 ? std::fabs(s->l_sampled - lw) / lw * 100 : 0;
       worst = std::max(worst, err);
-      t.Add({rate, service_ms, s.arrival_rate_per_s, s.mean_ms, s.l_sampled, lw,
-             err});
+      t.Add({rate, service_ms, s->arrival_rate_per_s, s->mean_ms, s->l_sampled,
+             lw, err});
     }
   }
   doc.Set("worst_error_pct", "worst |L - lambda W| / lambda W (%)", worst, 3);
-  absl::StatusOr<models::PoolSizing> pool =
-      models::SizePool(p.Num("pool_rate_per_s"), p.Num("pool_hold_ms") / 1e3,
-                       p.Num("pool_headroom"));
-  if (pool.ok()) {
-    doc.Set("pool_in_flight", "pool sizing: rate x hold (in flight)",
-            pool->in_flight, 2);
-    doc.Set("pool_minimum", "pool sizing: smallest pool that does not queue",
-            pool->minimum);
-    doc.Set("pool_with_headroom", "pool sizing: with headroom",
-            pool->with_headroom);
-  }
+
+  // The pool-sizing row: simulate the peak, then size the pool from the
+  // measured in-flight count (pool >= L, plus headroom).
+  const double peak = p.Num("pool_rate_per_s"), hold_ms = p.Num("pool_hold_ms");
+  absl::StatusOr<Summary> s = SimulateRow(p, seed, peak, hold_ms);
+  if (!s.ok()) return s.status();
+  absl::StatusOr<models::PoolSizing> pool = models::SizePool(
+      s->arrival_rate_per_s, s->mean_ms / 1e3, p.Num("pool_headroom"));
+  if (!pool.ok()) return pool.status();
+  doc.Set("pool_in_flight", "pool sizing: measured L at the peak", s->l_sampled,
+          2);
+  doc.Set("pool_minimum", "pool sizing: smallest pool that does not queue",
+          pool->minimum);
+  doc.Set("pool_with_headroom", "pool sizing: with headroom",
+          pool->with_headroom);
+  doc.AddTable("pool_sizing", "Pool sizing",
+               {{"rate_per_s", "peak (req/s)", 0},
+                {"hold_ms", "hold (ms)", 0},
+                {"l_sampled", "L sampled", 2},
+                {"minimum", "minimum pool"},
+                {"with_headroom", "with headroom"}})
+      .Add({peak, hold_ms, s->l_sampled, pool->minimum, pool->with_headroom});
   doc.Note(
       "lambda counts arrivals in the window, W is the mean time in system of "
       "the requests that left in it, L the mean of the periodic samples.");
