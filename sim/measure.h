@@ -28,6 +28,9 @@ class LatencyRecorder {
   double PercentileMs(double p) const;  // nearest rank, p in (0, 100]
   double MaxMs() const { return ToMs(max_); }
   const models::Histogram& histogram() const { return hist_; }
+  // The raw samples, in recording order until a percentile sorts them;
+  // empty once past the exact limit.
+  const std::vector<Time>& samples() const { return samples_; }
 
  private:
   size_t exact_limit_;

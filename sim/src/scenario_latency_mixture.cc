@@ -62,6 +62,12 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   doc.Set("tail_mean_contribution_ms", "mean contributed by them (ms)",
           static_cast<double>(modes.tail_sum) / static_cast<double>(n) / kMs,
           1);
+  doc.Set("tail_mean_share_pct", "share of the mean they carry (%)",
+          all.MeanMs() > 0
+              ? static_cast<double>(modes.tail_sum) / static_cast<double>(n) /
+                    kMs / all.MeanMs() * 100
+              : 0.0,
+          1);
   report::Table& m = doc.AddTable(
       "modes", "Modes", {{"range", "latency range"}, {"count", "requests"}});
   m.Add({std::string("< 50 ms"), modes.count[0]});
