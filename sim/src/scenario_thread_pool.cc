@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/cpu.h"
+#include "sim/load.h"
 #include "sim/random.h"
 #include "sim/resource.h"
 #include "sim/src/scenarios_internal.h"
@@ -19,36 +20,27 @@ struct Model {
   Time db_hold;
   Time db_timeout;
   Cpu& cpu;
-  Meter& meter;
   Dist io;        // the handler's blocking part (I/O, downstream)
   Time cpu_work;  // the handler's CPU part
-  Time think;
   Rng& rng;
 };
 
-// One client: send, wait for the response, think, repeat. Clients start
-// spread over one handler time so they do not march in lockstep.
-Process Client(Model m, Time offset) {
-  co_await m.sim.Delay(offset);
-  while (true) {
-    const Time start = m.sim.now();
-    m.meter.Begin();
-    if (m.pool != nullptr) co_await m.pool->Acquire();
-    co_await m.cpu.Run(m.cpu_work);
-    co_await m.sim.Delay(SampleNs(m.io, m.rng));
-    bool ok = true;
-    if (m.db != nullptr) {
-      // The part of the handler that needs a database connection.
-      ok = co_await m.db->Acquire(m.db_timeout);
-      if (ok) {
-        co_await m.sim.Delay(m.db_hold);
-        m.db->Release();
-      }
+// One request through the handler: a request thread (if capped), the CPU
+// part, the blocking part, then the database part if there is a pool.
+Task<bool> Handle(const Model& m) {
+  if (m.pool != nullptr) co_await m.pool->Acquire();
+  co_await m.cpu.Run(m.cpu_work);
+  co_await m.sim.Delay(SampleNs(m.io, m.rng));
+  bool ok = true;
+  if (m.db != nullptr) {
+    ok = co_await m.db->Acquire(m.db_timeout);
+    if (ok) {
+      co_await m.sim.Delay(m.db_hold);
+      m.db->Release();
     }
-    if (m.pool != nullptr) m.pool->Release();
-    m.meter.End(start, ok);
-    if (m.think > 0) co_await m.sim.Delay(m.think);
   }
+  if (m.pool != nullptr) m.pool->Release();
+  co_return ok;
 }
 
 absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
@@ -73,22 +65,27 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   if (!virtual_threads) pool.emplace(sim, "request threads", p.Int("threads"));
   if (p.Int("db_pool") > 0) db.emplace(sim, "db connections", p.Int("db_pool"));
   Rng rng(seed, "handler");
-  Rng starts(seed, "client-starts");
   const double io_ms = handler_ms - cpu_ms;
-  Model m{sim,
-          pool ? &*pool : nullptr,
-          db ? &*db : nullptr,
-          MsToNs(p.Num("db_hold_ms")),
-          MsToNs(p.Num("db_timeout_ms")),
-          cpu,
-          meter,
-          Dist::Lognormal(io_ms * 1e6, p.Num("handler_cv")),
-          MsToNs(cpu_ms),
-          MsToNs(p.Num("think_ms")),
-          rng};
-  for (int64_t i = 0; i < clients; ++i) {
-    sim.Spawn(Client(m, static_cast<Time>(starts.U01() * handler_ms * 1e6)));
-  }
+  const Model m{sim,
+                pool ? &*pool : nullptr,
+                db ? &*db : nullptr,
+                MsToNs(p.Num("db_hold_ms")),
+                MsToNs(p.Num("db_timeout_ms")),
+                cpu,
+                Dist::Lognormal(io_ms * 1e6, p.Num("handler_cv")),
+                MsToNs(cpu_ms),
+                rng};
+  LoadOptions load;
+  const std::string& kind = p.Str("load");
+  load.kind = kind == "closed"     ? LoadOptions::Kind::kClosed
+              : kind == "constant" ? LoadOptions::Kind::kConstant
+                                   : LoadOptions::Kind::kPoisson;
+  load.clients = clients;
+  load.think = MsToNs(p.Num("think_ms"));
+  load.stagger = MsToNs(handler_ms);
+  load.rate_per_s = p.Num("rate_per_s");
+  StartLoad(
+      sim, meter, load, [&m] { return Handle(m); }, seed);
   if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
   cpu.ResetStats();
   if (pool) pool->ResetStats();
@@ -96,8 +93,13 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
 
   const Summary sum = meter.Summarise();
-  report::Document doc(absl::StrCat("Thread pool: ", clients,
-                                    " clients, threads = ", p.Str("threads")));
+  const bool closed = load.kind == LoadOptions::Kind::kClosed;
+  report::Document doc(
+      absl::StrCat("Thread pool: ",
+                   closed ? absl::StrCat(clients, " closed-loop clients")
+                          : absl::StrCat(p.Str("load"), " arrivals at ",
+                                         p.Str("rate_per_s"), " req/s"),
+                   ", threads = ", p.Str("threads")));
   AddSummaryFields(doc, sum);
   doc.Set("cpu_cores", "CPU cores used", cpu.CoresUsed(), 2);
   if (pool) {
@@ -108,18 +110,20 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
     doc.Set("pool_utilisation", "thread pool utilisation", rs.utilisation, 3);
     doc.Set("pool_mean_queue", "mean accept-queue length", rs.mean_queue_length,
             1);
-  } else {
+  } else if (cpu_ms > 0) {
     const double ceiling = static_cast<double>(p.Int("cores")) / (cpu_ms / 1e3);
     doc.Set("ceiling_per_s", "cores / CPU per request (req/s)", ceiling, 1);
   }
-  const double think_s = p.Num("think_ms") / 1e3;
-  doc.Set(
-      "closed_loop_latency_ms", "clients / throughput - think (ms)",
-      sum.throughput_per_s > 0
-          ? (static_cast<double>(clients) / sum.throughput_per_s - think_s) *
-                1e3
-          : 0.0,
-      1);
+  if (closed) {
+    const double think_s = p.Num("think_ms") / 1e3;
+    doc.Set(
+        "closed_loop_latency_ms", "clients / throughput - think (ms)",
+        sum.throughput_per_s > 0
+            ? (static_cast<double>(clients) / sum.throughput_per_s - think_s) *
+                  1e3
+            : 0.0,
+        1);
+  }
   std::vector<const Resource*> resources;
   if (pool) resources.push_back(&*pool);
   if (db) resources.push_back(&*db);
@@ -146,27 +150,32 @@ Scenario ThreadPoolScenario() {
   KeySpec threads = IntKey("threads", "200", 1, 1000000,
                            "request threads (Tomcat maxThreads), or virtual");
   threads.choices = {"virtual"};
-  return {"thread-pool",
-          "closed-loop clients against a request-thread cap or virtual threads",
-          {IntKey("clients", "400", 1, 1000000, "closed-loop clients"), threads,
-           NumKey("handler_ms", "50", 0, 600000,
-                  "handler time per request (ms)", true),
-           NumKey("handler_cv", "0.25", 0, 10,
-                  "variation of the handler's blocking part (lognormal cv)"),
-           NumKey("cpu_per_request_ms", "2", 0, 600000,
-                  "CPU time inside the handler (ms)"),
-           IntKey("cores", "12", 1, 4096, "CPU cores"),
-           NumKey("think_ms", "0", 0, 3600000, "client think time (ms)"),
-           IntKey("db_pool", "0", 0, 100000,
-                  "database connections needed after the handler (0 = none)"),
-           NumKey("db_hold_ms", "50", 0, 600000,
-                  "time each request holds one (ms)"),
-           NumKey("db_timeout_ms", "30000", 0, 86400000,
-                  "wait for a connection (ms)"),
-           NumKey("warmup_s", "5", 0, 86400, "discarded warm-up (s)"),
-           NumKey("duration_s", "30", 0, 86400, "measured window (s)", true),
-           MaxPendingKey()},
-          Run};
+  return {
+      "thread-pool",
+      "closed-loop clients against a request-thread cap or virtual threads",
+      {IntKey("clients", "400", 1, 1000000, "closed-loop clients"), threads,
+       NumKey("handler_ms", "50", 0, 600000, "handler time per request (ms)",
+              true),
+       NumKey("handler_cv", "0.25", 0, 10,
+              "variation of the handler's blocking part (lognormal cv)"),
+       NumKey("cpu_per_request_ms", "2", 0, 600000,
+              "CPU time inside the handler (ms)"),
+       IntKey("cores", "12", 1, 4096, "CPU cores"),
+       ChoiceKey("load", "closed", {"closed", "constant", "poisson"},
+                 "closed loop of `clients`, or open arrivals at rate_per_s"),
+       NumKey("rate_per_s", "1000", 0, 1e7, "open loop: arrival rate (req/s)",
+              true),
+       NumKey("think_ms", "0", 0, 3600000, "client think time (ms)"),
+       IntKey("db_pool", "0", 0, 100000,
+              "database connections needed after the handler (0 = none)"),
+       NumKey("db_hold_ms", "50", 0, 600000,
+              "time each request holds one (ms)"),
+       NumKey("db_timeout_ms", "30000", 0, 86400000,
+              "wait for a connection (ms)"),
+       NumKey("warmup_s", "5", 0, 86400, "discarded warm-up (s)"),
+       NumKey("duration_s", "30", 0, 86400, "measured window (s)", true),
+       MaxPendingKey()},
+      Run};
 }
 
 }  // namespace perflab::sim

@@ -3,8 +3,10 @@
 #include "gtest/gtest.h"
 #include "sim/cpu.h"
 #include "sim/engine.h"
+#include "sim/load.h"
 #include "sim/measure.h"
 #include "sim/resource.h"
+#include "sim/task.h"
 
 namespace perflab::sim {
 namespace {
@@ -140,6 +142,48 @@ TEST(MeterTest, WindowAndSampledInFlight) {
   EXPECT_DOUBLE_EQ(s.mean_ms, 20);
   EXPECT_EQ(s.completed, 20);  // completions at 20, 25, ..., 115 ms
   EXPECT_DOUBLE_EQ(s.throughput_per_s, 200);
+}
+
+Task<bool> Work(Simulation& sim, Time t) {
+  co_await sim.Delay(t);
+  co_return true;
+}
+
+TEST(LoadTest, ClosedLoopThroughputIsClientsOverCycleTime) {
+  Simulation sim;
+  MeterOptions o;
+  o.warmup = kSec;
+  o.window = 10 * kSec;
+  Meter m(sim, o);
+  LoadOptions load;
+  load.clients = 8;
+  load.think = 30 * kMs;
+  StartLoad(
+      sim, m, load, [&sim] { return Work(sim, 20 * kMs); }, 1);
+  ASSERT_TRUE(sim.Run(m.window_end()).ok());
+  const Summary s = m.Summarise();
+  EXPECT_NEAR(s.throughput_per_s, 8 / 0.050, 1);  // N / (R + Z)
+  EXPECT_DOUBLE_EQ(s.mean_ms, 20);
+  EXPECT_NEAR(s.l_sampled, 8 * 20.0 / 50, 0.01);  // clients in the handler
+}
+
+TEST(LoadTest, OpenLoopArrivalsKeepTheirRate) {
+  for (auto kind :
+       {LoadOptions::Kind::kConstant, LoadOptions::Kind::kPoisson}) {
+    Simulation sim;
+    MeterOptions o;
+    o.window = 20 * kSec;
+    Meter m(sim, o);
+    LoadOptions load;
+    load.kind = kind;
+    load.rate_per_s = 500;
+    StartLoad(
+        sim, m, load, [&sim] { return Work(sim, 100 * kMs); }, 2);
+    ASSERT_TRUE(sim.Run(m.window_end()).ok());
+    const Summary s = m.Summarise();
+    EXPECT_NEAR(s.arrival_rate_per_s, 500, 500 * 0.02);
+    EXPECT_NEAR(s.l_sampled, s.l_little, 0.01 * s.l_little);
+  }
 }
 
 }  // namespace
