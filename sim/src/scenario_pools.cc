@@ -50,7 +50,7 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed,
   doc.Set("ceiling_per_s", "pool / hold time (req/s)", ceiling, 1);
   report::Table& t = doc.AddTable("rows", "Offered load",
                                   {{"offered_per_s", "offered (req/s)", 0},
-       {"state", "offered vs ceiling"},
+                                   {"state", "offered vs ceiling"},
                                    {"throughput_per_s", "served (req/s)", 1},
                                    {"utilisation", "pool busy", 3},
                                    {"mean_wait_ms", "mean wait (ms)", 1},
