@@ -1,0 +1,7 @@
+# Lint checks run by ctest under the label "lint" (ctest -L lint).
+# lint.clang-format: tracked *.cc/*.h files must match .clang-format; skipped
+# (not failed) where git or clang-format is not installed.
+add_test(NAME lint.clang-format
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/lint/clang_format_check ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.clang-format PROPERTIES
+  LABELS lint SKIP_RETURN_CODE 77 TIMEOUT 120)
