@@ -21,7 +21,7 @@
 namespace perflab::lab {
 namespace {
 
-constexpr size_t kMaxHeaderBytes = 16 * 1024;
+constexpr size_t kMaxHeaderBytes = size_t{16} * 1024;
 
 void IgnoreSigpipe() {
   static const bool once = [] {

@@ -54,7 +54,7 @@ struct RepositoryOptions {
   bool prepare_per_call = false;
   // SQLite page cache of the connection. 64 MiB holds the whole 32 MB
   // database, as the seed's in-memory H2 held everything in the heap.
-  int64_t page_cache_kib = 64 * 1024;
+  int64_t page_cache_kib = int64_t{64} * 1024;
 };
 
 // Work counters since the last Reset; the benchmarks divide by pages.

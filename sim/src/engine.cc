@@ -70,10 +70,11 @@ void FreeFrame(void* p, std::size_t n) {
 
 Process::promise_type::~promise_type() {
   if (sim == nullptr) return;
-  if (prev != nullptr)
+  if (prev != nullptr) {
     prev->next = next;
-  else
+  } else {
     sim->live_head_ = next;
+  }
   if (next != nullptr) next->prev = prev;
   --sim->live_;
 }

@@ -23,6 +23,7 @@ struct CliRun {
 CliRun Perflab(std::vector<std::string> args) {
   args.insert(args.begin(), "perflab");
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const std::string& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
   int code = cli::Main(static_cast<int>(argv.size()), argv.data(), out, err);
@@ -63,8 +64,9 @@ TEST(FixturesCliTest, BadScaleIsOneLineOnStderrAndExitTwo) {
 }
 
 TEST(FixturesCliTest, UnwritableOutputIsAnErrorNotAHalfFile) {
-  for (std::string bad : {std::string("/proc/perflab/no/such/dir/x.sqlite"),
-                          ::testing::TempDir()}) {
+  for (const std::string& bad :
+       {std::string("/proc/perflab/no/such/dir/x.sqlite"),
+        ::testing::TempDir()}) {
     CliRun r = Perflab({"fixtures", "build", "--scale", "0.01", "--out", bad});
     EXPECT_EQ(r.code, 2) << bad;
     EXPECT_EQ(r.out, "");

@@ -125,7 +125,7 @@ TEST(Histogram, CoordinatedOmissionCorrectionFillsTheGap) {
   ASSERT_EQ(seen.size(), 10u);
   for (int k = 0; k < 10; ++k) {
     EXPECT_EQ(corrected.LowestEquivalent(seen[k]),
-              corrected.LowestEquivalent((k + 1) * 10'000));
+              corrected.LowestEquivalent(int64_t{k + 1} * 10'000));
   }
   EXPECT_GT(corrected.Percentile(95), plain.Percentile(95));
 }

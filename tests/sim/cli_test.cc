@@ -19,6 +19,7 @@ struct Result {
 Result RunCli(std::vector<std::string> args) {
   args.insert(args.begin(), "perflab");
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const auto& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
   const int code = Main(static_cast<int>(argv.size()), argv.data(), out, err);
@@ -78,8 +79,8 @@ TEST(SimCliTest, SeedChangesStochasticOutput) {
       "sim", "mmc", "--set", "customers=20000", "--format", "json"};
   auto with_seed = [&](const char* seed) {
     auto args = base;
-    args.push_back("--seed");
-    args.push_back(seed);
+    args.emplace_back("--seed");
+    args.emplace_back(seed);
     return RunCli(args).out;
   };
   EXPECT_EQ(with_seed("7"), with_seed("7"));

@@ -135,7 +135,7 @@ TEST(MeterTest, WindowAndSampledInFlight) {
   // 4 in flight at every instant once started; arrivals and departures that
   // coincide with a sample must not change what it sees.
   for (int i = 0; i < 40; ++i)
-    sim.Spawn(Visitor(sim, m, i * 5 * kMs, 20 * kMs));
+    sim.Spawn(Visitor(sim, m, Time{i} * 5 * kMs, 20 * kMs));
   ASSERT_TRUE(sim.Run(200 * kMs).ok());
   const Summary s = m.Summarise();
   EXPECT_DOUBLE_EQ(s.l_sampled, 4);

@@ -133,7 +133,7 @@ TEST(EngineTest, HeapOrdersManyEventsLikeASortedList) {
   for (int i = 0; i < 5000; ++i) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     const Time t = static_cast<Time>((x >> 33) % 200);
-    expected.push_back({t, i});
+    expected.emplace_back(t, i);
     sim.Schedule(
         t,
         [](void* c, uint64_t arg) {

@@ -19,6 +19,7 @@ struct CliResult {
 inline CliResult RunCli(std::vector<std::string> args) {
   args.insert(args.begin(), "perflab");
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const std::string& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
   CliResult r;

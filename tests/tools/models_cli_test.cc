@@ -78,10 +78,10 @@ TEST(ModelsCli, WhatIfDefaultsToTheSeedBreakdown) {
 
 TEST(ModelsCli, UslFitFromPoints) {
   // Points on the exact curve lambda 100, sigma 0.05, kappa 0.002.
-  auto d = Json({"models", "usl-fit", "--point",
-                 "1:100,2:189.7533,4:340.7155,8:547.1956,16:717.4888,"
-                 "32:705.7786,64:523.9889",
-                 "--format", "json"});
+  const std::string points =
+      "1:100,2:189.7533,4:340.7155,8:547.1956,16:717.4888,"
+      "32:705.7786,64:523.9889";
+  auto d = Json({"models", "usl-fit", "--point", points, "--format", "json"});
   EXPECT_NEAR(d["sigma"].GetDouble(), 0.05, 1e-3);
   EXPECT_NEAR(d["kappa"].GetDouble(), 0.002, 1e-4);
   EXPECT_NEAR(d["lambda"].GetDouble(), 100, 0.1);

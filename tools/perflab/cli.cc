@@ -72,7 +72,7 @@ void Registry::Leaf(CLI::App* cmd, Runner run, bool csv) {
   formats_.emplace_back(std::make_unique<std::string>("table"));
   std::string* format = formats_.back().get();
   std::vector<std::string> accepted = {"table", "json"};
-  if (csv) accepted.push_back("csv");
+  if (csv) accepted.emplace_back("csv");
   cmd->add_option(
          "--format", *format,
          "output: " + absl::StrJoin(accepted, ", ") + " (default table)")
