@@ -81,8 +81,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
   s.freezes.Add(freeze_start, freeze_end);
   s.target = (s.duration + s.interval - 1) / s.interval;
 
-  Budget budget;
-  budget.max_pending = p.Int("max_pending");
+  const Budget budget = BudgetFrom(p);
   struct Client {
     const char* name;
     LatencyRecorder rec;

@@ -70,9 +70,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
                     {"safe", "server > client timeout"}});
   for (double rate : p.List("rates_per_s")) {
     for (double server_ms : p.List("server_keepalive_ms")) {
-      Budget budget;
-      budget.max_pending = p.Int("max_pending");
-      Simulation sim(budget);
+      Simulation sim(BudgetFrom(p));
       Setup s{MsToNs(server_ms), MsToNs(client_ms), MsToNs(p.Num("one_way_ms")),
               MsToNs(p.Num("request_ms"))};
       Pool pool;

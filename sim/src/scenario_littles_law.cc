@@ -30,12 +30,8 @@ absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
                                     double service_ms) {
   const bool poisson = p.Str("arrivals") == "poisson";
   const bool exp_service = p.Str("service") == "exp";
-  Budget budget;
-  budget.max_pending = p.Int("max_pending");
-  Simulation sim(budget);
-  MeterOptions mo;
-  mo.warmup = SecToNs(p.Num("warmup_s"));
-  mo.window = SecToNs(p.Num("duration_s"));
+  Simulation sim(BudgetFrom(p));
+  MeterOptions mo = MeterOptionsFrom(p);
   mo.sample_period = MsToNs(p.Num("sample_ms"));
   Meter meter(sim, mo);
   const std::string stream = absl::StrCat(rate, "/", service_ms);

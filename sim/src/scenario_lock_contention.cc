@@ -66,12 +66,8 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
                     {"max_backlog", "max pending updates"}});
   double before = 0;
   for (bool in_path : {true, false}) {
-    Budget budget;
-    budget.max_pending = p.Int("max_pending");
-    Simulation sim(budget);
-    MeterOptions mo;
-    mo.warmup = SecToNs(p.Num("warmup_s"));
-    mo.window = SecToNs(p.Num("duration_s"));
+    Simulation sim(BudgetFrom(p));
+    const MeterOptions mo = MeterOptionsFrom(p);
     Meter meter(sim, mo);
     Resource lock(sim, "row lock", 1);
     Rng rng(seed, "requests"), starts(seed, "starts");

@@ -49,7 +49,7 @@ absl::StatusOr<report::Document> RunMmcScenario(const Params& p,
   o.customers = p.Int("customers");
   o.warmup_customers = p.Int("warmup_customers");
   o.seed = seed;
-  o.budget.max_pending = p.Int("max_pending");
+  o.budget = BudgetFrom(p);
   absl::StatusOr<MmcResult> r = RunMmc(o);
   if (!r.ok()) return r.status();
   report::Document doc(absl::StrCat("M/",
@@ -106,7 +106,7 @@ absl::StatusOr<report::Document> RunHockeyStick(const Params& p,
       o.arrival_rate_per_s = rho * c / service_s;
       o.customers = p.Int("customers");
       o.seed = seed;
-      o.budget.max_pending = p.Int("max_pending");
+      o.budget = BudgetFrom(p);
       absl::StatusOr<MmcResult> r = RunMmc(o);
       if (!r.ok()) return r.status();
       std::optional<models::QueueMetrics> a = Analytic(o);

@@ -61,9 +61,7 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed,
                                    {"first_timeout_s", "first timeout (s)", 1},
                                    {"p99_ms", "p99 (ms)", 1}});
   for (double rate : p.List("rates_per_s")) {
-    Budget budget;
-    budget.max_pending = p.Int("max_pending");
-    Simulation sim(budget);
+    Simulation sim(BudgetFrom(p));
     MeterOptions mo;
     mo.window = SecToNs(p.Num("duration_s"));
     Meter meter(sim, mo);

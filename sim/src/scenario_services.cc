@@ -51,9 +51,7 @@ absl::StatusOr<report::Document> RunHttp(const Params& p, uint64_t) {
       o.tls_handshake = MsToNs(p.Num("tls_handshake_ms"));
       o.tls_per_call = MsToNs(p.Num("tls_per_call_ms"));
       o.delayed_ack = MsToNs(p.Num("delayed_ack_ms"));
-      Budget budget;
-      budget.max_pending = p.Int("max_pending");
-      Simulation sim(budget);
+      Simulation sim(BudgetFrom(p));
       HttpClient http(sim, o);
       Time end = 0;
       sim.Spawn(Sequential(sim, http, calls, 0, end));
@@ -108,9 +106,7 @@ absl::StatusOr<report::Document> RunGc(const Params& p, uint64_t seed) {
                                    {"l_sampled", "L sampled", 2},
                                    {"l_little", "lambda x W", 2}});
   for (double heap : p.List("heaps_mib")) {
-    Budget budget;
-    budget.max_pending = p.Int("max_pending");
-    Simulation sim(budget);
+    Simulation sim(BudgetFrom(p));
     Cpu cpu(sim, p.Int("cores"));
     GcOptions go;
     go.heap_mib = heap;
@@ -123,9 +119,7 @@ absl::StatusOr<report::Document> RunGc(const Params& p, uint64_t seed) {
                        "live_set_mib = ",
                        p.Str("live_set_mib")));
     }
-    MeterOptions mo;
-    mo.warmup = SecToNs(p.Num("warmup_s"));
-    mo.window = SecToNs(p.Num("duration_s"));
+    const MeterOptions mo = MeterOptionsFrom(p);
     Meter meter(sim, mo);
     GcModel m{sim,
               cpu,

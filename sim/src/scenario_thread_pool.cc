@@ -53,12 +53,8 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
         "key 'cpu_per_request_ms' = '", p.Str("cpu_per_request_ms"),
         "': accepted a number in [0, handler_ms = ", p.Str("handler_ms"), "]"));
   }
-  Budget budget;
-  budget.max_pending = p.Int("max_pending");
-  Simulation sim(budget);
-  MeterOptions mo;
-  mo.warmup = SecToNs(p.Num("warmup_s"));
-  mo.window = SecToNs(p.Num("duration_s"));
+  Simulation sim(BudgetFrom(p));
+  const MeterOptions mo = MeterOptionsFrom(p);
   Meter meter(sim, mo);
   Cpu cpu(sim, p.Int("cores"));
   std::optional<Resource> pool, db;

@@ -59,9 +59,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   int64_t best_n = 0;
   for (double nd : p.List("workers")) {
     const int64_t n = static_cast<int64_t>(nd);
-    Budget budget;
-    budget.max_pending = p.Int("max_pending");
-    Simulation sim(budget);
+    Simulation sim(BudgetFrom(p));
     Rng rng(seed, absl::StrCat("jitter/", n));
     Time end = 0;
     sim.Spawn(Jobs(sim, c, n, jobs, rng, end));

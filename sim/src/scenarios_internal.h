@@ -80,6 +80,20 @@ inline Time SecToNs(double s) {
   return static_cast<Time>(std::llround(s * 1e9));
 }
 
+// The run budget from the max_pending key (MaxPendingKey); the rest default.
+inline Budget BudgetFrom(const Params& p) {
+  Budget budget;
+  budget.max_pending = p.Int("max_pending");
+  return budget;
+}
+// Meter options from the warmup_s and duration_s keys; the rest default.
+inline MeterOptions MeterOptionsFrom(const Params& p) {
+  MeterOptions mo;
+  mo.warmup = SecToNs(p.Num("warmup_s"));
+  mo.window = SecToNs(p.Num("duration_s"));
+  return mo;
+}
+
 // Columns and cells of a run summary, for scenarios that print one row per run.
 std::vector<report::Column> SummaryColumns();
 std::vector<report::Value> SummaryCells(const Summary& s);

@@ -1,6 +1,5 @@
 // `perflab fixtures build`, run in-process through the CLI.
 #include <algorithm>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -8,32 +7,20 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/lab/test_db.h"
-#include "tools/perflab/cli.h"
+#include "tests/tools/cli_runner.h"
 
 namespace perflab::lab {
 namespace {
 
 using ::testing::HasSubstr;
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-CliRun Perflab(std::vector<std::string> args) {
-  args.insert(args.begin(), "perflab");
-  std::vector<const char*> argv;
-  argv.reserve(args.size());
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int code = cli::Main(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using ::perflab::testing::CliResult;
+using ::perflab::testing::RunCli;
 
 TEST(FixturesCliTest, BuildsTheDatabaseAndReportsRowsAndTime) {
   std::string path = testing::TempPath("cli.sqlite");
-  CliRun r = Perflab({"fixtures", "build", "--scale", "0.01", "--out", path,
-                      "--format", "json"});
+  CliResult r = RunCli({"fixtures", "build", "--scale", "0.01", "--out", path,
+                        "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_THAT(r.out, HasSubstr("\"generation_s\":"));
@@ -44,8 +31,8 @@ TEST(FixturesCliTest, BuildsTheDatabaseAndReportsRowsAndTime) {
 
 TEST(FixturesCliTest, WithoutCustomerIndex) {
   std::string path = testing::TempPath("cli_noindex.sqlite");
-  CliRun r = Perflab({"fixtures", "build", "--scale", "0.01", "--out", path,
-                      "--no-customer-index"});
+  CliResult r = RunCli({"fixtures", "build", "--scale", "0.01", "--out", path,
+                        "--no-customer-index"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(
       CheckDataset(path, {.scale = 0.01, .customer_index = false}).ok());
@@ -53,8 +40,8 @@ TEST(FixturesCliTest, WithoutCustomerIndex) {
 
 TEST(FixturesCliTest, BadScaleIsOneLineOnStderrAndExitTwo) {
   for (const char* bad : {"0", "-1", "11", "nan", "abc"}) {
-    CliRun r = Perflab({"fixtures", "build", "--scale", bad, "--out",
-                        testing::TempPath("never.sqlite")});
+    CliResult r = RunCli({"fixtures", "build", "--scale", bad, "--out",
+                          testing::TempPath("never.sqlite")});
     EXPECT_EQ(r.code, 2) << bad;
     EXPECT_EQ(r.out, "") << bad;
     EXPECT_THAT(r.err, HasSubstr("--scale")) << bad;
@@ -67,7 +54,8 @@ TEST(FixturesCliTest, UnwritableOutputIsAnErrorNotAHalfFile) {
   for (const std::string& bad :
        {std::string("/proc/perflab/no/such/dir/x.sqlite"),
         ::testing::TempDir()}) {
-    CliRun r = Perflab({"fixtures", "build", "--scale", "0.01", "--out", bad});
+    CliResult r =
+        RunCli({"fixtures", "build", "--scale", "0.01", "--out", bad});
     EXPECT_EQ(r.code, 2) << bad;
     EXPECT_EQ(r.out, "");
     EXPECT_THAT(r.err, HasSubstr("--out: got '" + bad + "'"));

@@ -9,19 +9,12 @@
 
 #include "gtest/gtest.h"
 #include "models/percentiles.h"
+#include "tests/models/splitmix64.h"
 
 namespace perflab::models {
 namespace {
 
-uint64_t Next(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-double Uniform(uint64_t& state) {
-  return static_cast<double>(Next(state) >> 11) * 0x1.0p-53;
-}
+using ::perflab::testing::Uniform01;
 
 // Heavy-tailed mixture in microseconds: 97 % around 15 ms, 2.5 % 120-200 ms,
 // 0.5 % 0.8-2 s, plus a Pareto-ish tail, as in the latency-mixture figure.
@@ -30,7 +23,7 @@ std::vector<int64_t> Mixture(size_t n, uint64_t seed) {
   v.reserve(n);
   uint64_t s = seed;
   for (size_t i = 0; i < n; ++i) {
-    double u = Uniform(s), w = Uniform(s);
+    double u = Uniform01(s), w = Uniform01(s);
     double us;
     if (u < 0.97) {
       us = 15000 * std::exp(0.2 * (w - 0.5));

@@ -4,25 +4,20 @@
 
 #include "gtest/gtest.h"
 #include "models/usl.h"
+#include "tests/models/splitmix64.h"
 
 namespace perflab::models {
 namespace {
 
 // A tiny deterministic generator for the noise (splitmix64).
-double Uniform(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
+using ::perflab::testing::Uniform01;
 
 std::vector<UslPoint> Noisy(double sigma, double kappa, double lambda,
                             double noise, uint64_t seed) {
   std::vector<UslPoint> pts;
   uint64_t state = seed;
   for (double n : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) {
-    double factor = 1 + noise * (2 * Uniform(state) - 1);
+    double factor = 1 + noise * (2 * Uniform01(state) - 1);
     pts.push_back({n, lambda * UslCapacity(sigma, kappa, n) * factor});
   }
   return pts;

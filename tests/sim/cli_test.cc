@@ -1,30 +1,16 @@
 // perflab sim through the real CLI, in-process: listing, help, and the error
 // contract (one line naming key, value and range; exit 2; nothing on stdout).
-#include "tools/perflab/cli.h"
-
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/tools/cli_runner.h"
 
 namespace perflab::cli {
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result RunCli(std::vector<std::string> args) {
-  args.insert(args.begin(), "perflab");
-  std::vector<const char*> argv;
-  argv.reserve(args.size());
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = Main(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using ::perflab::testing::CliResult;
+using ::perflab::testing::RunCli;
 
 int Lines(const std::string& s) {
   int n = 0;
@@ -34,7 +20,7 @@ int Lines(const std::string& s) {
 
 void ExpectBadInput(const std::vector<std::string>& args,
                     const std::vector<std::string>& mentions) {
-  const Result r = RunCli(args);
+  const CliResult r = RunCli(args);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(Lines(r.err), 1) << r.err;
@@ -43,7 +29,7 @@ void ExpectBadInput(const std::vector<std::string>& args,
 }
 
 TEST(SimCliTest, NoNameListsEveryScenario) {
-  const Result r = RunCli({"sim"});
+  const CliResult r = RunCli({"sim"});
   EXPECT_EQ(r.code, 0) << r.err;
   for (const char* name :
        {"coordinated-omission", "thread-pool", "mmc", "littles-law",
@@ -55,7 +41,7 @@ TEST(SimCliTest, NoNameListsEveryScenario) {
 }
 
 TEST(SimCliTest, HelpListsEveryKeyWithDefaultAndRange) {
-  const Result r = RunCli({"sim", "mmc", "--help"});
+  const CliResult r = RunCli({"sim", "mmc", "--help"});
   EXPECT_EQ(r.code, 0);
   for (const char* key : {"servers", "arrival_rate_per_s", "service_rate_per_s",
                           "service ", "service_cv", "customers"}) {
@@ -65,8 +51,8 @@ TEST(SimCliTest, HelpListsEveryKeyWithDefaultAndRange) {
 }
 
 TEST(SimCliTest, RunsAScenarioAsJson) {
-  const Result r = RunCli({"sim", "coordinated-omission", "--set",
-                           "freeze_ms=1500", "--format", "json"});
+  const CliResult r = RunCli({"sim", "coordinated-omission", "--set",
+                              "freeze_ms=1500", "--format", "json"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(
       r.out.find("\"clients\":[{\"name\":\"closed-actual\",\"samples\":5851"),
