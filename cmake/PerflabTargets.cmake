@@ -22,6 +22,8 @@ endfunction()
 
 # perflab_test(NAME LABELS ... SOURCES ... DEPS ...): a GoogleTest binary whose
 # tests are registered one by one with ctest under the given labels.
+# NO_PRETTY_VALUES: a parameterized test is named by its INSTANTIATE_TEST_SUITE_P
+# name generator (or index), never by a dump of its parameter's bytes.
 include(GoogleTest)
 function(perflab_test name)
   cmake_parse_arguments(ARG "" "" "LABELS;SOURCES;DEPS" ${ARGN})
@@ -31,6 +33,7 @@ function(perflab_test name)
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "${ARG_LABELS}"
+    NO_PRETTY_VALUES
     DISCOVERY_TIMEOUT 60)
 endfunction()
 

@@ -74,8 +74,8 @@ TEST_P(HistogramPrecision, EveryPercentileWithinStatedPrecision) {
   EXPECT_NEAR(h.Mean(), sum / 1e6, 1e-6 * sum / 1e6);
 }
 
-INSTANTIATE_TEST_SUITE_P(Digits, HistogramPrecision,
-                         ::testing::Values(2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(Digits, HistogramPrecision, ::testing::Values(2, 3, 4),
+                         ::testing::PrintToStringParamName());
 
 TEST(Histogram, MergeEqualsHistogramOfUnion) {
   std::vector<int64_t> a = Mixture(200'000, 1), b = Mixture(300'000, 2);

@@ -46,7 +46,8 @@ TEST_P(UslFitNoisy, RecoversWithinTenPercent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, UslFitNoisy,
-                         ::testing::Values(1, 2, 3, 42, 2024));
+                         ::testing::Values(1, 2, 3, 42, 2024),
+                         ::testing::PrintToStringParamName());
 
 TEST(UslFit, KeepsParametersNonNegative) {
   // Perfectly linear scaling: the unconstrained optimum would go negative.

@@ -102,6 +102,7 @@ TEST(ModelsCli, TourPrintsEveryTable) {
 }
 
 struct BadInput {
+  const char* name;  // the test's parameter name: letters, digits, '_'
   std::vector<std::string> args;
   std::string mentions;  // the flag or value the message must name
 };
@@ -121,30 +122,48 @@ TEST_P(ModelsCliBadInput, OneLineExitTwoNothingOnStdout) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ModelsCliBadInput,
     ::testing::Values(
-        BadInput{{"models", "nope"}, "unknown subcommand 'nope'"},
-        BadInput{{"models"}, "missing subcommand; accepted: little"},
-        BadInput{{"models", "usl", "--kappa", "0.002"}, "--sigma"},  // missing
+        BadInput{"UnknownSubcommand",
+                 {"models", "nope"},
+                 "unknown subcommand 'nope'"},
+        BadInput{"MissingSubcommand",
+                 {"models"},
+                 "missing subcommand; accepted: little"},
         BadInput{
+            "MissingFlag", {"models", "usl", "--kappa", "0.002"}, "--sigma"},
+        BadInput{
+            "Negative",
             {"models", "cost", "--rps", "-5", "--vcpu", "8", "--mem-gib", "1"},
-            "-5"},  // negative
+            "-5"},
         BadInput{
+            "ZeroWherePositive",
             {"models", "cost", "--rps", "0", "--vcpu", "8", "--mem-gib", "1"},
-            "--rps"},  // zero where positive
-        BadInput{{"models", "mmc", "--servers", "2", "--arrival-rate-per-s",
+            "--rps"},
+        BadInput{"NaN",
+                 {"models", "mmc", "--servers", "2", "--arrival-rate-per-s",
                   "nan", "--service-rate-per-s", "1"},
-                 "nan"},  // NaN
-        BadInput{{"models", "amdahl", "--serial", "0.1", "--bogus", "1"},
-                 "--bogus"},  // unknown flag
-        BadInput{{"models", "mmc", "--servers", "2", "--arrival-rate-per-s",
+                 "nan"},
+        BadInput{"UnknownFlag",
+                 {"models", "amdahl", "--serial", "0.1", "--bogus", "1"},
+                 "--bogus"},
+        BadInput{"Unstable",  // rho >= 1
+                 {"models", "mmc", "--servers", "2", "--arrival-rate-per-s",
                   "5", "--service-rate-per-s", "1"},
-                 "unstable"},  // rho >= 1
-        BadInput{{"models", "usl", "--sigma", "0.05", "--kappa", "0.002",
+                 "unstable"},
+        BadInput{"BadFormat",
+                 {"models", "usl", "--sigma", "0.05", "--kappa", "0.002",
                   "--format", "xml"},
-                 "xml"},  // bad format
-        BadInput{{"models", "little", "--rate-per-s", "250"}, "two of"},
-        BadInput{{"models", "percentiles", "--input", "/nonexistent/x"},
+                 "xml"},
+        BadInput{"LittleNeedsTwoOfThree",
+                 {"models", "little", "--rate-per-s", "250"},
+                 "two of"},
+        BadInput{"MissingInputFile",
+                 {"models", "percentiles", "--input", "/nonexistent/x"},
                  "/nonexistent/x"},
-        BadInput{{"models", "what-if", "--stage", "db=abc"}, "db=abc"}));
+        BadInput{
+            "BadStage", {"models", "what-if", "--stage", "db=abc"}, "db=abc"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) {
+      return std::string(info.param.name);
+    });
 
 }  // namespace
 }  // namespace perflab
