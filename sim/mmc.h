@@ -34,9 +34,13 @@ struct MmcResult {
   double mean_queue_length = 0;  // time-weighted waiters
   double throughput_per_s = 0;
   double p99_response_s = 0;  // 0 unless options.percentiles
-  double rho = 0;             // offered lambda / (c mu)
-  bool unstable = false;      // rho >= 1: no steady state exists
-  int64_t events = 0;         // engine events executed
+  // Half-width of a 95 % confidence interval of mean_wait_s by batch means
+  // (20 consecutive batches of measured customers): the sampling error a
+  // difference from Erlang C should be read against. 0 if too few customers.
+  double mean_wait_ci95_s = 0;
+  double rho = 0;         // offered lambda / (c mu)
+  bool unstable = false;  // rho >= 1: no steady state exists
+  int64_t events = 0;     // engine events executed
 };
 
 absl::StatusOr<MmcResult> RunMmc(const MmcOptions& options);

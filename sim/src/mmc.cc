@@ -1,5 +1,8 @@
 #include "sim/mmc.h"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -10,6 +13,14 @@
 namespace perflab::sim {
 namespace {
 
+// Batch means: successive waits are strongly correlated near saturation, so
+// the spread of a few long batch averages, not of single waits, measures the
+// error of the mean. 20 batches keep each batch long at default sizes.
+constexpr int kBatches = 20;
+// Student's t quantile for 95 % two-sided with kBatches - 1 = 19 degrees of
+// freedom (a table value, not computed: no std:: distribution may be used).
+constexpr double kT19 = 2.093;
+
 struct Model {
   Simulation sim;
   Resource servers;
@@ -19,6 +30,7 @@ struct Model {
   int64_t departed = 0;  // departures of any customer since t0
   bool started = false;  // t0 has been set
   __int128 wait_sum = 0, response_sum = 0;
+  std::array<__int128, kBatches> batch_wait_sum{};
   Time t0 = 0, t_end = 0;
   std::optional<models::Histogram> hist;
 
@@ -41,6 +53,8 @@ Process Customer(Model& m, int64_t index) {
   if (index >= m.warmup) {
     ++m.measured;
     m.wait_sum += wait;
+    m.batch_wait_sum[static_cast<size_t>((index - m.warmup) * kBatches /
+                                         (m.total - m.warmup))] += wait;
     m.waited += wait > 0;
     const Time response = m.sim.now() - arrived;
     m.response_sum += response;
@@ -109,6 +123,22 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
   r.throughput_per_s =
       static_cast<double>(m->departed) / ToSec(m->t_end - m->t0);
   if (m->hist) r.p99_response_s = ToSec(m->hist->Percentile(99));
+  if (o.customers >= kBatches) {
+    // Batch sizes differ by at most one customer; each mean uses its own.
+    double sum = 0, sum_sq = 0;
+    for (int b = 0; b < kBatches; ++b) {
+      const int64_t first = (o.customers * b + kBatches - 1) / kBatches;
+      const int64_t last = (o.customers * (b + 1) + kBatches - 1) / kBatches;
+      const double mean = static_cast<double>(m->batch_wait_sum[b]) /
+                          static_cast<double>(last - first) / kSec;
+      sum += mean;
+      sum_sq += mean * mean;
+    }
+    const double mean = sum / kBatches;
+    const double var =
+        std::max(0.0, (sum_sq - kBatches * mean * mean) / (kBatches - 1));
+    r.mean_wait_ci95_s = kT19 * std::sqrt(var / kBatches);
+  }
   return r;
 }
 

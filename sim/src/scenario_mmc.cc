@@ -62,6 +62,8 @@ absl::StatusOr<report::Document> RunMmcScenario(const Params& p,
   doc.Set("rho", "offered utilisation lambda / (c mu)", r->rho, 3);
   doc.Set("customers", "measured customers", r->customers);
   doc.Set("mean_wait_s", "mean wait in queue (s)", r->mean_wait_s, 4);
+  doc.Set("mean_wait_ci95_s", "95 % confidence half-width (s, batch means)",
+          r->mean_wait_ci95_s, 4);
   doc.Set("mean_response_s", "mean time in system (s)", r->mean_response_s, 4);
   doc.Set("p_wait", "share that had to queue", r->p_wait, 4);
   doc.Set("utilisation", "server utilisation", r->utilisation, 4);
@@ -76,6 +78,8 @@ absl::StatusOr<report::Document> RunMmcScenario(const Params& p,
     doc.Set("analytic_p_wait", "analytic P(wait)", a->p_wait, 4);
     doc.Set("wait_error_pct", "simulated vs analytic mean wait (%)",
             (r->mean_wait_s - a->mean_wait_s) / a->mean_wait_s * 100, 2);
+    doc.Set("wait_ci95_pct", "95 % confidence half-width (% of analytic)",
+            r->mean_wait_ci95_s / a->mean_wait_s * 100, 2);
   }
   if (r->unstable) {
     doc.Note(

@@ -125,6 +125,45 @@ TEST(MmcTest, MD1WithinTwoPercentOfPollaczekKhinchine) {
   }
 }
 
+// The batch-means interval is what a reader weighs the gap to Erlang C
+// against: over ten independent seeds the analytic mean should fall inside
+// the 95 % interval about 19 times in 20, and four times the customers
+// should roughly halve the interval (error ~ 1 / sqrt(n)). The halving is
+// checked at rho = 0.5, where batches are long against the queue's memory;
+// near saturation rare long excursions make one run's interval itself noisy.
+TEST(MmcTest, BatchMeansIntervalCoversErlangCAndShrinksWithCustomers) {
+  absl::StatusOr<models::QueueMetrics> a = models::MMc(4, 3.6, 1.0);
+  ASSERT_TRUE(a.ok());
+  int covered = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    MmcOptions o;
+    o.servers = 4;
+    o.arrival_rate_per_s = 3.6;
+    o.customers = 200'000 / kScale;
+    o.percentiles = false;
+    o.seed = seed;
+    absl::StatusOr<MmcResult> r = RunMmc(o);
+    ASSERT_TRUE(r.ok());
+    ASSERT_GT(r->mean_wait_ci95_s, 0);
+    covered +=
+        std::fabs(r->mean_wait_s - a->mean_wait_s) <= r->mean_wait_ci95_s;
+  }
+  EXPECT_GE(covered, 8);
+
+  MmcOptions small, large;
+  small.servers = large.servers = 1;
+  small.arrival_rate_per_s = large.arrival_rate_per_s = 0.5;
+  small.percentiles = large.percentiles = false;
+  small.customers = 250'000 / kScale;
+  large.customers = 4 * small.customers;
+  absl::StatusOr<MmcResult> rs = RunMmc(small), rl = RunMmc(large);
+  ASSERT_TRUE(rs.ok());
+  ASSERT_TRUE(rl.ok());
+  const double ratio = rl->mean_wait_ci95_s / rs->mean_wait_ci95_s;
+  EXPECT_GT(ratio, 0.3);
+  EXPECT_LT(ratio, 0.8);
+}
+
 TEST(MmcTest, UnstableQueueStillEndsAndSaysSo) {
   report::Document doc = RunDoc(
       "mmc", {"servers=1", "arrival_rate_per_s=1.2", "service_rate_per_s=1",
