@@ -124,17 +124,17 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     err << "perflab: no command chosen; try perflab --help\n";
     return 2;
   }
-  absl::StatusOr<report::Document> doc = choice.run();
+  absl::StatusOr<core::Document> doc = choice.run();
   if (!doc.ok()) {
     err << CommandPath(Deepest(&app)) << ": " << doc.status().message() << "\n";
     return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
-  absl::StatusOr<report::Format> format = report::ParseFormat(*choice.format);
+  absl::StatusOr<core::Format> format = core::ParseFormat(*choice.format);
   if (!format.ok()) {
     err << "perflab: " << format.status().message() << "\n";
     return 2;
   }
-  out << report::Render(*doc, *format);
+  out << core::Render(*doc, *format);
   return 0;
 }
 

@@ -5,18 +5,20 @@
 // Rendering is deterministic: insertion order is kept, doubles print with
 // std::to_chars (shortest round-trip) in JSON/CSV and a fixed number of
 // decimals in the human table. Not thread-safe; build one per command.
-#ifndef PERFLAB_TOOLS_REPORT_DOCUMENT_H_
-#define PERFLAB_TOOLS_REPORT_DOCUMENT_H_
+#ifndef PERFLAB_CORE_DOCUMENT_H_
+#define PERFLAB_CORE_DOCUMENT_H_
 
+#include <any>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
-namespace perflab::report {
+namespace perflab::core {
 
 // A cell or field value. Doubles carry their display precision separately.
 using Value = std::variant<std::monostate, int64_t, double, std::string, bool>;
@@ -65,11 +67,19 @@ class Document {
   const Field* FindField(std::string_view key) const;
   const Table* FindTable(std::string_view key) const;
 
+  // Attachments are values for in-process consumers (the sweep merges a
+  // run's latency histogram, for example) that no renderer prints, so
+  // attaching never changes a command's output. A key attached twice keeps
+  // the last value.
+  Document& Attach(std::string key, std::any value);
+  const std::any* FindAttachment(std::string_view key) const;
+
  private:
   std::string title_;
   std::vector<Field> fields_;
   std::vector<Table> tables_;
   std::vector<std::string> notes_;
+  std::vector<std::pair<std::string, std::any>> attachments_;
 };
 
 enum class Format { kTable, kJson, kCsv };
@@ -87,6 +97,6 @@ std::string Render(const Document& doc, Format format);
 // Reads a numeric cell as a double (int64 or double), for tests and composers.
 double AsDouble(const Value& v);
 
-}  // namespace perflab::report
+}  // namespace perflab::core
 
-#endif  // PERFLAB_TOOLS_REPORT_DOCUMENT_H_
+#endif  // PERFLAB_CORE_DOCUMENT_H_

@@ -1,4 +1,4 @@
-#include "tools/report/document.h"
+#include "core/document.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,7 +10,7 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
-namespace perflab::report {
+namespace perflab::core {
 namespace {
 
 // Shortest text that reads back as the same double: identical on every build.
@@ -120,6 +120,23 @@ const Field* Document::FindField(std::string_view key) const {
 const Table* Document::FindTable(std::string_view key) const {
   for (const Table& t : tables_)
     if (t.key == key) return &t;
+  return nullptr;
+}
+
+Document& Document::Attach(std::string key, std::any value) {
+  for (auto& [k, v] : attachments_) {
+    if (k == key) {
+      v = std::move(value);
+      return *this;
+    }
+  }
+  attachments_.emplace_back(std::move(key), std::move(value));
+  return *this;
+}
+
+const std::any* Document::FindAttachment(std::string_view key) const {
+  for (const auto& [k, v] : attachments_)
+    if (k == key) return &v;
   return nullptr;
 }
 
@@ -258,4 +275,4 @@ double AsDouble(const Value& v) {
   return std::nan("");
 }
 
-}  // namespace perflab::report
+}  // namespace perflab::core
