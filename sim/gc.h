@@ -20,17 +20,21 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "core/case_study.h"
 #include "sim/cpu.h"
 #include "sim/engine.h"
 
 namespace perflab::sim {
 
 struct GcOptions {
-  double heap_mib = 256;       // maximum heap (-Xmx)
-  double live_set_mib = 206;   // long-lived data every collection keeps
-  double young_share = 1.0;    // share of the free heap the young gen gets
-  double pause_base_ms = 2.5;  // fixed cost of a young pause
-  double pause_per_young_mib_ms = 0.028;  // scanning/copying cost per young MiB
+  double heap_mib = case_study::kHeapMib;  // maximum heap (-Xmx)
+  double live_set_mib =
+      case_study::kLiveSetMib;  // long-lived data every collection keeps
+  double young_share = 1.0;     // share of the free heap the young gen gets
+  double pause_base_ms =
+      case_study::kYoungPauseBaseMs;  // fixed cost of a young pause
+  double pause_per_young_mib_ms =
+      case_study::kYoungPausePerMibMs;  // scanning/copying cost per young MiB
 };
 
 struct GcStats {

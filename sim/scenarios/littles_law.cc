@@ -114,11 +114,12 @@ Scenario LittlesLawScenario() {
               true),
        NumKey("warmup_s", "2", 0, 86400, "discarded warm-up (s)"),
        NumKey("duration_s", "60", 0, 86400, "measured window (s)", true),
-       NumKey("pool_rate_per_s", "250", 0, 1e6,
-              "pool sizing: peak rate (req/s)", true),
-       NumKey("pool_hold_ms", "60", 0, 1e6, "pool sizing: hold time (ms)",
-              true),
-       NumKey("pool_headroom", "0.3", 0, 10, "pool sizing: headroom fraction"),
+       NumKey("pool_rate_per_s", DefaultText(case_study::kLittleRatePerS), 0,
+              1e6, "pool sizing: peak rate (req/s)", true),
+       NumKey("pool_hold_ms", DefaultText(case_study::kLittleHoldMs), 0, 1e6,
+              "pool sizing: hold time (ms)", true),
+       NumKey("pool_headroom", DefaultText(case_study::kLittleHeadroom), 0, 10,
+              "pool sizing: headroom fraction"),
        MaxPendingKey()},
       Run};
 }

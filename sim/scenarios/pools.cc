@@ -103,11 +103,11 @@ std::vector<KeySpec> CommonKeys() {
 
 Scenario PoolStarvationScenario() {
   std::vector<KeySpec> keys = {
-      IntKey("pool", "10", 1, 100000,
+      IntKey("pool", DefaultText(case_study::kDbPoolSize), 1, 100000,
              "connections in the pool (Hikari maximumPoolSize)"),
-      NumKey("hold_ms", "50", 0, 3600000,
+      NumKey("hold_ms", DefaultText(case_study::kDbHoldMs), 0, 3600000,
              "time each request holds a connection (ms)", true),
-      NumKey("timeout_ms", "30000", 0, 86400000,
+      NumKey("timeout_ms", DefaultText(case_study::kDbTimeoutMs), 0, 86400000,
              "acquire timeout (ms, connectionTimeout)"),
       ListKey("rates_per_s", "100,150,200,250", 0, 1e6, "offered rates (req/s)",
               true),
@@ -125,8 +125,10 @@ Scenario PoolStarvationScenario() {
 
 Scenario ClientPoolScenario() {
   std::vector<KeySpec> keys = {
-      IntKey("pool", "20", 1, 100000, "HTTP client connections"),
-      NumKey("call_ms", "40", 0, 3600000, "downstream call time (ms)", true),
+      IntKey("pool", DefaultText(case_study::kClientPoolConnections), 1, 100000,
+             "HTTP client connections"),
+      NumKey("call_ms", DefaultText(case_study::kClientPoolCallMs), 0, 3600000,
+             "downstream call time (ms)", true),
       NumKey("timeout_ms", "5000", 0, 86400000,
              "wait-for-connection timeout (ms)"),
       ListKey("rates_per_s", "250,500,750,1000", 0, 1e6,

@@ -9,8 +9,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/case_study.h"
 #include "models/amdahl.h"
 #include "models/cost.h"
 #include "models/little.h"
@@ -471,36 +473,50 @@ void AddTour(CLI::App* models, Registry& reg) {
       "tour", "Every law with the case study's numbers, in one go");
   reg.Leaf(cmd, []() -> StatusOrDoc {
     Document doc("perflab models tour: the laws with the case study's numbers");
-    const double sigma = 0.05, kappa = 0.002, serial = 0.05;
+    const double sigma = case_study::kUslSigma, kappa = case_study::kUslKappa,
+                 serial = case_study::kAmdahlSerial;
     absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(sigma, kappa);
     if (!peak.ok()) return peak.status();
-    doc.Set("usl_peak_n", "USL (sigma 0.05, kappa 0.002): peak N", peak->n)
+    doc.Set("usl_peak_n",
+            absl::StrFormat("USL (sigma %g, kappa %g): peak N", sigma, kappa),
+            peak->n)
         .Set("usl_peak_capacity", "USL: capacity at the peak (x one worker)",
              peak->capacity, 2)
-        .Set("amdahl_limit", "Amdahl (s = 0.05): limit (x)",
+        .Set("amdahl_limit",
+             absl::StrFormat("Amdahl (s = %g): limit (x)", serial),
              models::AmdahlLimit(serial), 1);
-    AddUslTable(doc, "usl", "USL, sigma 0.05, kappa 0.002", sigma, kappa,
-                {1, 12, 22, 64});
-    AddAmdahlTable(doc, "amdahl", "Amdahl, serial fraction 0.05", serial,
-                   {1, 16, 64});
+    AddUslTable(doc, "usl",
+                absl::StrFormat("USL, sigma %g, kappa %g", sigma, kappa), sigma,
+                kappa, {1, 12, 22, 64});
+    AddAmdahlTable(doc, "amdahl",
+                   absl::StrFormat("Amdahl, serial fraction %g", serial),
+                   serial, {1, 16, 64});
 
     auto& little = doc.AddTable(
-        "little", "Little's Law and pool sizing: 250 req/s held 60 ms",
+        "little",
+        absl::StrFormat("Little's Law and pool sizing: %g req/s held %g ms",
+                        case_study::kLittleRatePerS, case_study::kLittleHoldMs),
         {{"headroom", "headroom (%)", 0},
          {"in_flight", "in flight L", 1},
          {"pool", "pool size", 0}});
-    for (double h : {0.0, 0.2, 0.3}) {
-      absl::StatusOr<models::PoolSizing> p = models::SizePool(250, 0.060, h);
+    for (double h : {0.0, 0.2, case_study::kLittleHeadroom}) {
+      absl::StatusOr<models::PoolSizing> p = models::SizePool(
+          case_study::kLittleRatePerS, case_study::kLittleHoldMs / 1e3, h);
       if (!p.ok()) return p.status();
       little.Add(
           {100 * h, p->in_flight, h == 0 ? p->minimum : p->with_headroom});
     }
     auto& client = doc.AddTable(
-        "client_pool", "Client pool ceiling: 20 connections, 40 ms per call",
+        "client_pool",
+        absl::StrFormat("Client pool ceiling: %d connections, %g ms per call",
+                        case_study::kClientPoolConnections,
+                        case_study::kClientPoolCallMs),
         {{"offered_per_s", "offered (calls/s)", 0},
          {"ceiling_per_s", "ceiling (calls/s)", 0},
          {"share_waiting", "share that must wait", 2}});
-    double ceiling = models::PoolCeilingPerS(20, 0.040);
+    double ceiling =
+        models::PoolCeilingPerS(case_study::kClientPoolConnections,
+                                case_study::kClientPoolCallMs / 1e3);
     for (double offered : {250.0, 500.0, 1000.0}) {
       client.Add({offered, ceiling, std::max(0.0, 1 - ceiling / offered)});
     }
