@@ -1,4 +1,5 @@
-// bench_runtime: the runtime costs seed 004 names, each against its fix.
+// bench_runtime: the runtime costs the contention chapter names, each against
+// its fix.
 //   BM_Counter_{Mutex,Atomic,Sharded}           a shared request counter under
 //                                               two threads
 //   BM_Log_{SyncUnderLock,FilteredByLevel,Background}  one formatted log line:
@@ -209,8 +210,9 @@ BENCHMARK(BM_ClockGettime<CLOCK_REALTIME_COARSE>)
 // ---- A heavy per-request object
 // ------------------------------------------------
 
-// Stands for seed 004's prototype-scoped RedisMaster bean: building it parses
-// configuration and precomputes tables; using it is one cheap lookup.
+// Stands for the contention chapter's prototype-scoped RedisMaster bean:
+// building it parses configuration and precomputes tables; using it is one
+// cheap lookup.
 class HeavyClient {
  public:
   HeavyClient() {

@@ -7,8 +7,8 @@
 //   collections = allocated_mib / young_mib
 //   pause_ms    = pause_base_ms + pause_per_young_mib_ms * young_mib
 //
-// The defaults are calibrated to the case study (seed 000): a 256 MiB heap
-// with a ~206 MiB live set pauses about 12x more often than a 768 MiB heap
+// The defaults are calibrated to the case study (capstone chapter): a 256 MiB
+// heap with a ~206 MiB live set pauses about 12x more often than a 768 MiB heap
 // (401 against 32 pauses), with shorter pauses each (~3.9 against ~18 ms),
 // so the total pause time still falls (1,562 against 589 ms).
 // Single-threaded, like the Simulation it belongs to.

@@ -1,6 +1,6 @@
-// pool-starvation and client-pool (seeds 002, 003): open arrivals at several
-// offered rates against a pool with an acquire timeout. Below pool / hold the
-// pool copes; past it, pending grows until acquires time out.
+// pool-starvation and client-pool (the laws and pools chapters): open arrivals
+// at several offered rates against a pool with an acquire timeout. Below pool /
+// hold the pool copes; past it, pending grows until acquires time out.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -68,9 +68,10 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
     Resource pool(sim, "pool", size);
     const std::string stream = absl::StrCat(rate);
     Rng arr(seed, "arrivals/" + stream), svc(seed, "hold/" + stream);
-    const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Det(1e9 / rate);
+    const Dist gap =
+        poisson ? Dist::Exp(1e9 / rate) : Dist::Constant(1e9 / rate);
     const Dist hold =
-        exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Det(hold_ms * 1e6);
+        exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Constant(hold_ms * 1e6);
     sim.Spawn(Arrivals(sim, meter, pool, timeout, gap, hold, arr, svc));
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
     const Summary s = meter.Summarise();

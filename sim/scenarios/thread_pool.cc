@@ -1,4 +1,4 @@
-// thread-pool (seed 003): 400 closed-loop clients against a request-thread
+// thread-pool (pools chapter): 400 closed-loop clients against a request-thread
 // cap (Tomcat's maxThreads, with its accept queue in front), or against
 // virtual threads, where the CPU becomes the limit instead.
 #include <optional>

@@ -1,4 +1,4 @@
-// usl (seed 002): N workers share a serial section and pay a pairwise
+// usl (laws chapter): N workers share a serial section and pay a pairwise
 // coherency cost. Each job is fork-join: the serial section sigma T runs
 // alone, then N workers each do (1 - sigma) T / N of the parallel work and
 // exchange state with each of the other N - 1 workers (kappa T per

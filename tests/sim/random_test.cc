@@ -41,7 +41,7 @@ double MeanOf(const Dist& d, int n, uint64_t seed) {
 TEST(RandomTest, SamplersHaveTheirMeans) {
   EXPECT_NEAR(MeanOf(Dist::Exp(10), 400000, 1), 10, 0.1);
   EXPECT_NEAR(MeanOf(Dist::Uniform(120, 200), 400000, 2), 160, 0.3);
-  EXPECT_DOUBLE_EQ(MeanOf(Dist::Det(5), 1000, 3), 5);
+  EXPECT_DOUBLE_EQ(MeanOf(Dist::Constant(5), 1000, 3), 5);
   EXPECT_NEAR(MeanOf(Dist::Lognormal(50, 0.5), 400000, 4), 50, 0.3);
 }
 
@@ -67,8 +67,8 @@ TEST(RandomTest, InverseNormalCdfMatchesKnownQuantiles) {
 
 TEST(RandomTest, MixtureHonoursItsWeights) {
   Mixture m;
-  m.Add(0.97, Dist::Det(1));
-  m.Add(0.03, Dist::Det(2));
+  m.Add(0.97, Dist::Constant(1));
+  m.Add(0.03, Dist::Constant(2));
   Rng rng(9, "mix");
   int twos = 0;
   for (int i = 0; i < 100000; ++i) twos += m.Sample(rng) == 2;

@@ -68,7 +68,7 @@ CLI::Validator Percent() {
                   [](double v) { return v > 0 && v <= 100; });
 }
 
-void Registry::Leaf(CLI::App* cmd, Runner run, bool csv) {
+void Registry::Produces(CLI::App* cmd, Runner run, bool csv) {
   formats_.emplace_back(std::make_unique<std::string>("table"));
   std::string* format = formats_.back().get();
   std::vector<std::string> accepted = {"table", "json"};

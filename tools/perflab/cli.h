@@ -25,9 +25,9 @@ using Runner = std::function<absl::StatusOr<core::Document>()>;
 // Owns the parse tree and remembers which leaf was chosen.
 class Registry {
  public:
-  // Makes `cmd` a leaf command: adds `--format table|json[|csv]` and the
-  // runner that is called once parsing and validation succeed.
-  void Leaf(CLI::App* cmd, Runner run, bool csv = true);
+  // `cmd` produces the Document `run` returns: adds `--format table|json[|csv]`
+  // and the runner that is called once parsing and validation succeed.
+  void Produces(CLI::App* cmd, Runner run, bool csv = true);
 
   // Set by the chosen leaf's callback during parsing.
   struct Choice {

@@ -28,7 +28,7 @@ using core::Document;
 using StatusOrDoc = absl::StatusOr<Document>;
 
 std::vector<models::Stage> SeedStages() {
-  // The seed's breakdown of one slow request (seed 002), 800 ms in all.
+  // The laws chapter's breakdown of one slow request, 800 ms in all.
   return {{"app", 30}, {"db", 650}, {"serialisation", 20}, {"other", 100}};
 }
 
@@ -133,7 +133,7 @@ void AddLittle(CLI::App* models, Registry& reg) {
   cmd->add_option("--headroom", f->headroom,
                   "pool headroom, 0.2-0.3 usual (default 0.3)")
       ->check(NonNegative());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::optional<double> w_s;
     if (f->w_ms) w_s = *f->w_ms / 1000;
     absl::StatusOr<models::Little> r = models::SolveLittle(f->l, f->rate, w_s);
@@ -171,7 +171,7 @@ void AddAmdahl(CLI::App* models, Registry& reg) {
                   "worker counts, comma-separated (default 1,2,4,...,64)")
       ->delimiter(',')
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     Document doc(absl::StrCat("Amdahl: serial fraction ", f->serial));
     doc.Set("serial", "serial fraction s", f->serial, 3)
         .Set("limit", "limit 1/s (x)", models::AmdahlLimit(f->serial), 1);
@@ -194,7 +194,7 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
   cmd->add_option("--speedup", f->k,
                   "factor k applied to each stage (default 10)")
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::vector<models::Stage> stages;
     for (const std::string& s : f->stages) {
       std::pair<std::string, std::string> kv = absl::StrSplit(s, '=');
@@ -234,7 +234,7 @@ void AddUsl(CLI::App* models, Registry& reg) {
   cmd->add_option("--n", f->n, "N values, comma-separated")
       ->delimiter(',')
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::UslPeak> peak =
         models::UslPeakOf(f->sigma, f->kappa);
     if (!peak.ok()) return peak.status();
@@ -266,7 +266,7 @@ void AddUslFit(CLI::App* models, Registry& reg) {
       ->delimiter(',');
   cmd->add_option("--input", f->input,
                   "file of 'N,THROUGHPUT' lines ('-' = stdin)");
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::vector<std::string> specs = f->points;
     if (!f->input.empty()) {
       std::ifstream file(f->input);
@@ -345,7 +345,7 @@ void AddMmc(CLI::App* models, Registry& reg) {
                   "service rate of one server mu (req/s)")
       ->required()
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::QueueMetrics> m =
         models::MMc(f->servers, f->lambda, f->mu);
     if (!m.ok()) return m.status();
@@ -372,7 +372,7 @@ void AddMg1(CLI::App* models, Registry& reg) {
   cmd->add_option("--service-cv", f->cv,
                   "coefficient of variation of service (default 1)")
       ->check(NonNegative());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::QueueMetrics> m =
         models::MG1(f->lambda, f->service_ms / 1000, f->cv);
     if (!m.ok()) return m.status();
@@ -408,7 +408,7 @@ void AddCost(CLI::App* models, Registry& reg) {
   cmd->add_option("--target-utilisation", f->options.target_utilisation,
                   "share of max RPS planned for (default 0.6)")
       ->check(Probability());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::Cost> c =
         models::CostPerMillion(f->rps, f->vcpu, f->gib, f->options);
     if (!c.ok()) return c.status();
@@ -438,7 +438,7 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
   cmd->add_option("--p", f->p, "percentiles in (0, 100], comma-separated")
       ->delimiter(',')
       ->check(Percent());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<std::vector<double>> values = ReadNumbers(f->input);
     if (!values.ok()) return values.status();
     std::sort(values->begin(), values->end());
@@ -471,7 +471,7 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
 void AddTour(CLI::App* models, Registry& reg) {
   CLI::App* cmd = models->add_subcommand(
       "tour", "Every law with the case study's numbers, in one go");
-  reg.Leaf(cmd, []() -> StatusOrDoc {
+  reg.Produces(cmd, []() -> StatusOrDoc {
     Document doc("perflab models tour: the laws with the case study's numbers");
     const double sigma = case_study::kUslSigma, kappa = case_study::kUslKappa,
                  serial = case_study::kAmdahlSerial;
