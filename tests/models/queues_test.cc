@@ -123,7 +123,10 @@ TEST(PollaczekKhinchine, ErlangTwoServiceAgainstItsMarkovChain) {
   }
   // Customers in system: ceil(phases / 2). W from Little: L / lambda.
   double l = 0;
-  for (int k = 0; k <= kMax; ++k) l += p[k] * ((k + 1) / 2);
+  for (int k = 0; k <= kMax; ++k) {
+    const int customers = (k + 1) / 2;  // integer ceil(k / 2), meant
+    l += p[k] * customers;
+  }
   const double chain_wait_s = l / lambda - 1 / mu;
   auto m = MG1(lambda, 1 / mu, std::sqrt(0.5));
   ASSERT_TRUE(m.ok());
