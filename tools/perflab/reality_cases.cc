@@ -1,5 +1,6 @@
 #include "tools/perflab/reality_cases.h"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -373,6 +374,10 @@ absl::StatusOr<report::Document> RunReality(const RealityOptions& o) {
   doc.Set("quick", "quick runs", o.quick);
   doc.Set("cores", "CPU cores online",
           static_cast<int64_t>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  double load[1] = {0};
+  if (::getloadavg(load, 1) == 1) {
+    doc.Set("load_average_1m", "load average (1 min) at the end", load[0], 2);
+  }
   int64_t within = 0;
   report::Table& t = doc.AddTable(
       "cases", "Real run (perflab client, wrk) against the simulation",
@@ -397,6 +402,11 @@ absl::StatusOr<report::Document> RunReality(const RealityOptions& o) {
       "Real runs share this machine with whatever else runs on it: timer "
       "slack, scheduling and the loopback's own cost (tens of microseconds "
       "per request) make real figures slightly slower than the simulation's.");
+  doc.Note(
+      "The closed loop's p99 from the actual send is the third-highest of "
+      "~200 samples of a 5 ms sleep: on a loaded machine (see the load "
+      "average) it measures the scheduler, not the queue; the freeze rows "
+      "are the ones that tell the three clients apart.");
   doc.Note(
       "wrk has no warm-up: its first round of requests waits less than the "
       "steady state, so its mean sits a few percent under perflab's, which "
