@@ -54,9 +54,12 @@ TEST(RealityServer, ThreadCapSetsThroughputAndLatency) {
                                                     .warmup_s = 0.2,
                                                     .timeout_ms = 5000});
   EXPECT_EQ(r.errors(), 0);
-  EXPECT_GT(r.throughput_per_s(), 180);  // 10 % under the cap
-  EXPECT_LT(r.throughput_per_s(), 210);  // it cannot beat the cap
-  EXPECT_NEAR(MeanMs(r), 80, 12);        // 15 %
+  // Wide below (a 2-core box at load 20 loses ~15 %), tight above: nothing
+  // beats the cap, and ignoring it gives 800 req/s and 20 ms.
+  EXPECT_GT(r.throughput_per_s(), 140);
+  EXPECT_LT(r.throughput_per_s(), 210);
+  EXPECT_GT(MeanMs(r), 70);
+  EXPECT_LT(MeanMs(r), 115);
 }
 
 TEST(RealityServer, VirtualThreadsHaveNoCap) {
@@ -81,14 +84,14 @@ TEST(RealityServer, InnerPoolMovesTheQueue) {
        .warmup_s = 0.2,
        .timeout_ms = 5000},
       &st);
-  EXPECT_GT(r.throughput_per_s(), 180);
+  EXPECT_GT(r.throughput_per_s(), 140);  // ignoring the permits: ~700
   EXPECT_LT(r.throughput_per_s(), 210);
   const double thread_wait_ms = static_cast<double>(st.queue_wait_ns) /
                                 static_cast<double>(st.responses) / 1e6;
   const double inner_wait_ms = static_cast<double>(st.inner_wait_ns) /
                                static_cast<double>(st.inner_acquires) / 1e6;
-  EXPECT_NEAR(thread_wait_ms, 40, 10);
-  EXPECT_NEAR(inner_wait_ms, 29, 9);
+  EXPECT_NEAR(thread_wait_ms, 40, 15);
+  EXPECT_NEAR(inner_wait_ms, 29, 12);
 }
 
 // 100 req/s for 1.2 s (120 slots), 2 ms handler, frozen from 0.3 s to 0.8 s.
@@ -117,8 +120,12 @@ TEST(RealityClient, ClosedLoopOmitsTheFrozenSlots) {
                                       .rate_per_s = 100,
                                       .duration_s = 1.2,
                                       .timeout_ms = 5000});
-  EXPECT_NEAR(static_cast<double>(r.ok), 71, 4);
-  EXPECT_NEAR(static_cast<double>(r.latency_ns.Max()) / 1e6, 500, 40);
+  // A late client slips its schedule, so a loaded machine sends fewer; a
+  // client that caught up instead of omitting would send all 120.
+  EXPECT_GE(r.ok, 45);
+  EXPECT_LE(r.ok, 76);
+  EXPECT_GE(static_cast<double>(r.latency_ns.Max()) / 1e6, 450);
+  EXPECT_LE(static_cast<double>(r.latency_ns.Max()) / 1e6, 600);
   EXPECT_LT(PMs(r, 50), 10);
 }
 
@@ -131,7 +138,8 @@ TEST(RealityServer, NagleStallsKeptAliveConnection) {
   LoadResult fast =
       RunAgainst({.threads = 1, .two_writes = true, .tcp_nodelay = true}, lo);
   EXPECT_EQ(slow.ok, 6);
-  EXPECT_NEAR(PMs(slow, 50), 40, 10);
+  EXPECT_GT(PMs(slow, 50), 30);  // the 40 ms timer fires late under load
+  EXPECT_LT(PMs(slow, 50), 80);
   EXPECT_LT(PMs(fast, 50), 5);
 }
 
@@ -251,7 +259,7 @@ TEST(RealityWrk, SeesTheThreadCap) {
     GTEST_SKIP() << r.status();
   }
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_GT(r->requests_per_s, 170);  // wrk has no warm-up: 15 % slack
+  EXPECT_GT(r->requests_per_s, 140);  // no warm-up, a loaded box
   EXPECT_LT(r->requests_per_s, 210);
 }
 

@@ -66,14 +66,14 @@ TEST(RealityCli, ServeStopsByItself) {
       << r.out;
 }
 
-// The two sub-second cases of `perflab reality --quick`, end to end.
-TEST(RealityCli, QuickCasesAgreeWithTheSimulation) {
-  testing::CliResult r =
-      RunCli({"reality", "--quick", "--no-wrk", "--case", "keepalive-race",
-              "--case", "nagle", "--format", "json"});
+// The sub-second case of `perflab reality --quick`, end to end (the timing
+// cases are asserted in lab_reality_test with load-tolerant bounds).
+TEST(RealityCli, QuickKeepAliveRaceAgreesWithTheSimulation) {
+  testing::CliResult r = RunCli({"reality", "--quick", "--no-wrk", "--case",
+                                 "keepalive-race", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.out, "\"rows\":4")) << r.out;
-  EXPECT_TRUE(absl::StrContains(r.out, "\"within_goal\":4")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "\"rows\":2")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "\"within_goal\":2")) << r.out;
 }
 
 }  // namespace
