@@ -16,16 +16,17 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "bench/lab/loopback.h"
 
 namespace perflab::lab {
@@ -94,7 +95,7 @@ class HttpServer::Impl {
   void Stop();
   uint16_t port() const { return port_; }
   HttpServerStats stats() const {
-    absl::MutexLock lock(&mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     HttpServerStats s = stats_;
     s.open_connections = open_;
     return s;
@@ -121,7 +122,12 @@ class HttpServer::Impl {
   std::thread poller_;
   std::vector<std::thread> workers_;
 
-  mutable absl::Mutex mu_;
+  // std::mutex, not absl::Mutex: Debian's Abseil is not built with
+  // ThreadSanitizer, which then cannot see absl::Mutex order its accesses.
+  mutable std::mutex mu_;
+  // Signalled on every change a waiter may wait for: a ready connection, a
+  // released permit, stop.
+  std::condition_variable cv_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   // Idle connections watched by epoll, by fd (fixed-pool mode).
@@ -204,9 +210,10 @@ void HttpServer::Impl::StartThreads() {
 void HttpServer::Impl::Stop() {
   std::vector<std::thread> conn_threads;
   {
-    absl::MutexLock lock(&mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     if (stopped_) return;
     stopped_ = stop_ = true;
+    cv_.notify_all();
     // Wakes connection threads blocked in poll or recv.
     for (int fd : live_fds_) ::shutdown(fd, SHUT_RDWR);
   }
@@ -218,11 +225,11 @@ void HttpServer::Impl::Stop() {
   for (std::thread& t : workers_) t.join();
   {
     // The poller has exited: no new connection thread can appear.
-    absl::MutexLock lock(&mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     conn_threads.swap(conn_threads_);
   }
   for (std::thread& t : conn_threads) t.join();
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   for (auto& [fd, conn] : idle_) ::close(fd);
   for (auto& conn : ready_) ::close(conn->fd);
   open_ -= static_cast<int64_t>(idle_.size() + ready_.size());
@@ -236,7 +243,7 @@ void HttpServer::Impl::Stop() {
 
 void HttpServer::Impl::CloseConn(int fd) {
   ::close(fd);
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   --open_;
 }
 
@@ -249,7 +256,7 @@ void HttpServer::Impl::Poll() {
     int n = ::epoll_wait(epoll_fd_, events, 64, 5);
     std::vector<int> accepted;
     {
-      absl::MutexLock lock(&mu_);
+      std::unique_lock<std::mutex> lock(mu_);
       if (stop_) return;
       for (int i = 0; i < n; ++i) {
         int fd = events[i].data.fd;
@@ -260,6 +267,7 @@ void HttpServer::Impl::Poll() {
         it->second->ready_at = Clock::now();
         ready_.push_back(std::move(it->second));
         idle_.erase(it);
+        cv_.notify_all();
       }
       // The keep-alive timeout: close what has been idle too long.
       const Clock::time_point now = Clock::now();
@@ -288,7 +296,7 @@ void HttpServer::Impl::Poll() {
       ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
       int nodelay = options_.tcp_nodelay ? 1 : 0;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
-      absl::MutexLock lock(&mu_);
+      std::unique_lock<std::mutex> lock(mu_);
       if (open_ >= options_.max_connections) {
         ::close(fd);
         ++stats_.refused;
@@ -318,12 +326,8 @@ void HttpServer::Impl::Work() {
   for (;;) {
     std::unique_ptr<Conn> conn;
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](Impl* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu_) {
-            return s->stop_ || !s->ready_.empty();
-          },
-          this));
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !ready_.empty(); });
       if (stop_) return;
       conn = std::move(ready_.front());
       ready_.pop_front();
@@ -333,7 +337,7 @@ void HttpServer::Impl::Work() {
     ReadResult r = ReadRequest(conn->fd, conn->buffer, length);
     if (r != ReadResult::kRequest || !Handle(conn->fd, conn->buffer, length)) {
       if (r == ReadResult::kError) {
-        absl::MutexLock lock(&mu_);
+        std::unique_lock<std::mutex> lock(mu_);
         ++stats_.errors;
       }
       CloseConn(conn->fd);
@@ -344,12 +348,13 @@ void HttpServer::Impl::Work() {
 }
 
 void HttpServer::Impl::Rearm(std::unique_ptr<Conn> conn) {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   conn->idle_since = Clock::now();
   if (conn->buffer.find("\r\n\r\n") != std::string::npos) {
     // A pipelined request is already buffered: it is ready now.
     conn->ready_at = conn->idle_since;
     ready_.push_back(std::move(conn));
+    cv_.notify_all();
     return;
   }
   int fd = conn->fd;
@@ -379,13 +384,13 @@ void HttpServer::Impl::ServeConnection(int fd) {
     ReadResult r = ReadRequest(fd, buffer, length);
     if (r != ReadResult::kRequest || !Handle(fd, buffer, length)) {
       if (r == ReadResult::kError) {
-        absl::MutexLock lock(&mu_);
+        std::unique_lock<std::mutex> lock(mu_);
         ++stats_.errors;
       }
       break;
     }
   }
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   live_fds_.erase(fd);
   ::close(fd);
   --open_;
@@ -419,10 +424,8 @@ void HttpServer::Impl::WaitOutFreeze() {
   const Clock::time_point now = Clock::now();
   if (now < from || now >= to) return;
   // Wait on the mutex so Stop() ends a long freeze at once.
-  absl::MutexLock lock(&mu_);
-  mu_.AwaitWithTimeout(absl::Condition(
-                           +[](bool* stop) { return *stop; }, &stop_),
-                       absl::FromChrono(to - now));
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_until(lock, to, [this] { return stop_; });
 }
 
 bool HttpServer::Impl::Handle(int fd, std::string& buffer, size_t length) {
@@ -437,19 +440,17 @@ bool HttpServer::Impl::Handle(int fd, std::string& buffer, size_t length) {
   if (options_.inner_pool > 0) {
     const Clock::time_point asked = Clock::now();
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](Impl* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu_) {
-            return s->stop_ || s->inner_in_use_ < s->options_.inner_pool;
-          },
-          this));
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock,
+               [this] { return stop_ || inner_in_use_ < options_.inner_pool; });
       ++inner_in_use_;
       stats_.inner_wait_ns += NsSince(asked);
       ++stats_.inner_acquires;
     }
     std::this_thread::sleep_for(Ms(options_.inner_ms));
-    absl::MutexLock lock(&mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     --inner_in_use_;
+    cv_.notify_all();
   }
   buffer.erase(0, length);
   std::string head = absl::StrCat(
@@ -469,7 +470,7 @@ bool HttpServer::Impl::Handle(int fd, std::string& buffer, size_t length) {
     ok = ::send(fd, head.data(), head.size(), MSG_NOSIGNAL) ==
          static_cast<ssize_t>(head.size());
   }
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (ok) {
     ++stats_.responses;
   } else {
