@@ -94,6 +94,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddModelsCommands(app, registry);
   AddSimCommands(app, registry);
   AddFixturesCommands(app, registry);
+  AddRealityCommands(app, registry);
 
   try {
     app.parse(argc, argv);
