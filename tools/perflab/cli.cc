@@ -94,6 +94,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddModelsCommands(app, registry);
   AddSimCommands(app, registry);
   AddFixturesCommands(app, registry);
+  AddCompareCommands(app, registry);
 
   try {
     app.parse(argc, argv);
@@ -129,13 +130,18 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     err << CommandPath(Deepest(&app)) << ": " << doc.status().message() << "\n";
     return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
-  absl::StatusOr<report::Format> format = report::ParseFormat(*choice.format);
-  if (!format.ok()) {
-    err << "perflab: " << format.status().message() << "\n";
-    return 2;
+  const Registry::Extras& extras = registry.extras();
+  if (extras.render) {
+    out << extras.render(*doc, *choice.format);
+  } else {
+    absl::StatusOr<report::Format> format = report::ParseFormat(*choice.format);
+    if (!format.ok()) {
+      err << "perflab: " << format.status().message() << "\n";
+      return 2;
+    }
+    out << report::Render(*doc, *format);
   }
-  out << report::Render(*doc, *format);
-  return 0;
+  return extras.exit_code ? extras.exit_code() : 0;
 }
 
 }  // namespace perflab::cli

@@ -12,6 +12,8 @@ void AddModelsCommands(CLI::App& root,
 void AddSimCommands(CLI::App& root, Registry& registry);  // sim_commands.cc
 void AddFixturesCommands(CLI::App& root,
                          Registry& registry);  // fixtures_commands.cc
+void AddCompareCommands(CLI::App& root,
+                        Registry& registry);  // compare_command.cc
 
 }  // namespace perflab::cli
 
