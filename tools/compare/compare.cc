@@ -117,22 +117,31 @@ report::Document ToDocument(const Comparison& c, const Options& options) {
            r.verdict, absl::StrCat(r.base_n, "/", r.contender_n), r.unit});
   }
   // Always present (possibly empty) so scripts can rely on the keys.
-  report::Table& ob =
-      doc.AddTable("only_in_base", "only in BASE", {{"name", "benchmark", 0}});
-  for (const std::string& n : c.only_in_base) ob.Add({n});
-  report::Table& oc = doc.AddTable("only_in_contender", "only in CONTENDER",
-                                   {{"name", "benchmark", 0}});
-  for (const std::string& n : c.only_in_contender) oc.Add({n});
+  struct OnlyIn {
+    const char* key;
+    std::string title;
+    const std::vector<std::string>& names;
+  };
+  for (const OnlyIn& o :
+       {OnlyIn{"only_in_base", "only in BASE", c.only_in_base},
+        OnlyIn{"only_in_contender", "only in CONTENDER",
+               c.only_in_contender}}) {
+    report::Table& t =
+        doc.AddTable(o.key, o.names.empty() ? o.title + ": none" : o.title,
+                     {{"name", "benchmark", 0}});
+    for (const std::string& n : o.names) t.Add({n});
+  }
   doc.Note(absl::StrFormat(
       "verdict: slower/faster when p < %g (two-sided Mann-Whitney U) and "
       "|change| > %g %%; otherwise same",
       options.alpha, options.threshold_pct));
   if (c.unreliable) {
-    doc.Note(absl::StrCat(
-        "warning: fewer than ", kReliableRepetitions,
-        " repetitions a side; the verdicts are unreliable (run with "
-        "--benchmark_repetitions=",
-        kReliableRepetitions, " or more)"));
+    doc.Note(absl::StrCat("warning: fewer than ", kReliableRepetitions,
+                          " repetitions a side; the verdicts are unreliable "
+                          "(use ",
+                          kReliableRepetitions,
+                          "+: --benchmark_repetitions, or bench-commits "
+                          "--reps)"));
   }
   return doc;
 }
