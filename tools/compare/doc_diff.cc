@@ -44,6 +44,10 @@ std::optional<double> HalfWidth(const rapidjson::Value& object,
   return std::nullopt;
 }
 
+std::string Join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : absl::StrCat(path, ".", key);
+}
+
 class Walker {
  public:
   explicit Walker(DocDiff& out)
@@ -65,7 +69,7 @@ class Walker {
     if (b.IsObject() && c.IsObject()) {
       for (auto it = b.MemberBegin(); it != b.MemberEnd(); ++it) {
         std::string k = it->name.GetString();
-        std::string p = path.empty() ? k : path + "." + k;
+        std::string p = Join(path, k);
         auto jt = c.FindMember(it->name);
         if (jt == c.MemberEnd()) {
           Only(p, &it->value, nullptr);
@@ -76,7 +80,7 @@ class Walker {
       for (auto jt = c.MemberBegin(); jt != c.MemberEnd(); ++jt) {
         if (!b.HasMember(jt->name)) {
           std::string k = jt->name.GetString();
-          Only(path.empty() ? k : path + "." + k, nullptr, &jt->value);
+          Only(Join(path, k), nullptr, &jt->value);
         }
       }
       return;
