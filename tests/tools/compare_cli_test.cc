@@ -1,6 +1,9 @@
 // `perflab compare` end to end, in-process, on synthetic Google Benchmark
 // files whose answer is known by construction (a 10 % slowdown, identical
 // samples), on perflab results, and on each kind of bad input.
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -50,14 +53,32 @@ std::string GbenchJson(const std::vector<Bench>& benches) {
                       absl::StrJoin(rows, ","), "]}");
 }
 
+// Files written by Write(), removed when the test program ends.
+std::vector<std::string>& Written() {
+  static auto* paths = new std::vector<std::string>;
+  return *paths;
+}
+class RemoveWritten : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    for (const std::string& p : Written()) std::remove(p.c_str());
+  }
+};
+const auto* const kRemoveWritten =
+    ::testing::AddGlobalTestEnvironment(new RemoveWritten);
+
 std::string Write(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + "/compare_" + name;
+  // The pid keeps concurrent runs (other checkouts, ctest -j) apart.
+  std::string path =
+      absl::StrCat(::testing::TempDir(), "/compare_", getpid(), "_", name);
   std::ofstream(path, std::ios::binary) << text;
+  Written().push_back(path);
   return path;
 }
 
 std::vector<double> Scaled(const std::vector<double>& v, double f) {
   std::vector<double> out;
+  out.reserve(v.size());
   for (double x : v) out.push_back(x * f);
   return out;
 }
