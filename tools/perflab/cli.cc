@@ -68,7 +68,7 @@ CLI::Validator Percent() {
                   [](double v) { return v > 0 && v <= 100; });
 }
 
-void Registry::Leaf(CLI::App* cmd, Runner run, bool csv) {
+void Registry::Leaf(CLI::App* cmd, Runner run, bool csv, Emit emit) {
   formats_.emplace_back(std::make_unique<std::string>("table"));
   std::string* format = formats_.back().get();
   std::vector<std::string> accepted = {"table", "json"};
@@ -77,8 +77,9 @@ void Registry::Leaf(CLI::App* cmd, Runner run, bool csv) {
          "--format", *format,
          "output: " + absl::StrJoin(accepted, ", ") + " (default table)")
       ->check(CLI::IsMember(accepted));
-  cmd->callback([this, format, run = std::move(run)] {
+  cmd->callback([this, format, run = std::move(run), emit = std::move(emit)] {
     chosen_ = Choice{run, format};
+    emit_ = emit;
   });
 }
 
@@ -94,6 +95,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddModelsCommands(app, registry);
   AddSimCommands(app, registry);
   AddFixturesCommands(app, registry);
+  AddSweepCommands(app, registry);
 
   try {
     app.parse(argc, argv);
@@ -133,6 +135,13 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   if (!format.ok()) {
     err << "perflab: " << format.status().message() << "\n";
     return 2;
+  }
+  if (registry.emit()) {
+    if (absl::Status s = registry.emit()(*doc, *format, out); !s.ok()) {
+      err << CommandPath(Deepest(&app)) << ": " << s.message() << "\n";
+      return s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+    }
+    return 0;
   }
   out << report::Render(*doc, *format);
   return 0;

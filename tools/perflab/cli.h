@@ -21,13 +21,17 @@
 namespace perflab::cli {
 
 using Runner = std::function<absl::StatusOr<report::Document>()>;
+// Replaces printing the rendered Document on stdout (commands with --out
+// FILE); its error is reported like the runner's.
+using Emit = std::function<absl::Status(const report::Document&, report::Format,
+                                        std::ostream& out)>;
 
 // Owns the parse tree and remembers which leaf was chosen.
 class Registry {
  public:
   // Makes `cmd` a leaf command: adds `--format table|json[|csv]` and the
   // runner that is called once parsing and validation succeed.
-  void Leaf(CLI::App* cmd, Runner run, bool csv = true);
+  void Leaf(CLI::App* cmd, Runner run, bool csv = true, Emit emit = nullptr);
 
   // Set by the chosen leaf's callback during parsing.
   struct Choice {
@@ -35,10 +39,13 @@ class Registry {
     const std::string* format = nullptr;
   };
   Choice& chosen() { return chosen_; }
+  // The chosen leaf's Emit; null: print on stdout.
+  const Emit& emit() const { return emit_; }
 
  private:
   std::vector<std::unique_ptr<std::string>> formats_;
   Choice chosen_;
+  Emit emit_;
 };
 
 // Flag validators whose messages say what is accepted. They reject NaN and

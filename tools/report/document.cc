@@ -123,6 +123,23 @@ const Table* Document::FindTable(std::string_view key) const {
   return nullptr;
 }
 
+void Document::Attach(std::string key, std::any value) {
+  for (auto& [k, v] : attachments_) {
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  }
+  attachments_.emplace_back(std::move(key), std::move(value));
+}
+
+const std::any* Document::FindAttachment(std::string_view key) const {
+  for (const auto& [k, v] : attachments_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<Format> ParseFormat(std::string_view name) {
   if (name == "table") return Format::kTable;
   if (name == "json") return Format::kJson;

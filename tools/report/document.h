@@ -8,9 +8,11 @@
 #ifndef PERFLAB_TOOLS_REPORT_DOCUMENT_H_
 #define PERFLAB_TOOLS_REPORT_DOCUMENT_H_
 
+#include <any>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -65,11 +67,18 @@ class Document {
   const Field* FindField(std::string_view key) const;
   const Table* FindTable(std::string_view key) const;
 
+  // Machine-only payloads that are never rendered, e.g. a run's
+  // models::Histogram under "latency_histogram" for the sweep runner.
+  // Attaching an existing key replaces its value.
+  void Attach(std::string key, std::any value);
+  const std::any* FindAttachment(std::string_view key) const;
+
  private:
   std::string title_;
   std::vector<Field> fields_;
   std::vector<Table> tables_;
   std::vector<std::string> notes_;
+  std::vector<std::pair<std::string, std::any>> attachments_;
 };
 
 enum class Format { kTable, kJson, kCsv };
