@@ -8,18 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "core/document.h"
 #include "gtest/gtest.h"
-#include "sim/scenario.h"
-#include "tools/report/document.h"
+#include "sim/scenarios/scenario.h"
 
 namespace perflab::sim {
 namespace {
 
 std::string Json(const std::string& name,
                  const std::vector<std::string>& sets) {
-  absl::StatusOr<report::Document> doc = RunScenario(name, sets, kDefaultSeed);
+  absl::StatusOr<core::Document> doc = RunScenario(name, sets, kDefaultSeed);
   EXPECT_TRUE(doc.ok()) << doc.status();
-  return doc.ok() ? report::ToJson(*doc) : "";
+  return doc.ok() ? core::ToJson(*doc) : "";
 }
 
 class ScenarioDeterminism : public testing::TestWithParam<std::string> {};

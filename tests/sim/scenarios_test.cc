@@ -3,35 +3,35 @@
 #include <string>
 #include <vector>
 
+#include "core/document.h"
 #include "gtest/gtest.h"
 #include "models/queues.h"
 #include "sim/mmc.h"
-#include "sim/scenario.h"
-#include "tools/report/document.h"
+#include "sim/scenarios/scenario.h"
 
 namespace perflab::sim {
 namespace {
 
-report::Document RunDoc(const std::string& name,
-                        const std::vector<std::string>& sets,
-                        uint64_t seed = kDefaultSeed) {
-  absl::StatusOr<report::Document> doc = RunScenario(name, sets, seed);
+core::Document RunDoc(const std::string& name,
+                      const std::vector<std::string>& sets,
+                      uint64_t seed = kDefaultSeed) {
+  absl::StatusOr<core::Document> doc = RunScenario(name, sets, seed);
   EXPECT_TRUE(doc.ok()) << doc.status();
-  return doc.ok() ? *doc : report::Document("failed");
+  return doc.ok() ? *doc : core::Document("failed");
 }
 
-double Field(const report::Document& doc, const std::string& key) {
-  const report::Field* f = doc.FindField(key);
+double Field(const core::Document& doc, const std::string& key) {
+  const core::Field* f = doc.FindField(key);
   EXPECT_NE(f, nullptr) << key;
-  return f == nullptr ? NAN : report::AsDouble(f->value);
+  return f == nullptr ? NAN : core::AsDouble(f->value);
 }
 
 // The cell of `column` in every row of table `key`.
-std::vector<report::Value> Column(const report::Document& doc,
-                                  const std::string& key,
-                                  const std::string& column) {
-  std::vector<report::Value> out;
-  const report::Table* t = doc.FindTable(key);
+std::vector<core::Value> Column(const core::Document& doc,
+                                const std::string& key,
+                                const std::string& column) {
+  std::vector<core::Value> out;
+  const core::Table* t = doc.FindTable(key);
   if (t == nullptr) {
     ADD_FAILURE() << "no table " << key;
     return out;
@@ -45,11 +45,11 @@ std::vector<report::Value> Column(const report::Document& doc,
   for (const auto& row : t->rows) out.push_back(row[c]);
   return out;
 }
-std::vector<double> Numbers(const report::Document& doc, const std::string& key,
+std::vector<double> Numbers(const core::Document& doc, const std::string& key,
                             const std::string& column) {
   std::vector<double> out;
   for (const auto& v : Column(doc, key, column))
-    out.push_back(report::AsDouble(v));
+    out.push_back(core::AsDouble(v));
   return out;
 }
 
@@ -165,10 +165,10 @@ TEST(MmcTest, BatchMeansIntervalCoversErlangCAndShrinksWithCustomers) {
 }
 
 TEST(MmcTest, UnstableQueueStillEndsAndSaysSo) {
-  report::Document doc = RunDoc(
+  core::Document doc = RunDoc(
       "mmc", {"servers=1", "arrival_rate_per_s=1.2", "service_rate_per_s=1",
               "customers=20000", "warmup_customers=0"});
-  const report::Field* f = doc.FindField("stability");
+  const core::Field* f = doc.FindField("stability");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(std::get<std::string>(f->value), "unstable");
   EXPECT_EQ(doc.FindField("analytic_mean_wait_s"), nullptr);
@@ -178,7 +178,7 @@ TEST(MmcTest, UnstableQueueStillEndsAndSaysSo) {
 }
 
 TEST(MmcTest, PendingBudgetStopsAnUnstableRun) {
-  absl::StatusOr<report::Document> doc =
+  absl::StatusOr<core::Document> doc =
       RunScenario("mmc",
                   {"servers=1", "arrival_rate_per_s=3", "service_rate_per_s=1",
                    "customers=100000", "max_pending=1000"},
@@ -189,8 +189,8 @@ TEST(MmcTest, PendingBudgetStopsAnUnstableRun) {
 }
 
 TEST(CoordinatedOmissionTest, ExactSeedFigures) {
-  report::Document doc = RunDoc("coordinated-omission", {});
-  std::vector<report::Value> names = Column(doc, "clients", "name");
+  core::Document doc = RunDoc("coordinated-omission", {});
+  std::vector<core::Value> names = Column(doc, "clients", "name");
   ASSERT_EQ(names.size(), 3u);
   EXPECT_EQ(std::get<std::string>(names[0]), "closed-actual");
   EXPECT_EQ(std::get<std::string>(names[1]), "closed-intended");
@@ -211,7 +211,7 @@ TEST(CoordinatedOmissionTest, ShorterFreezeFollowsTheSameArithmetic) {
   // Latencies after a freeze F fall by (interval - service) per request for
   // the single connection, by the interval for the open model; p99 of 6,000
   // samples is the 61st largest.
-  report::Document doc = RunDoc("coordinated-omission", {"freeze_ms=1500"});
+  core::Document doc = RunDoc("coordinated-omission", {"freeze_ms=1500"});
   const std::vector<double> p99 = Numbers(doc, "clients", "p99_ms");
   const double top = 1500 + 5;
   EXPECT_EQ(p99[0], 5.0);
@@ -229,7 +229,7 @@ struct PoolCase {
 TEST(ThreadPoolTest, CappedRowsWithinThreePercentOfThreadsOverServiceTime) {
   for (const PoolCase& c :
        {PoolCase{"10", 200}, PoolCase{"50", 1000}, PoolCase{"200", 4000}}) {
-    report::Document doc = RunDoc(
+    core::Document doc = RunDoc(
         "thread-pool", {"threads=" + c.threads, "warmup_s=3", "duration_s=12"});
     const double x = Field(doc, "throughput_per_s");
     EXPECT_NEAR(x, c.expected_per_s, 0.03 * c.expected_per_s) << c.threads;
@@ -241,7 +241,7 @@ TEST(ThreadPoolTest, CappedRowsWithinThreePercentOfThreadsOverServiceTime) {
 }
 
 TEST(ThreadPoolTest, VirtualThreadsAreLimitedByTheCpu) {
-  report::Document doc =
+  core::Document doc =
       RunDoc("thread-pool", {"threads=virtual", "warmup_s=2", "duration_s=5"});
   const double ceiling = 12 / 0.002;  // cores / CPU per request
   EXPECT_NEAR(Field(doc, "throughput_per_s"), ceiling, 0.03 * ceiling);
@@ -251,7 +251,7 @@ TEST(ThreadPoolTest, VirtualThreadsAreLimitedByTheCpu) {
 
 TEST(LittlesLawTest, EveryRowWithinOnePercent) {
   for (const char* arrivals : {"arrivals=constant", "arrivals=poisson"}) {
-    report::Document doc =
+    core::Document doc =
         RunDoc("littles-law", {arrivals, "service=exp", "duration_s=30"});
     const std::vector<double> l = Numbers(doc, "rows", "l_sampled");
     const std::vector<double> lw = Numbers(doc, "rows", "lambda_w");
@@ -260,14 +260,14 @@ TEST(LittlesLawTest, EveryRowWithinOnePercent) {
       EXPECT_NEAR(l[i], lw[i], 0.01 * lw[i]) << arrivals << " row " << i;
     }
   }
-  report::Document doc =
+  core::Document doc =
       RunDoc("littles-law", {"rates_per_s=250", "service_ms=60"});
   EXPECT_EQ(Field(doc, "pool_minimum"), 15);
   EXPECT_EQ(Field(doc, "pool_with_headroom"), 20);
 }
 
 TEST(LockContentionTest, MovingTheUpdateOffThePathRoughlyDoublesThroughput) {
-  report::Document doc = RunDoc("lock-contention", {"duration_s=60"});
+  core::Document doc = RunDoc("lock-contention", {"duration_s=60"});
   const std::vector<double> x = Numbers(doc, "rows", "throughput_per_s");
   const std::vector<double> p90 = Numbers(doc, "rows", "p90_ms");
   ASSERT_EQ(x.size(), 2u);
@@ -280,7 +280,7 @@ TEST(LockContentionTest, MovingTheUpdateOffThePathRoughlyDoublesThroughput) {
 }
 
 TEST(PoolStarvationTest, TimeoutsOnlyPastPoolOverHold) {
-  report::Document doc = RunDoc("pool-starvation", {});
+  core::Document doc = RunDoc("pool-starvation", {});
   const std::vector<double> rates = Numbers(doc, "rows", "offered_per_s");
   const std::vector<double> timeouts = Numbers(doc, "rows", "timeouts");
   const std::vector<double> pending = Numbers(doc, "rows", "max_pending");
@@ -293,14 +293,14 @@ TEST(PoolStarvationTest, TimeoutsOnlyPastPoolOverHold) {
       EXPECT_GT(timeouts[i], 0) << rates[i];
       // First timeout only once the queue holds 30 s of work.
       const double first =
-          report::AsDouble(Column(doc, "rows", "first_timeout_s")[i]);
+          core::AsDouble(Column(doc, "rows", "first_timeout_s")[i]);
       EXPECT_GT(first, 30);
     }
   }
 }
 
 TEST(ClientPoolTest, ThroughputCappedAtPoolOverCallTime) {
-  report::Document doc =
+  core::Document doc =
       RunDoc("client-pool", {"rates_per_s=1000", "duration_s=30"});
   EXPECT_NEAR(Numbers(doc, "rows", "throughput_per_s")[0], 500, 5);
   EXPECT_GT(Numbers(doc, "rows", "timeouts")[0], 0);
@@ -308,7 +308,7 @@ TEST(ClientPoolTest, ThroughputCappedAtPoolOverCallTime) {
 
 TEST(UslTest, FitRecoversSigmaAndKappaAndThePeak) {
   for (const char* jitter : {"jitter_cv=0", "jitter_cv=0.05"}) {
-    report::Document doc = RunDoc("usl", {jitter, "jobs=100"});
+    core::Document doc = RunDoc("usl", {jitter, "jobs=100"});
     EXPECT_LT(std::fabs(Field(doc, "sigma_error_pct")), 10) << jitter;
     EXPECT_LT(std::fabs(Field(doc, "kappa_error_pct")), 10) << jitter;
     EXPECT_NEAR(Field(doc, "simulated_peak_n"), Field(doc, "predicted_peak_n"),
@@ -317,7 +317,7 @@ TEST(UslTest, FitRecoversSigmaAndKappaAndThePeak) {
 }
 
 TEST(HockeyStickTest, SimulatedMeansFollowTheAnalyticCurve) {
-  report::Document doc =
+  core::Document doc =
       RunDoc("hockey-stick", {"utilisations=0.3,0.5,0.7", "customers=200000"});
   const std::vector<double> err = Numbers(doc, "rows", "error_pct");
   for (double e : err) EXPECT_LT(std::fabs(e), 2);
@@ -327,7 +327,7 @@ TEST(HockeyStickTest, SimulatedMeansFollowTheAnalyticCurve) {
 }
 
 TEST(KeepaliveRaceTest, ZeroOnceTheServerOutlastsTheClient) {
-  report::Document doc = RunDoc("keepalive-race", {"duration_s=1800"});
+  core::Document doc = RunDoc("keepalive-race", {"duration_s=1800"});
   const std::vector<double> server =
       Numbers(doc, "rows", "server_keepalive_ms");
   const std::vector<double> stale = Numbers(doc, "rows", "stale_sends");
@@ -341,7 +341,7 @@ TEST(KeepaliveRaceTest, ZeroOnceTheServerOutlastsTheClient) {
 }
 
 TEST(LatencyMixtureTest, MeanSitsBetweenTheModesAndAveragedP99Understates) {
-  report::Document doc = RunDoc("latency-mixture", {});
+  core::Document doc = RunDoc("latency-mixture", {});
   EXPECT_GT(Field(doc, "mean_ms"), 1.5 * Field(doc, "p50_ms"));
   EXPECT_GT(Field(doc, "p99_ms"), 120);
   EXPECT_GT(Field(doc, "p999_ms"), 800);
@@ -351,7 +351,7 @@ TEST(LatencyMixtureTest, MeanSitsBetweenTheModesAndAveragedP99Understates) {
 }
 
 TEST(HttpConnectionsTest, KeepAliveFasterAndNagleStallsUntilNoDelay) {
-  report::Document doc = RunDoc("http-connections", {"calls=500"});
+  core::Document doc = RunDoc("http-connections", {"calls=500"});
   const std::vector<double> x = Numbers(doc, "rows", "throughput_per_s");
   ASSERT_EQ(x.size(),
             6u);  // HTTP then HTTPS: new, keep-alive, keep-alive + nodelay
@@ -363,8 +363,7 @@ TEST(HttpConnectionsTest, KeepAliveFasterAndNagleStallsUntilNoDelay) {
 }
 
 TEST(GcHeapTest, BiggerHeapFewerLongerPausesLessTotalPause) {
-  report::Document doc =
-      RunDoc("gc-heap", {"heaps_mib=256,768", "duration_s=5"});
+  core::Document doc = RunDoc("gc-heap", {"heaps_mib=256,768", "duration_s=5"});
   const std::vector<double> n = Numbers(doc, "rows", "collections");
   const std::vector<double> mean = Numbers(doc, "rows", "mean_pause_ms");
   const std::vector<double> total = Numbers(doc, "rows", "total_pause_ms");
@@ -379,7 +378,7 @@ TEST(GcHeapTest, BiggerHeapFewerLongerPausesLessTotalPause) {
 }
 
 TEST(CacheScenarioTest, SkewRaisesTheHitRatio) {
-  report::Document doc = RunDoc("cache", {"sizes=500", "lookups=50000"});
+  core::Document doc = RunDoc("cache", {"sizes=500", "lookups=50000"});
   const std::vector<double> hit = Numbers(doc, "rows", "hit_ratio");
   ASSERT_EQ(hit.size(), 3u);  // uniform, skewed, zipf
   EXPECT_NEAR(hit[0], 0.1, 0.01);

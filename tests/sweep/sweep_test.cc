@@ -9,9 +9,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/document.h"
 #include "gtest/gtest.h"
 #include "models/histogram.h"
-#include "tools/report/document.h"
 #include "tools/sweep/aggregate.h"
 #include "tools/sweep/experiment.h"
 #include "tools/sweep/partial.h"
@@ -77,15 +77,15 @@ TEST(SweepExperiment, BadInputNamesTheValue) {
 
 // A fake scenario: value = seed mod 7, and a histogram of `seed mod 5 + 1`
 // samples at 1 ms, 2 ms, ... when `hist` is set.
-absl::StatusOr<report::Document> Fake(const std::string&,
-                                      const std::vector<std::string>& sets,
-                                      uint64_t seed, bool hist) {
-  report::Document d("fake");
+absl::StatusOr<core::Document> Fake(const std::string&,
+                                    const std::vector<std::string>& sets,
+                                    uint64_t seed, bool hist) {
+  core::Document d("fake");
   d.Set("x", "x", static_cast<int64_t>(seed % 7));
   d.Set("p99_ms", "p99", static_cast<double>(seed % 3));
   d.Set("seed", "seed", static_cast<int64_t>(seed));
   d.Set("label", "label", std::string("ignored"));
-  report::Table& t = d.AddTable("rows", "rows", {{"a", "a"}, {"b", "b"}});
+  core::Table& t = d.AddTable("rows", "rows", {{"a", "a"}, {"b", "b"}});
   t.Add({std::string("row"), static_cast<double>(sets.size())});
   if (hist) {
     models::Histogram h = *models::Histogram::Create();
@@ -108,13 +108,13 @@ std::string SweepJson(const Experiment& e, const RunFn& fn, int jobs) {
   absl::StatusOr<std::vector<RunResult>> r =
       RunRuns(e, ShardRuns(e, {1, 1}), fn, o);
   EXPECT_TRUE(r.ok()) << r.status();
-  absl::StatusOr<report::Document> d = Aggregate(e, *r);
+  absl::StatusOr<core::Document> d = Aggregate(e, *r);
   EXPECT_TRUE(d.ok()) << d.status();
-  return report::ToJson(*d);
+  return core::ToJson(*d);
 }
 
-const report::Table& TableOf(const report::Document& d, const char* key) {
-  const report::Table* t = d.FindTable(key);
+const core::Table& TableOf(const core::Document& d, const char* key) {
+  const core::Table* t = d.FindTable(key);
   EXPECT_NE(t, nullptr) << key;
   return *t;
 }
@@ -127,24 +127,24 @@ TEST(SweepAggregate, MeanHalfWidthMinMaxByHand) {
   absl::StatusOr<std::vector<RunResult>> r =
       RunRuns(e, ShardRuns(e, {1, 1}), FakeFn(false), o);
   ASSERT_TRUE(r.ok());
-  absl::StatusOr<report::Document> d = Aggregate(e, *r);
+  absl::StatusOr<core::Document> d = Aggregate(e, *r);
   ASSERT_TRUE(d.ok());
-  const report::Table& m = TableOf(*d, "metrics");
-  ASSERT_EQ(m.rows[0][1], report::Value(std::string("x")));
-  EXPECT_EQ(m.rows[0][2], report::Value(int64_t{5}));
-  EXPECT_DOUBLE_EQ(report::AsDouble(m.rows[0][3]), 4.0);
-  EXPECT_NEAR(report::AsDouble(m.rows[0][4]),
+  const core::Table& m = TableOf(*d, "metrics");
+  ASSERT_EQ(m.rows[0][1], core::Value(std::string("x")));
+  EXPECT_EQ(m.rows[0][2], core::Value(int64_t{5}));
+  EXPECT_DOUBLE_EQ(core::AsDouble(m.rows[0][3]), 4.0);
+  EXPECT_NEAR(core::AsDouble(m.rows[0][4]),
               2.7764451 * std::sqrt(2.5) / std::sqrt(5.0), 1e-6);
-  EXPECT_DOUBLE_EQ(report::AsDouble(m.rows[0][5]), 2.0);
-  EXPECT_DOUBLE_EQ(report::AsDouble(m.rows[0][6]), 6.0);
+  EXPECT_DOUBLE_EQ(core::AsDouble(m.rows[0][5]), 2.0);
+  EXPECT_DOUBLE_EQ(core::AsDouble(m.rows[0][6]), 6.0);
   // The seed stamp and strings are not metrics; table cells are, by row.
   for (const auto& row : m.rows) {
-    EXPECT_NE(row[1], report::Value(std::string("seed")));
-    EXPECT_NE(row[1], report::Value(std::string("label")));
+    EXPECT_NE(row[1], core::Value(std::string("seed")));
+    EXPECT_NE(row[1], core::Value(std::string("label")));
   }
-  EXPECT_EQ(m.rows.back()[1], report::Value(std::string("rows[0].b")));
+  EXPECT_EQ(m.rows.back()[1], core::Value(std::string("rows[0].b")));
   EXPECT_EQ(d->FindField("percentiles_from")->value,
-            report::Value(std::string("mean_of_per_run_percentiles")));
+            core::Value(std::string("mean_of_per_run_percentiles")));
 }
 
 TEST(SweepAggregate, PercentilesFromMergedHistograms) {
@@ -152,24 +152,24 @@ TEST(SweepAggregate, PercentilesFromMergedHistograms) {
   // 1 ms x4, 2 ms x3, 3 ms x2, 4 ms x1 (10 samples): p50 is the 5th = 2 ms,
   // p90 the 9th = 3 ms, p99 the 10th = 4 ms (to 3 significant digits).
   Experiment e = Make({}, 4, 10);
-  absl::StatusOr<report::Document> d = report::Document("x");
+  absl::StatusOr<core::Document> d = core::Document("x");
   RunnerOptions o;
   absl::StatusOr<std::vector<RunResult>> r =
       RunRuns(e, ShardRuns(e, {1, 1}), FakeFn(true), o);
   ASSERT_TRUE(r.ok());
   d = Aggregate(e, *r);
   ASSERT_TRUE(d.ok());
-  const report::Table& lat = TableOf(*d, "latency");
+  const core::Table& lat = TableOf(*d, "latency");
   ASSERT_EQ(lat.rows.size(), 1u);
-  EXPECT_EQ(lat.rows[0][1], report::Value(int64_t{10}));
-  EXPECT_NEAR(report::AsDouble(lat.rows[0][2]), 2.0, 2.0 * 1e-3);
-  EXPECT_NEAR(report::AsDouble(lat.rows[0][3]), 3.0, 3.0 * 1e-3);
-  EXPECT_NEAR(report::AsDouble(lat.rows[0][4]), 4.0, 4.0 * 1e-3);
+  EXPECT_EQ(lat.rows[0][1], core::Value(int64_t{10}));
+  EXPECT_NEAR(core::AsDouble(lat.rows[0][2]), 2.0, 2.0 * 1e-3);
+  EXPECT_NEAR(core::AsDouble(lat.rows[0][3]), 3.0, 3.0 * 1e-3);
+  EXPECT_NEAR(core::AsDouble(lat.rows[0][4]), 4.0, 4.0 * 1e-3);
   EXPECT_EQ(d->FindField("percentiles_from")->value,
-            report::Value(std::string("merged_histograms")));
+            core::Value(std::string("merged_histograms")));
   // The per-run p99_ms is not averaged when histograms exist.
   for (const auto& row : TableOf(*d, "metrics").rows) {
-    EXPECT_NE(row[1], report::Value(std::string("p99_ms")));
+    EXPECT_NE(row[1], core::Value(std::string("p99_ms")));
   }
 }
 
@@ -192,7 +192,7 @@ TEST(SweepRunner, RealScenarioIdenticalForAnyJobs) {
 
 TEST(SweepRunner, LowestFailingRunIsReportedForAnyJobs) {
   RunFn failing = [](const std::string& s, const std::vector<std::string>& v,
-                     uint64_t seed) -> absl::StatusOr<report::Document> {
+                     uint64_t seed) -> absl::StatusOr<core::Document> {
     if (seed % 4 == 3) return absl::InvalidArgumentError("boom");
     return Fake(s, v, seed, false);
   };
@@ -213,7 +213,7 @@ TEST(SweepPartial, ShardsMergeToTheUnshardedResult) {
   o.jobs = 2;
   std::vector<RunResult> all =
       *RunRuns(e, ShardRuns(e, {1, 1}), FakeFn(true), o);
-  std::string whole = report::ToJson(*Aggregate(e, all));
+  std::string whole = core::ToJson(*Aggregate(e, all));
   std::vector<Partial> parts;
   std::vector<std::string> names;
   for (int64_t i = 1; i <= 4; ++i) {
@@ -227,7 +227,7 @@ TEST(SweepPartial, ShardsMergeToTheUnshardedResult) {
   }
   absl::StatusOr<Merged> m = MergeParts(parts, names);
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(report::ToJson(*Aggregate(m->experiment, m->runs)), whole);
+  EXPECT_EQ(core::ToJson(*Aggregate(m->experiment, m->runs)), whole);
 
   // A missing shard, a duplicate, another experiment: one message each.
   std::vector<Partial> three(parts.begin(), parts.begin() + 3);

@@ -126,12 +126,12 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     err << "perflab: no command chosen; try perflab --help\n";
     return 2;
   }
-  absl::StatusOr<report::Document> doc = choice.run();
+  absl::StatusOr<core::Document> doc = choice.run();
   if (!doc.ok()) {
     err << CommandPath(Deepest(&app)) << ": " << doc.status().message() << "\n";
     return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
-  absl::StatusOr<report::Format> format = report::ParseFormat(*choice.format);
+  absl::StatusOr<core::Format> format = core::ParseFormat(*choice.format);
   if (!format.ok()) {
     err << "perflab: " << format.status().message() << "\n";
     return 2;
@@ -143,7 +143,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     }
     return 0;
   }
-  out << report::Render(*doc, *format);
+  out << core::Render(*doc, *format);
   return 0;
 }
 

@@ -1,5 +1,5 @@
 // The perflab command line: one CLI11 tree of subcommands whose leaves each
-// produce a report::Document. This header is the seam between the parser and
+// produce a core::Document. This header is the seam between the parser and
 // the command families (models, sim, fixtures, ...), which register themselves
 // through the Add*Commands functions declared in commands.h.
 //
@@ -16,14 +16,14 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
-#include "tools/report/document.h"
+#include "core/document.h"
 
 namespace perflab::cli {
 
-using Runner = std::function<absl::StatusOr<report::Document>()>;
+using Runner = std::function<absl::StatusOr<core::Document>()>;
 // Replaces printing the rendered Document on stdout (commands with --out
 // FILE); its error is reported like the runner's.
-using Emit = std::function<absl::Status(const report::Document&, report::Format,
+using Emit = std::function<absl::Status(const core::Document&, core::Format,
                                         std::ostream& out)>;
 
 // Owns the parse tree and remembers which leaf was chosen.

@@ -20,7 +20,7 @@ struct BuildFlags {
   bool no_customer_index = false;
 };
 
-absl::StatusOr<report::Document> RunBuild(const BuildFlags& flags) {
+absl::StatusOr<core::Document> RunBuild(const BuildFlags& flags) {
   lab::DatasetOptions options{.scale = flags.scale,
                               .seed = flags.seed,
                               .customer_index = !flags.no_customer_index};
@@ -44,7 +44,7 @@ absl::StatusOr<report::Document> RunBuild(const BuildFlags& flags) {
   absl::Status check = lab::CheckDataset(path, options);
   if (!check.ok()) return check;
 
-  report::Document doc("Order database (the case study's dataset)");
+  core::Document doc("Order database (the case study's dataset)");
   doc.Set("path", "file", built->path);
   doc.Set("scale", "scale (x 5,000 customers)", flags.scale, 2);
   doc.Set("seed", "seed", static_cast<int64_t>(flags.seed));

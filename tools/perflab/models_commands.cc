@@ -22,7 +22,7 @@
 namespace perflab::cli {
 namespace {
 
-using report::Document;
+using core::Document;
 using StatusOrDoc = absl::StatusOr<Document>;
 
 std::vector<models::Stage> SeedStages() {

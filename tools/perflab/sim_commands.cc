@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "sim/scenario.h"
+#include "sim/scenarios/scenario.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
@@ -26,11 +26,9 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
   // Subcommand callbacks run before this one: only list when none was chosen.
   sim->callback([sim, &registry, list_format] {
     if (!sim->get_subcommands().empty()) return;
-    registry.chosen() =
-        Registry::Choice{[]() -> absl::StatusOr<report::Document> {
-                           return sim::ScenarioList();
-                         },
-                         list_format.get()};
+    registry.chosen() = Registry::Choice{
+        []() -> absl::StatusOr<core::Document> { return sim::ScenarioList(); },
+        list_format.get()};
   });
   for (const sim::Scenario& s : sim::Scenarios()) {
     CLI::App* cmd = sim->add_subcommand(s.name, s.summary);
@@ -43,7 +41,7 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
     cmd->add_option("--seed", *seed,
                     "random seed, an integer >= 0 (default 42)");
     registry.Leaf(
-        cmd, [name = s.name, sets, seed]() -> absl::StatusOr<report::Document> {
+        cmd, [name = s.name, sets, seed]() -> absl::StatusOr<core::Document> {
           uint64_t value = 0;
           if (!absl::SimpleAtoi(*seed, &value)) {
             return absl::InvalidArgumentError(absl::StrCat(

@@ -18,8 +18,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/atomic_file.h"
 #include "tools/perflab/commands.h"
-#include "tools/report/files.h"
 #include "tools/sweep/aggregate.h"
 #include "tools/sweep/experiment.h"
 #include "tools/sweep/partial.h"
@@ -48,7 +48,7 @@ absl::Status IntFlag(const std::string& flag, const std::string& text,
   return absl::OkStatus();
 }
 
-absl::StatusOr<report::Document> RunSweep(SweepArgs& a) {
+absl::StatusOr<core::Document> RunSweep(SweepArgs& a) {
   int64_t replications = 0, jobs = 0;
   uint64_t seed = 0;
   if (absl::Status s =
@@ -85,7 +85,7 @@ absl::StatusOr<report::Document> RunSweep(SweepArgs& a) {
   if (!results.ok()) return results.status();
   if (!a.shard.empty()) {
     a.partial = sweep::PartialToJson({*e, shard, std::move(*results)});
-    report::Document doc("sweep shard");
+    core::Document doc("sweep shard");
     doc.Set("shard", "shard", a.shard);
     doc.Set("runs", "runs in this shard", std::ssize(runs));
     doc.Set("fingerprint", "experiment fingerprint", sweep::Fingerprint(*e));
@@ -94,8 +94,7 @@ absl::StatusOr<report::Document> RunSweep(SweepArgs& a) {
   return sweep::Aggregate(*e, *results);
 }
 
-absl::StatusOr<report::Document> RunMerge(
-    const std::vector<std::string>& files) {
+absl::StatusOr<core::Document> RunMerge(const std::vector<std::string>& files) {
   std::vector<sweep::Partial> parts;
   for (const std::string& f : files) {
     std::ifstream in(f, std::ios::binary);
@@ -119,15 +118,15 @@ absl::StatusOr<report::Document> RunMerge(
 // Writes the rendered Document to --out (atomically) or stdout.
 Emit ToOutOrStdout(std::shared_ptr<std::string> out,
                    std::shared_ptr<std::string> partial) {
-  return [out, partial](const report::Document& doc, report::Format format,
+  return [out, partial](const core::Document& doc, core::Format format,
                         std::ostream& stdout_stream) -> absl::Status {
     std::string text =
-        partial && !partial->empty() ? *partial : report::Render(doc, format);
+        partial && !partial->empty() ? *partial : core::Render(doc, format);
     if (out->empty()) {
       stdout_stream << text;
       return absl::OkStatus();
     }
-    absl::Status s = report::WriteFileAtomic(*out, text);
+    absl::Status s = core::WriteFileAtomic(*out, text);
     if (!s.ok()) return absl::InvalidArgumentError(s.message());
     return absl::OkStatus();
   };
@@ -165,8 +164,8 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
       "write to FILE (atomically), not stdout");
   registry.Leaf(
       cmd,
-      [a, partial]() -> absl::StatusOr<report::Document> {
-        absl::StatusOr<report::Document> doc = RunSweep(*a);
+      [a, partial]() -> absl::StatusOr<core::Document> {
+        absl::StatusOr<core::Document> doc = RunSweep(*a);
         *partial = a->partial;
         return doc;
       },
@@ -184,9 +183,7 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
       "write to FILE (atomically), not stdout");
   registry.Leaf(
       merge,
-      [files]() -> absl::StatusOr<report::Document> {
-        return RunMerge(*files);
-      },
+      [files]() -> absl::StatusOr<core::Document> { return RunMerge(*files); },
       true, ToOutOrStdout(merge_out, nullptr));
 }
 

@@ -30,12 +30,12 @@ double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 }  // namespace
 
-absl::StatusOr<report::Document> Aggregate(
+absl::StatusOr<core::Document> Aggregate(
     const Experiment& e, const std::vector<RunResult>& results) {
   const int64_t points = GridPoints(e);
-  report::Document doc(absl::StrCat("sweep: ", e.scenario, ", ", points,
-                                    " grid point(s) x ", e.replications,
-                                    " replication(s)"));
+  core::Document doc(absl::StrCat("sweep: ", e.scenario, ", ", points,
+                                  " grid point(s) x ", e.replications,
+                                  " replication(s)"));
   doc.Set("scenario", "scenario", e.scenario);
   doc.Set("grid_points", "grid points", points);
   doc.Set("replications", "replications per point", e.replications);
@@ -44,12 +44,12 @@ absl::StatusOr<report::Document> Aggregate(
           absl::StrCat(e.seed));  // a string: uint64 does not fit int64
   doc.Set("fingerprint", "experiment fingerprint", Fingerprint(e));
 
-  std::vector<report::Column> point_cols = {{"point", "point"}};
+  std::vector<core::Column> point_cols = {{"point", "point"}};
   for (const Axis& a : e.axes) point_cols.push_back({a.key, a.key});
   point_cols.push_back({"first_seed", "first seed"});
   // Rows are collected first: AddTable may move earlier tables.
-  std::vector<std::vector<report::Value>> point_rows, metric_rows;
-  const std::vector<report::Column> metric_cols = {
+  std::vector<std::vector<core::Value>> point_rows, metric_rows;
+  const std::vector<core::Column> metric_cols = {
       {"point", "point"},
       {"metric", "metric"},
       {"n", "n"},
@@ -58,12 +58,12 @@ absl::StatusOr<report::Document> Aggregate(
       {"min", "min", 4},
       {"max", "max", 4}};
 
-  std::vector<std::vector<report::Value>> latency_rows;
+  std::vector<std::vector<core::Value>> latency_rows;
   std::map<int64_t, double> t_cache;  // n -> t(0.975, n - 1)
   bool any_histogram = false, any_without = false;
 
   for (int64_t p = 0; p < points; ++p) {
-    std::vector<report::Value> prow = {p};
+    std::vector<core::Value> prow = {p};
     std::vector<std::string> sets = PointSets(e, p);
     for (const std::string& s : sets)
       prow.emplace_back(s.substr(s.find('=') + 1));
@@ -111,7 +111,7 @@ absl::StatusOr<report::Document> Aggregate(
         hi = std::max(hi, x);
       }
       double mean = sum / static_cast<double>(n);
-      report::Value half;  // empty for n = 1: no spread to speak of
+      core::Value half;  // empty for n = 1: no spread to speak of
       if (n >= 2) {
         double ss = 0;
         for (double x : xs) ss += (x - mean) * (x - mean);
@@ -130,14 +130,14 @@ absl::StatusOr<report::Document> Aggregate(
     }
   }
 
-  report::Table& pts = doc.AddTable("points", "Grid points", point_cols);
+  core::Table& pts = doc.AddTable("points", "Grid points", point_cols);
   for (auto& row : point_rows) pts.Add(std::move(row));
-  report::Table& metrics = doc.AddTable(
+  core::Table& metrics = doc.AddTable(
       "metrics", "Mean over replications, 95 % confidence half-width",
       metric_cols);
   for (auto& row : metric_rows) metrics.Add(std::move(row));
   if (any_histogram) {
-    report::Table& lat = doc.AddTable(
+    core::Table& lat = doc.AddTable(
         "latency", "Latency of all replications together (merged histograms)",
         {{"point", "point"},
          {"count", "samples"},

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tools/report/document.h"
+#include "core/document.h"
 #include "tools/sweep/experiment.h"
 #include "tools/sweep/runner.h"
 
@@ -18,8 +18,8 @@ namespace perflab::sweep {
 // `results` must hold every run of `e`, in run order (as RunRuns returns for
 // the whole sweep, or MergeParts for its shards). Fails only on a corrupt
 // histogram.
-absl::StatusOr<report::Document> Aggregate(
-    const Experiment& e, const std::vector<RunResult>& results);
+absl::StatusOr<core::Document> Aggregate(const Experiment& e,
+                                         const std::vector<RunResult>& results);
 
 }  // namespace perflab::sweep
 

@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "sim/scenario.h"
+#include "sim/scenarios/scenario.h"
 
 #ifndef PERFLAB_VERSION
 #define PERFLAB_VERSION "unknown"

@@ -16,12 +16,12 @@
 #include "absl/strings/str_join.h"
 #include "models/hdr_codec.h"
 #include "models/histogram.h"
-#include "sim/scenario.h"
+#include "sim/scenarios/scenario.h"
 
 namespace perflab::sweep {
 namespace {
 
-std::optional<double> Numeric(const report::Value& v) {
+std::optional<double> Numeric(const core::Value& v) {
   double d = 0;
   if (const int64_t* i = std::get_if<int64_t>(&v)) {
     d = static_cast<double>(*i);
@@ -93,17 +93,17 @@ RunFn ScenarioRunFn() {
             uint64_t seed) { return sim::RunScenario(scenario, sets, seed); };
 }
 
-RunResult ResultOf(const report::Document& doc, int64_t run, uint64_t seed) {
+RunResult ResultOf(const core::Document& doc, int64_t run, uint64_t seed) {
   RunResult r;
   r.run = run;
   r.seed = seed;
-  for (const report::Field& f : doc.fields()) {
+  for (const core::Field& f : doc.fields()) {
     if (f.key == "seed") continue;  // the stamp, not a result
     if (std::optional<double> d = Numeric(f.value)) {
       r.values.emplace_back(f.key, *d);
     }
   }
-  for (const report::Table& t : doc.tables()) {
+  for (const core::Table& t : doc.tables()) {
     if (t.key == "parameters") continue;  // the stamp again
     for (size_t row = 0; row < t.rows.size(); ++row) {
       for (size_t c = 0; c < t.columns.size() && c < t.rows[row].size(); ++c) {
@@ -114,7 +114,7 @@ RunResult ResultOf(const report::Document& doc, int64_t run, uint64_t seed) {
       }
     }
   }
-  if (const std::any* a = doc.FindAttachment("latency_histogram")) {
+  if (const std::any* a = doc.FindAttachment(sim::kLatencyHistogram)) {
     if (const auto* h = std::any_cast<models::Histogram>(a)) {
       r.histogram_hdr = models::EncodeHdrBase64(*h);
     }
@@ -149,7 +149,7 @@ absl::StatusOr<std::vector<RunResult>> RunRuns(const Experiment& e,
       size_t slot = static_cast<size_t>(i);
       int64_t k = runs[slot];
       uint64_t seed = RunSeed(e, k);
-      absl::StatusOr<report::Document> doc =
+      absl::StatusOr<core::Document> doc =
           fn(e.scenario, PointSets(e, k / e.replications), seed);
       if (doc.ok()) {
         results[slot] = ResultOf(*doc, k, seed);

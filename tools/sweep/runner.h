@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tools/report/document.h"
+#include "core/document.h"
 #include "tools/sweep/experiment.h"
 
 namespace perflab::sweep {
@@ -33,7 +33,7 @@ struct RunResult {
 };
 
 // Runs one simulation; sim::RunScenario by default, a fake in tests.
-using RunFn = std::function<absl::StatusOr<report::Document>(
+using RunFn = std::function<absl::StatusOr<core::Document>(
     const std::string& scenario, const std::vector<std::string>& sets,
     uint64_t seed)>;
 RunFn ScenarioRunFn();
@@ -46,7 +46,7 @@ struct RunnerOptions {
 
 // Extracts a run's RunResult from its Document (used by RunRuns; exposed for
 // tests and benchmarks).
-RunResult ResultOf(const report::Document& doc, int64_t run, uint64_t seed);
+RunResult ResultOf(const core::Document& doc, int64_t run, uint64_t seed);
 
 // Runs `runs` (run numbers of `e`) and returns their results in the same
 // order. The first failing run (lowest position) ends the sweep with its

@@ -1,6 +1,7 @@
-#include "sim/scenario.h"
-
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -8,27 +9,28 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
+#include "sim/scenarios/scenario.h"
 
 namespace perflab::sim {
 namespace {
 
-std::string Num(double v) { return absl::StrFormat("%.10g", v); }
+std::string Shortest(double v) { return absl::StrFormat("%.10g", v); }
 
 std::string RangeText(const KeySpec& k) {
   switch (k.type) {
     case KeySpec::Type::kChoice:
       return absl::StrCat("one of ", absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kInt:
-      return absl::StrCat("an integer in [", Num(k.min), ", ", Num(k.max), "]",
-                          k.choices.empty() ? "" : " or ",
+      return absl::StrCat("an integer in [", Shortest(k.min), ", ",
+                          Shortest(k.max), "]", k.choices.empty() ? "" : " or ",
                           absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kNumber:
-      return absl::StrCat("a number in ", k.min_open ? "(" : "[", Num(k.min),
-                          ", ", Num(k.max), "]");
+      return absl::StrCat("a number in ", k.min_open ? "(" : "[",
+                          Shortest(k.min), ", ", Shortest(k.max), "]");
     case KeySpec::Type::kList:
       return absl::StrCat("comma-separated numbers in ", k.min_open ? "(" : "[",
-                          Num(k.min), ", ", Num(k.max), "]");
+                          Shortest(k.min), ", ", Shortest(k.max), "]");
   }
   return "";
 }
@@ -53,11 +55,16 @@ bool InRange(const KeySpec& k, double v) {
   return v <= k.max;
 }
 
-absl::Status Check(const KeySpec& k, const std::string& value) {
+}  // namespace
+
+absl::Status Params::Parse(const KeySpec& k, const std::string& value,
+                           Entry& entry) {
   auto bad = [&] {
     return absl::InvalidArgumentError(absl::StrCat(
         "key '", k.name, "' = '", value, "': accepted ", RangeText(k)));
   };
+  entry.type = k.type;
+  entry.text = value;
   switch (k.type) {
     case KeySpec::Type::kChoice:
       for (const auto& c : k.choices) {
@@ -68,22 +75,23 @@ absl::Status Check(const KeySpec& k, const std::string& value) {
       for (const auto& c : k.choices) {
         if (c == value) return absl::OkStatus();  // a word such as "virtual"
       }
-      int64_t v = 0;
-      if (!absl::SimpleAtoi(value, &v) || !InRange(k, static_cast<double>(v)))
+      if (!absl::SimpleAtoi(value, &entry.integer) ||
+          !InRange(k, static_cast<double>(entry.integer)))
         return bad();
       return absl::OkStatus();
     }
-    case KeySpec::Type::kNumber: {
-      double v = 0;
-      if (!absl::SimpleAtod(value, &v) || !InRange(k, v)) return bad();
+    case KeySpec::Type::kNumber:
+      if (!absl::SimpleAtod(value, &entry.number) || !InRange(k, entry.number))
+        return bad();
       return absl::OkStatus();
-    }
     case KeySpec::Type::kList: {
       std::vector<std::string> parts = absl::StrSplit(value, ',');
       if (parts.empty() || parts.size() > 64) return bad();
+      entry.numbers.clear();
       for (const auto& p : parts) {
         double v = 0;
         if (!absl::SimpleAtod(p, &v) || !InRange(k, v)) return bad();
+        entry.numbers.push_back(v);
       }
       return absl::OkStatus();
     }
@@ -91,53 +99,64 @@ absl::Status Check(const KeySpec& k, const std::string& value) {
   return bad();
 }
 
-}  // namespace
-
-double Params::Num(std::string_view key) const {
-  double v = 0;
-  (void)absl::SimpleAtod(values_.find(key)->second, &v);
-  return v;
-}
-
-int64_t Params::Int(std::string_view key) const {
-  int64_t v = 0;
-  (void)absl::SimpleAtoi(values_.find(key)->second, &v);
-  return v;
-}
-
-const std::string& Params::Str(std::string_view key) const {
-  return values_.find(key)->second;
-}
-
-std::vector<double> Params::List(std::string_view key) const {
-  std::vector<double> out;
-  std::vector<std::string> parts =
-      absl::StrSplit(values_.find(key)->second, ',');
-  for (const std::string& p : parts) {
-    double v = 0;
-    (void)absl::SimpleAtod(p, &v);
-    out.push_back(v);
+const Params::Entry& Params::Get(std::string_view key,
+                                 KeySpec::Type type) const {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.type != type) {
+    // A scenario read a key it did not declare (or as another type): a bug in
+    // the scenario, not bad input, so stop loudly with the key's name.
+    std::fprintf(stderr, "perflab: scenario reads undeclared key '%s'\n",
+                 std::string(key).c_str());
+    std::abort();
   }
+  return it->second;
+}
+
+double Params::Number(std::string_view key) const {
+  return Get(key, KeySpec::Type::kNumber).number;
+}
+int64_t Params::Integer(std::string_view key) const {
+  return Get(key, KeySpec::Type::kInt).integer;
+}
+const std::vector<double>& Params::Numbers(std::string_view key) const {
+  return Get(key, KeySpec::Type::kList).numbers;
+}
+const std::string& Params::Text(std::string_view key) const {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return Get(key, KeySpec::Type::kNumber).text;
+  return it->second.text;
+}
+
+std::vector<std::pair<std::string, std::string>> Params::Texts() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, entry] : entries_) out.emplace_back(key, entry.text);
   return out;
 }
 
+namespace {
+
+// Factories registered during static initialisation, in link order; the
+// listing sorts them by name so the order never depends on the linker.
+std::vector<Scenario (*)()>& Factories() {
+  static auto* factories = new std::vector<Scenario (*)()>;
+  return *factories;
+}
+
+}  // namespace
+
+ScenarioRegistration::ScenarioRegistration(Scenario (*make)()) {
+  Factories().push_back(make);
+}
+
 const std::vector<Scenario>& Scenarios() {
-  static const std::vector<Scenario>* all = new std::vector<Scenario>{
-      CoordinatedOmissionScenario(),
-      LatencyMixtureScenario(),
-      LittlesLawScenario(),
-      ThreadPoolScenario(),
-      PoolStarvationScenario(),
-      ClientPoolScenario(),
-      UslScenario(),
-      MmcScenario(),
-      HockeyStickScenario(),
-      KeepaliveRaceScenario(),
-      LockContentionScenario(),
-      HttpConnectionsScenario(),
-      GcHeapScenario(),
-      CacheScenario(),
-  };
+  static const std::vector<Scenario>* all = [] {
+    auto* scenarios = new std::vector<Scenario>;
+    for (Scenario (*make)() : Factories()) scenarios->push_back(make());
+    std::sort(
+        scenarios->begin(), scenarios->end(),
+        [](const Scenario& a, const Scenario& b) { return a.name < b.name; });
+    return scenarios;
+  }();
   return *all;
 }
 
@@ -151,8 +170,14 @@ const Scenario* FindScenario(std::string_view name) {
 absl::StatusOr<Params> ParseParams(const Scenario& scenario,
                                    const std::vector<std::string>& sets) {
   Params params;
-  for (const KeySpec& k : scenario.keys)
-    params.mutable_values()[k.name] = k.fallback;
+  for (const KeySpec& k : scenario.keys) {
+    // A default that does not parse is a bug in the scenario's declaration.
+    if (absl::Status s = Params::Parse(k, k.fallback, params.entries_[k.name]);
+        !s.ok()) {
+      return absl::InternalError(absl::StrCat("scenario ", scenario.name,
+                                              ": bad default: ", s.message()));
+    }
+  }
   for (const std::string& set : sets) {
     const size_t eq = set.find('=');
     if (eq == std::string::npos) {
@@ -172,15 +197,16 @@ absl::StatusOr<Params> ParseParams(const Scenario& scenario,
           "unknown key '", key, "' (value '", value, "') for scenario ",
           scenario.name, "; accepted keys: ", absl::StrJoin(names, ", ")));
     }
-    if (absl::Status s = Check(*spec, value); !s.ok()) return s;
-    params.mutable_values()[key] = value;
+    if (absl::Status s = Params::Parse(*spec, value, params.entries_[key]);
+        !s.ok())
+      return s;
   }
   return params;
 }
 
-absl::StatusOr<report::Document> RunScenario(
-    std::string_view name, const std::vector<std::string>& sets,
-    uint64_t seed) {
+absl::StatusOr<core::Document> RunScenario(std::string_view name,
+                                           const std::vector<std::string>& sets,
+                                           uint64_t seed) {
   const Scenario* scenario = FindScenario(name);
   if (scenario == nullptr) {
     std::vector<std::string> names;
@@ -191,13 +217,13 @@ absl::StatusOr<report::Document> RunScenario(
   }
   absl::StatusOr<Params> params = ParseParams(*scenario, sets);
   if (!params.ok()) return params.status();
-  absl::StatusOr<report::Document> doc = scenario->run(*params, seed);
+  absl::StatusOr<core::Document> doc = scenario->run(*params, seed);
   if (!doc.ok()) return doc.status();
   doc->Set("scenario", "scenario", scenario->name);
   doc->Set("seed", "seed", static_cast<int64_t>(seed));
-  report::Table& t = doc->AddTable("parameters", "Parameters",
-                                   {{"key", "key"}, {"value", "value"}});
-  for (const auto& [k, v] : params->values()) t.Add({k, v});
+  core::Table& t = doc->AddTable("parameters", "Parameters",
+                                 {{"key", "key"}, {"value", "value"}});
+  for (const auto& [k, v] : params->Texts()) t.Add({k, v});
   return doc;
 }
 
@@ -212,10 +238,10 @@ std::string KeysHelp(const Scenario& scenario) {
   return out;
 }
 
-report::Document ScenarioList() {
-  report::Document doc(
+core::Document ScenarioList() {
+  core::Document doc(
       "perflab sim: scenarios (run perflab sim NAME --help for keys)");
-  report::Table& t =
+  core::Table& t =
       doc.AddTable("scenarios", "Scenarios",
                    {{"name", "name"}, {"summary", "what it shows"}});
   for (const Scenario& s : Scenarios()) t.Add({s.name, s.summary});

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/histogram.h"
 #include "sim/cpu.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -62,20 +62,20 @@ Process OpenClient(Simulation& sim, const Setup& s, LatencyRecorder& out) {
   }
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
   Setup s;
-  const double rate = p.Num("rate_per_s");
+  const double rate = p.Number("rate_per_s");
   s.interval = SecToNs(1.0 / rate);
-  s.duration = SecToNs(p.Num("duration_s"));
-  s.service = MsToNs(p.Num("service_ms"));
-  const Time freeze_start = SecToNs(p.Num("freeze_start_s"));
-  const Time freeze_end = freeze_start + MsToNs(p.Num("freeze_ms"));
+  s.duration = SecToNs(p.Number("duration_s"));
+  s.service = MsToNs(p.Number("service_ms"));
+  const Time freeze_start = SecToNs(p.Number("freeze_start_s"));
+  const Time freeze_end = freeze_start + MsToNs(p.Number("freeze_ms"));
   if (freeze_end > s.duration) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "key 'freeze_ms' = '", p.Str("freeze_ms"),
-        "' with freeze_start_s = ", p.Str("freeze_start_s"),
+        "key 'freeze_ms' = '", p.Text("freeze_ms"),
+        "' with freeze_start_s = ", p.Text("freeze_start_s"),
         ": the freeze must end within the run (duration_s = ",
-        p.Str("duration_s"),
+        p.Text("duration_s"),
         "); accepted freeze_start_s + freeze_ms / 1000 <= duration_s"));
   }
   s.freezes.Add(freeze_start, freeze_end);
@@ -99,7 +99,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
     if (absl::Status st = sim.Run(kForever); !st.ok()) return st;
   }
 
-  report::Document doc(
+  core::Document doc(
       "Coordinated omission: one freeze, three ways to measure it");
   doc.Set("target_requests", "requests on the schedule", s.target);
   doc.Set("never_issued", "requests the closed loop never sent",
@@ -117,13 +117,13 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t) {
   doc.Set("closed_corrected_p99_ms",
           "closed-actual with expected-interval correction: p99 (ms)",
           ToMs(corrected->Percentile(99)), 1);
-  report::Table& t = doc.AddTable("clients", "Clients",
-                                  {{"name", "client"},
-                                   {"samples", "samples"},
-                                   {"p50_ms", "p50 (ms)", 1},
-                                   {"p99_ms", "p99 (ms)", 1},
-                                   {"p999_ms", "p99.9 (ms)", 1},
-                                   {"max_ms", "max (ms)", 1}});
+  core::Table& t = doc.AddTable("clients", "Clients",
+                                {{"name", "client"},
+                                 {"samples", "samples"},
+                                 {"p50_ms", "p50 (ms)", 1},
+                                 {"p99_ms", "p99 (ms)", 1},
+                                 {"p999_ms", "p99.9 (ms)", 1},
+                                 {"max_ms", "max (ms)", 1}});
   for (const Client& c : clients) {
     t.Add({std::string(c.name), c.rec.Count(), c.rec.PercentileMs(50),
            c.rec.PercentileMs(99), c.rec.PercentileMs(99.9), c.rec.MaxMs()});
@@ -157,5 +157,7 @@ Scenario CoordinatedOmissionScenario() {
        MaxPendingKey()},
       Run};
 }
+
+const ScenarioRegistration kCoordinatedOmission(CoordinatedOmissionScenario);
 
 }  // namespace perflab::sim

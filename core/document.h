@@ -5,8 +5,8 @@
 // Rendering is deterministic: insertion order is kept, doubles print with
 // std::to_chars (shortest round-trip) in JSON/CSV and a fixed number of
 // decimals in the human table. Not thread-safe; build one per command.
-#ifndef PERFLAB_TOOLS_REPORT_DOCUMENT_H_
-#define PERFLAB_TOOLS_REPORT_DOCUMENT_H_
+#ifndef PERFLAB_CORE_DOCUMENT_H_
+#define PERFLAB_CORE_DOCUMENT_H_
 
 #include <any>
 #include <cstdint>
@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace perflab::report {
+namespace perflab::core {
 
 // A cell or field value. Doubles carry their display precision separately.
 using Value = std::variant<std::monostate, int64_t, double, std::string, bool>;
@@ -67,10 +67,11 @@ class Document {
   const Field* FindField(std::string_view key) const;
   const Table* FindTable(std::string_view key) const;
 
-  // Machine-only payloads that are never rendered, e.g. a run's
-  // models::Histogram under "latency_histogram" for the sweep runner.
-  // Attaching an existing key replaces its value.
-  void Attach(std::string key, std::any value);
+  // Attachments are values for in-process consumers (the sweep merges a
+  // run's latency histogram, for example) that no renderer prints, so
+  // attaching never changes a command's output. A key attached twice keeps
+  // the last value.
+  Document& Attach(std::string key, std::any value);
   const std::any* FindAttachment(std::string_view key) const;
 
  private:
@@ -96,6 +97,6 @@ std::string Render(const Document& doc, Format format);
 // Reads a numeric cell as a double (int64 or double), for tests and composers.
 double AsDouble(const Value& v);
 
-}  // namespace perflab::report
+}  // namespace perflab::core
 
-#endif  // PERFLAB_TOOLS_REPORT_DOCUMENT_H_
+#endif  // PERFLAB_CORE_DOCUMENT_H_

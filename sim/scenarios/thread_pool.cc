@@ -8,7 +8,7 @@
 #include "sim/load.h"
 #include "sim/random.h"
 #include "sim/resource.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -43,43 +43,46 @@ Task<bool> Handle(const Model& m) {
   co_return ok;
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  const bool virtual_threads = p.Str("threads") == "virtual";
-  const int64_t clients = p.Int("clients");
-  const double handler_ms = p.Num("handler_ms");
-  const double cpu_ms = p.Num("cpu_per_request_ms");
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  const bool virtual_threads = p.Text("threads") == "virtual";
+  const int64_t clients = p.Integer("clients");
+  const double handler_ms = p.Number("handler_ms");
+  const double cpu_ms = p.Number("cpu_per_request_ms");
   if (cpu_ms > handler_ms) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "key 'cpu_per_request_ms' = '", p.Str("cpu_per_request_ms"),
-        "': accepted a number in [0, handler_ms = ", p.Str("handler_ms"), "]"));
+        "key 'cpu_per_request_ms' = '", p.Text("cpu_per_request_ms"),
+        "': accepted a number in [0, handler_ms = ", p.Text("handler_ms"),
+        "]"));
   }
   Simulation sim(BudgetFrom(p));
   const MeterOptions mo = MeterOptionsFrom(p);
   Meter meter(sim, mo);
-  Cpu cpu(sim, p.Int("cores"));
+  Cpu cpu(sim, p.Integer("cores"));
   std::optional<Resource> pool, db;
-  if (!virtual_threads) pool.emplace(sim, "request threads", p.Int("threads"));
-  if (p.Int("db_pool") > 0) db.emplace(sim, "db connections", p.Int("db_pool"));
+  if (!virtual_threads)
+    pool.emplace(sim, "request threads", p.Integer("threads"));
+  if (p.Integer("db_pool") > 0)
+    db.emplace(sim, "db connections", p.Integer("db_pool"));
   Rng rng(seed, "handler");
   const double io_ms = handler_ms - cpu_ms;
   const Model m{sim,
                 pool ? &*pool : nullptr,
                 db ? &*db : nullptr,
-                MsToNs(p.Num("db_hold_ms")),
-                MsToNs(p.Num("db_timeout_ms")),
+                MsToNs(p.Number("db_hold_ms")),
+                MsToNs(p.Number("db_timeout_ms")),
                 cpu,
-                Dist::Lognormal(io_ms * 1e6, p.Num("handler_cv")),
+                Dist::Lognormal(io_ms * 1e6, p.Number("handler_cv")),
                 MsToNs(cpu_ms),
                 rng};
   LoadOptions load;
-  const std::string& kind = p.Str("load");
+  const std::string& kind = p.Text("load");
   load.kind = kind == "closed"     ? LoadOptions::Kind::kClosed
               : kind == "constant" ? LoadOptions::Kind::kConstant
                                    : LoadOptions::Kind::kPoisson;
   load.clients = clients;
-  load.think = MsToNs(p.Num("think_ms"));
+  load.think = MsToNs(p.Number("think_ms"));
   load.stagger = MsToNs(handler_ms);
-  load.rate_per_s = p.Num("rate_per_s");
+  load.rate_per_s = p.Number("rate_per_s");
   StartLoad(
       sim, meter, load, [&m] { return Handle(m); }, seed);
   if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
@@ -90,28 +93,29 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
 
   const Summary sum = meter.Summarise();
   const bool closed = load.kind == LoadOptions::Kind::kClosed;
-  report::Document doc(
+  core::Document doc(
       absl::StrCat("Thread pool: ",
                    closed ? absl::StrCat(clients, " closed-loop clients")
-                          : absl::StrCat(p.Str("load"), " arrivals at ",
-                                         p.Str("rate_per_s"), " req/s"),
-                   ", threads = ", p.Str("threads")));
-  AddSummaryFields(doc, sum);
+                          : absl::StrCat(p.Text("load"), " arrivals at ",
+                                         p.Text("rate_per_s"), " req/s"),
+                   ", threads = ", p.Text("threads")));
+  AddSummaryFields(doc, meter);
   doc.Set("cpu_cores", "CPU cores used", cpu.CoresUsed(), 2);
   if (pool) {
     const ResourceStats rs = pool->Stats();
     const double ceiling =
-        static_cast<double>(p.Int("threads")) / (handler_ms / 1e3);
+        static_cast<double>(p.Integer("threads")) / (handler_ms / 1e3);
     doc.Set("ceiling_per_s", "threads / handler time (req/s)", ceiling, 1);
     doc.Set("pool_utilisation", "thread pool utilisation", rs.utilisation, 3);
     doc.Set("pool_mean_queue", "mean accept-queue length", rs.mean_queue_length,
             1);
   } else if (cpu_ms > 0) {
-    const double ceiling = static_cast<double>(p.Int("cores")) / (cpu_ms / 1e3);
+    const double ceiling =
+        static_cast<double>(p.Integer("cores")) / (cpu_ms / 1e3);
     doc.Set("ceiling_per_s", "cores / CPU per request (req/s)", ceiling, 1);
   }
   if (closed) {
-    const double think_s = p.Num("think_ms") / 1e3;
+    const double think_s = p.Number("think_ms") / 1e3;
     doc.Set(
         "closed_loop_latency_ms", "clients / throughput - think (ms)",
         sum.throughput_per_s > 0
@@ -173,5 +177,7 @@ Scenario ThreadPoolScenario() {
        MaxPendingKey()},
       Run};
 }
+
+const ScenarioRegistration kThreadPool(ThreadPoolScenario);
 
 }  // namespace perflab::sim

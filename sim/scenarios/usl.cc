@@ -4,12 +4,13 @@
 // exchange state with each of the other N - 1 workers (kappa T per
 // exchange). With no jitter one job takes T (1 + sigma (N-1) + kappa N (N-1)) /
 // N of capacity, exactly the USL; jitter adds the straggler (max of N) effect.
+#include "models/usl.h"
+
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "models/usl.h"
 #include "sim/random.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -40,14 +41,14 @@ Process Jobs(Simulation& sim, Costs c, int64_t n, int64_t jobs, Rng& rng,
   end = sim.now();
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  const double sigma = p.Num("sigma"), kappa = p.Num("kappa");
-  const double work_ms = p.Num("work_ms");
-  const int64_t jobs = p.Int("jobs");
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  const double sigma = p.Number("sigma"), kappa = p.Number("kappa");
+  const double work_ms = p.Number("work_ms");
+  const int64_t jobs = p.Integer("jobs");
   Costs c{MsToNs(sigma * work_ms), MsToNs((1 - sigma) * work_ms),
-          MsToNs(kappa * work_ms), p.Num("jitter_cv")};
-  report::Document doc("Universal Scalability Law: simulated workers, fitted");
-  report::Table& t =
+          MsToNs(kappa * work_ms), p.Number("jitter_cv")};
+  core::Document doc("Universal Scalability Law: simulated workers, fitted");
+  core::Table& t =
       doc.AddTable("rows", "Rows",
                    {{"n", "workers N"},
                     {"throughput_per_s", "jobs/s", 3},
@@ -57,7 +58,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   const double x1 = 1e3 / work_ms;  // one worker: a job every work_ms
   double best_x = 0;
   int64_t best_n = 0;
-  for (double nd : p.List("workers")) {
+  for (double nd : p.Numbers("workers")) {
     const int64_t n = static_cast<int64_t>(nd);
     Simulation sim(BudgetFrom(p));
     Rng rng(seed, absl::StrCat("jitter/", n));
@@ -114,5 +115,7 @@ Scenario UslScenario() {
        MaxPendingKey()},
       Run};
 }
+
+const ScenarioRegistration kUsl(UslScenario);
 
 }  // namespace perflab::sim

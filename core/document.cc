@@ -1,4 +1,4 @@
-#include "tools/report/document.h"
+#include "core/document.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,7 +10,7 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
-namespace perflab::report {
+namespace perflab::core {
 namespace {
 
 // Shortest text that reads back as the same double: identical on every build.
@@ -123,20 +123,20 @@ const Table* Document::FindTable(std::string_view key) const {
   return nullptr;
 }
 
-void Document::Attach(std::string key, std::any value) {
+Document& Document::Attach(std::string key, std::any value) {
   for (auto& [k, v] : attachments_) {
     if (k == key) {
       v = std::move(value);
-      return;
+      return *this;
     }
   }
   attachments_.emplace_back(std::move(key), std::move(value));
+  return *this;
 }
 
 const std::any* Document::FindAttachment(std::string_view key) const {
-  for (const auto& [k, v] : attachments_) {
+  for (const auto& [k, v] : attachments_)
     if (k == key) return &v;
-  }
   return nullptr;
 }
 
@@ -275,4 +275,4 @@ double AsDouble(const Value& v) {
   return std::nan("");
 }
 
-}  // namespace perflab::report
+}  // namespace perflab::core

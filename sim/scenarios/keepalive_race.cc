@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/random.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -53,13 +53,13 @@ Process Arrivals(Simulation& sim, Pool& pool, const Setup& s, Dist gap,
   }
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  report::Document doc(
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  core::Document doc(
       "Keep-alive race: server timeout against client idle timeout");
-  const double client_ms = p.Num("client_idle_timeout_ms");
+  const double client_ms = p.Number("client_idle_timeout_ms");
   doc.Set("client_idle_timeout_ms", "client (load balancer) idle timeout (ms)",
           client_ms, 0);
-  report::Table& t =
+  core::Table& t =
       doc.AddTable("rows", "Server keep-alive timeouts",
                    {{"rate_per_s", "traffic (req/s)", 1},
                     {"server_keepalive_ms", "server keep-alive (ms)", 0},
@@ -68,15 +68,15 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
                     {"stale_pct", "502 share (%)", 3},
                     {"new_connections", "new connections"},
                     {"safe", "server > client timeout"}});
-  for (double rate : p.List("rates_per_s")) {
-    for (double server_ms : p.List("server_keepalive_ms")) {
+  for (double rate : p.Numbers("rates_per_s")) {
+    for (double server_ms : p.Numbers("server_keepalive_ms")) {
       Simulation sim(BudgetFrom(p));
-      Setup s{MsToNs(server_ms), MsToNs(client_ms), MsToNs(p.Num("one_way_ms")),
-              MsToNs(p.Num("request_ms"))};
+      Setup s{MsToNs(server_ms), MsToNs(client_ms),
+              MsToNs(p.Number("one_way_ms")), MsToNs(p.Number("request_ms"))};
       Pool pool;
       // The same arrivals for every row, so rows differ only in the timeout.
       Rng rng(seed, absl::StrCat("arrivals/", rate));
-      const Time end = SecToNs(p.Num("duration_s"));
+      const Time end = SecToNs(p.Number("duration_s"));
       sim.Spawn(Arrivals(sim, pool, s, Dist::Exp(1e9 / rate), rng, end));
       if (absl::Status st = sim.Run(end + kSec); !st.ok()) return st;
       t.Add({rate, server_ms, pool.requests, pool.stale,
@@ -111,5 +111,7 @@ Scenario KeepaliveRaceScenario() {
        MaxPendingKey()},
       Run};
 }
+
+const ScenarioRegistration kKeepaliveRace(KeepaliveRaceScenario);
 
 }  // namespace perflab::sim

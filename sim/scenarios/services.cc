@@ -9,7 +9,7 @@
 #include "sim/gc.h"
 #include "sim/http.h"
 #include "sim/random.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -21,16 +21,15 @@ Process Sequential(Simulation& sim, HttpClient& http, int64_t calls,
   end = sim.now();
 }
 
-absl::StatusOr<report::Document> RunHttp(const Params& p, uint64_t) {
-  report::Document doc(
-      "HTTP connections: new, kept alive, and the Nagle stall");
-  report::Table& t = doc.AddTable("rows", "Sequential GETs",
-                                  {{"protocol", "protocol"},
-                                   {"connection", "connection"},
-                                   {"throughput_per_s", "req/s", 0},
-                                   {"ms_per_request", "ms per request", 3},
-                                   {"connects", "new connections"},
-                                   {"stalls", "delayed-ACK stalls"}});
+absl::StatusOr<core::Document> RunHttp(const Params& p, uint64_t) {
+  core::Document doc("HTTP connections: new, kept alive, and the Nagle stall");
+  core::Table& t = doc.AddTable("rows", "Sequential GETs",
+                                {{"protocol", "protocol"},
+                                 {"connection", "connection"},
+                                 {"throughput_per_s", "req/s", 0},
+                                 {"ms_per_request", "ms per request", 3},
+                                 {"connects", "new connections"},
+                                 {"stalls", "delayed-ACK stalls"}});
   struct Variant {
     const char* name;
     bool keep_alive, nodelay;
@@ -38,19 +37,19 @@ absl::StatusOr<report::Document> RunHttp(const Params& p, uint64_t) {
   const Variant variants[] = {{"new per call", false, false},
                               {"keep-alive", true, false},
                               {"keep-alive + TCP_NODELAY", true, true}};
-  const int64_t calls = p.Int("calls");
+  const int64_t calls = p.Integer("calls");
   for (bool tls : {false, true}) {
     for (const Variant& v : variants) {
       HttpOptions o;
       o.keep_alive = v.keep_alive;
       o.tcp_nodelay = v.nodelay;
-      o.two_writes = p.Str("response_writes") == "2";
+      o.two_writes = p.Text("response_writes") == "2";
       o.tls = tls;
-      o.call = MsToNs(p.Num("call_ms"));
-      o.connect = MsToNs(p.Num("connect_ms"));
-      o.tls_handshake = MsToNs(p.Num("tls_handshake_ms"));
-      o.tls_per_call = MsToNs(p.Num("tls_per_call_ms"));
-      o.delayed_ack = MsToNs(p.Num("delayed_ack_ms"));
+      o.call = MsToNs(p.Number("call_ms"));
+      o.connect = MsToNs(p.Number("connect_ms"));
+      o.tls_handshake = MsToNs(p.Number("tls_handshake_ms"));
+      o.tls_per_call = MsToNs(p.Number("tls_per_call_ms"));
+      o.delayed_ack = MsToNs(p.Number("delayed_ack_ms"));
       Simulation sim(BudgetFrom(p));
       HttpClient http(sim, o);
       Time end = 0;
@@ -92,32 +91,32 @@ Process GcClient(GcModel& m, Time offset) {
   }
 }
 
-absl::StatusOr<report::Document> RunGc(const Params& p, uint64_t seed) {
-  report::Document doc("GC: heap size against young-collection pauses");
-  report::Table& t = doc.AddTable("rows", "Heaps",
-                                  {{"heap_mib", "heap (MiB)", 0},
-                                   {"young_mib", "young gen (MiB)", 0},
-                                   {"collections", "young GCs"},
-                                   {"total_pause_ms", "total pause (ms)", 0},
-                                   {"mean_pause_ms", "mean pause (ms)", 1},
-                                   {"throughput_per_s", "req/s", 0},
-                                   {"p99_ms", "p99 (ms)", 2},
-                                   {"max_ms", "max (ms)", 2},
-                                   {"l_sampled", "L sampled", 2},
-                                   {"l_little", "lambda x W", 2}});
-  for (double heap : p.List("heaps_mib")) {
+absl::StatusOr<core::Document> RunGc(const Params& p, uint64_t seed) {
+  core::Document doc("GC: heap size against young-collection pauses");
+  core::Table& t = doc.AddTable("rows", "Heaps",
+                                {{"heap_mib", "heap (MiB)", 0},
+                                 {"young_mib", "young gen (MiB)", 0},
+                                 {"collections", "young GCs"},
+                                 {"total_pause_ms", "total pause (ms)", 0},
+                                 {"mean_pause_ms", "mean pause (ms)", 1},
+                                 {"throughput_per_s", "req/s", 0},
+                                 {"p99_ms", "p99 (ms)", 2},
+                                 {"max_ms", "max (ms)", 2},
+                                 {"l_sampled", "L sampled", 2},
+                                 {"l_little", "lambda x W", 2}});
+  for (double heap : p.Numbers("heaps_mib")) {
     Simulation sim(BudgetFrom(p));
-    Cpu cpu(sim, p.Int("cores"));
+    Cpu cpu(sim, p.Integer("cores"));
     GcOptions go;
     go.heap_mib = heap;
-    go.live_set_mib = p.Num("live_set_mib");
+    go.live_set_mib = p.Number("live_set_mib");
     absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
     if (!gc.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("key 'heaps_mib' = '", p.Str("heaps_mib"),
+          absl::StrCat("key 'heaps_mib' = '", p.Text("heaps_mib"),
                        "': every heap must exceed "
                        "live_set_mib = ",
-                       p.Str("live_set_mib")));
+                       p.Text("live_set_mib")));
     }
     const MeterOptions mo = MeterOptionsFrom(p);
     Meter meter(sim, mo);
@@ -125,13 +124,13 @@ absl::StatusOr<report::Document> RunGc(const Params& p, uint64_t seed) {
               cpu,
               *gc,
               meter,
-              MsToNs(p.Num("cpu_per_request_ms")),
-              MsToNs(p.Num("io_ms")),
-              p.Num("alloc_per_request_mib")};
+              MsToNs(p.Number("cpu_per_request_ms")),
+              MsToNs(p.Number("io_ms")),
+              p.Number("alloc_per_request_mib")};
     Rng starts(seed, "starts");
-    for (int64_t i = 0; i < p.Int("clients"); ++i) {
-      sim.Spawn(
-          GcClient(m, static_cast<Time>(starts.U01() * p.Num("io_ms") * 1e6)));
+    for (int64_t i = 0; i < p.Integer("clients"); ++i) {
+      sim.Spawn(GcClient(
+          m, static_cast<Time>(starts.U01() * p.Number("io_ms") * 1e6)));
     }
     if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
     gc->ResetStats();
@@ -150,31 +149,32 @@ absl::StatusOr<report::Document> RunGc(const Params& p, uint64_t seed) {
 }
 
 // ---- cache: hit ratio against key skew and cache size.
-absl::StatusOr<report::Document> RunCache(const Params& p, uint64_t seed) {
-  report::Document doc("Cache: key skew against hit ratio");
-  report::Table& t = doc.AddTable("rows", "Key streams",
-                                  {{"keys", "keys"},
-                                   {"max_entries", "cache size", 0},
-                                   {"hit_ratio", "hit ratio", 4},
-                                   {"evictions", "evictions"},
-                                   {"expirations", "expirations"},
-                                   {"mean_ms", "mean latency (ms)", 3}});
-  const int64_t n = p.Int("key_space");
-  const double rate = p.Num("rate_per_s");
-  const int64_t lookups = p.Int("lookups");
+absl::StatusOr<core::Document> RunCache(const Params& p, uint64_t seed) {
+  core::Document doc("Cache: key skew against hit ratio");
+  core::Table& t = doc.AddTable("rows", "Key streams",
+                                {{"keys", "keys"},
+                                 {"max_entries", "cache size", 0},
+                                 {"hit_ratio", "hit ratio", 4},
+                                 {"evictions", "evictions"},
+                                 {"expirations", "expirations"},
+                                 {"mean_ms", "mean latency (ms)", 3}});
+  const int64_t n = p.Integer("key_space");
+  const double rate = p.Number("rate_per_s");
+  const int64_t lookups = p.Integer("lookups");
   for (const char* kind : {"uniform", "skewed", "zipf"}) {
     const KeyStream::Kind k =
         std::string(kind) == "uniform"  ? KeyStream::Kind::kUniform
         : std::string(kind) == "skewed" ? KeyStream::Kind::kSkewed
                                         : KeyStream::Kind::kZipf;
-    absl::StatusOr<KeyStream> keys = KeyStream::Create(k, n, p.Num("zipf_s"));
+    absl::StatusOr<KeyStream> keys =
+        KeyStream::Create(k, n, p.Number("zipf_s"));
     if (!keys.ok()) return keys.status();
-    for (double size : p.List("sizes")) {
-      Cache cache({static_cast<int64_t>(size), SecToNs(p.Num("ttl_s"))});
+    for (double size : p.Numbers("sizes")) {
+      Cache cache({static_cast<int64_t>(size), SecToNs(p.Number("ttl_s"))});
       Rng rng(seed, absl::StrCat("keys/", kind));
       // Lookups arrive at a constant rate; virtual time only drives the TTL.
       const Time gap = SecToNs(1.0 / rate);
-      const double hit_ms = p.Num("hit_ms"), miss_ms = p.Num("miss_ms");
+      const double hit_ms = p.Number("hit_ms"), miss_ms = p.Number("miss_ms");
       double total_ms = 0;
       for (int64_t i = 0; i < lookups; ++i) {
         const int64_t key = keys->Next(rng);
@@ -247,5 +247,9 @@ Scenario CacheScenario() {
        MaxPendingKey()},
       RunCache};
 }
+
+const ScenarioRegistration kHttpConnections(HttpConnectionsScenario);
+const ScenarioRegistration kGcHeap(GcHeapScenario);
+const ScenarioRegistration kCache(CacheScenario);
 
 }  // namespace perflab::sim

@@ -6,17 +6,17 @@
 #include "absl/strings/str_cat.h"
 #include "models/histogram.h"
 #include "sim/random.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
 
 Mixture Healthy(const Params& p) {
   Mixture m;
-  const double fast = 1 - p.Num("slow_share") - p.Num("stall_share");
-  m.Add(fast, Dist::Lognormal(p.Num("fast_ms"), p.Num("fast_cv")));
-  m.Add(p.Num("slow_share"), Dist::Uniform(120, 200));
-  m.Add(p.Num("stall_share"), Dist::Uniform(800, 2000));
+  const double fast = 1 - p.Number("slow_share") - p.Number("stall_share");
+  m.Add(fast, Dist::Lognormal(p.Number("fast_ms"), p.Number("fast_cv")));
+  m.Add(p.Number("slow_share"), Dist::Uniform(120, 200));
+  m.Add(p.Number("stall_share"), Dist::Uniform(800, 2000));
   return m;
 }
 
@@ -38,18 +38,18 @@ void Draw(const Mixture& m, int64_t n, Rng& rng, LatencyRecorder& rec,
   }
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  if (p.Num("slow_share") + p.Num("stall_share") >= 1) {
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  if (p.Number("slow_share") + p.Number("stall_share") >= 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "key 'slow_share' = '", p.Str("slow_share"), "' with stall_share = '",
-        p.Str("stall_share"), "': accepted slow_share + stall_share < 1"));
+        "key 'slow_share' = '", p.Text("slow_share"), "' with stall_share = '",
+        p.Text("stall_share"), "': accepted slow_share + stall_share < 1"));
   }
-  const int64_t n = p.Int("samples");
+  const int64_t n = p.Integer("samples");
   Rng rng(seed, "mixture");
   LatencyRecorder all(static_cast<size_t>(n));
   Modes modes;
   Draw(Healthy(p), n, rng, all, &modes);
-  report::Document doc("Latency mixture: the mean against the percentiles");
+  core::Document doc("Latency mixture: the mean against the percentiles");
   doc.Set("samples", "samples", all.Count());
   doc.Set("mean_ms", "mean (ms)", all.MeanMs(), 1);
   doc.Set("p50_ms", "p50 (ms)", all.PercentileMs(50), 1);
@@ -68,7 +68,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
                     kMs / all.MeanMs() * 100
               : 0.0,
           1);
-  report::Table& m = doc.AddTable(
+  core::Table& m = doc.AddTable(
       "modes", "Modes", {{"range", "latency range"}, {"count", "requests"}});
   m.Add({std::string("< 50 ms"), modes.count[0]});
   m.Add({std::string("50-500 ms"), modes.count[1]});
@@ -76,11 +76,11 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
 
   // Two instances: one healthy, one with a stalled 5 %.
   Mixture healthy;
-  healthy.Add(1, Dist::Lognormal(p.Num("fast_ms"), p.Num("fast_cv")));
+  healthy.Add(1, Dist::Lognormal(p.Number("fast_ms"), p.Number("fast_cv")));
   Mixture sick;
-  sick.Add(1 - p.Num("sick_share"),
-           Dist::Lognormal(p.Num("fast_ms"), p.Num("fast_cv")));
-  sick.Add(p.Num("sick_share"), Dist::Uniform(760, 1060));
+  sick.Add(1 - p.Number("sick_share"),
+           Dist::Lognormal(p.Number("fast_ms"), p.Number("fast_cv")));
+  sick.Add(p.Number("sick_share"), Dist::Uniform(760, 1060));
   Rng a(seed, "healthy"), b(seed, "sick");
   LatencyRecorder h(static_cast<size_t>(n)), s(static_cast<size_t>(n));
   Draw(healthy, n, a, h);
@@ -88,7 +88,7 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
   models::Histogram merged = h.histogram();
   if (absl::Status st = merged.Merge(s.histogram()); !st.ok()) return st;
   const double avg = (h.PercentileMs(99) + s.PercentileMs(99)) / 2;
-  report::Table& t =
+  core::Table& t =
       doc.AddTable("instances", "Two instances",
                    {{"name", "instance"}, {"p99_ms", "p99 (ms)", 1}});
   t.Add({std::string("healthy"), h.PercentileMs(99)});
@@ -120,5 +120,7 @@ Scenario LatencyMixtureScenario() {
        MaxPendingKey()},
       Run};
 }
+
+const ScenarioRegistration kLatencyMixture(LatencyMixtureScenario);
 
 }  // namespace perflab::sim

@@ -1,34 +1,20 @@
-// Private to the sim library: the scenario factories and the small helpers
-// they share (key declarations, unit conversions, summary columns).
-#ifndef PERFLAB_SIM_SRC_SCENARIOS_INTERNAL_H_
-#define PERFLAB_SIM_SRC_SCENARIOS_INTERNAL_H_
+// Private to sim/scenarios: the small helpers the scenario files share (key
+// declarations, unit conversions, summary columns). Callers outside
+// sim/scenarios/ use scenario.h only.
+#ifndef PERFLAB_SIM_SCENARIOS_INTERNAL_COMMON_H_
+#define PERFLAB_SIM_SCENARIOS_INTERNAL_COMMON_H_
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "core/document.h"
 #include "sim/engine.h"
 #include "sim/measure.h"
 #include "sim/resource.h"
-#include "sim/scenario.h"
-#include "tools/report/document.h"
+#include "sim/scenarios/scenario.h"
 
 namespace perflab::sim {
-
-Scenario CoordinatedOmissionScenario();
-Scenario LatencyMixtureScenario();
-Scenario LittlesLawScenario();
-Scenario ThreadPoolScenario();
-Scenario PoolStarvationScenario();
-Scenario ClientPoolScenario();
-Scenario UslScenario();
-Scenario MmcScenario();
-Scenario HockeyStickScenario();
-Scenario KeepaliveRaceScenario();
-Scenario LockContentionScenario();
-Scenario HttpConnectionsScenario();
-Scenario GcHeapScenario();
-Scenario CacheScenario();
 
 inline KeySpec IntKey(std::string name, std::string fallback, double min,
                       double max, std::string help) {
@@ -83,26 +69,27 @@ inline Time SecToNs(double s) {
 // The run budget from the max_pending key (MaxPendingKey); the rest default.
 inline Budget BudgetFrom(const Params& p) {
   Budget budget;
-  budget.max_pending = p.Int("max_pending");
+  budget.max_pending = p.Integer("max_pending");
   return budget;
 }
 // Meter options from the warmup_s and duration_s keys; the rest default.
 inline MeterOptions MeterOptionsFrom(const Params& p) {
   MeterOptions mo;
-  mo.warmup = SecToNs(p.Num("warmup_s"));
-  mo.window = SecToNs(p.Num("duration_s"));
+  mo.warmup = SecToNs(p.Number("warmup_s"));
+  mo.window = SecToNs(p.Number("duration_s"));
   return mo;
 }
 
 // Columns and cells of a run summary, for scenarios that print one row per run.
-std::vector<report::Column> SummaryColumns();
-std::vector<report::Value> SummaryCells(const Summary& s);
-// The same summary as top-level fields.
-void AddSummaryFields(report::Document& doc, const Summary& s);
+std::vector<core::Column> SummaryColumns();
+std::vector<core::Value> SummaryCells(const Summary& s);
+// The meter's summary as top-level fields, and its latency histogram
+// (models::Histogram) attached under kLatencyHistogram for the sweep.
+void AddSummaryFields(core::Document& doc, const Meter& meter);
 // A "resources" table: each resource's utilisation, queue and timeouts.
-void AddResourceTable(report::Document& doc,
+void AddResourceTable(core::Document& doc,
                       const std::vector<const Resource*>& rs);
 
 }  // namespace perflab::sim
 
-#endif  // PERFLAB_SIM_SRC_SCENARIOS_INTERNAL_H_
+#endif  // PERFLAB_SIM_SCENARIOS_INTERNAL_COMMON_H_

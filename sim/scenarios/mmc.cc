@@ -1,13 +1,14 @@
 // mmc and hockey-stick: the plain multi-server queue, simulated beside the
 // analytic results (Erlang C for exponential service, Pollaczek-Khinchine
 // for one server with any service distribution).
+#include "sim/mmc.h"
+
 #include <cmath>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "models/queues.h"
-#include "sim/mmc.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -38,25 +39,24 @@ std::optional<models::QueueMetrics> Analytic(const MmcOptions& o) {
   return *m;
 }
 
-absl::StatusOr<report::Document> RunMmcScenario(const Params& p,
-                                                uint64_t seed) {
+absl::StatusOr<core::Document> RunMmcScenario(const Params& p, uint64_t seed) {
   MmcOptions o;
-  o.servers = p.Int("servers");
-  o.arrival_rate_per_s = p.Num("arrival_rate_per_s");
-  o.service_rate_per_s = p.Num("service_rate_per_s");
-  o.service = ServiceOf(p.Str("service"));
-  o.service_cv = p.Num("service_cv");
-  o.customers = p.Int("customers");
-  o.warmup_customers = p.Int("warmup_customers");
+  o.servers = p.Integer("servers");
+  o.arrival_rate_per_s = p.Number("arrival_rate_per_s");
+  o.service_rate_per_s = p.Number("service_rate_per_s");
+  o.service = ServiceOf(p.Text("service"));
+  o.service_cv = p.Number("service_cv");
+  o.customers = p.Integer("customers");
+  o.warmup_customers = p.Integer("warmup_customers");
   o.seed = seed;
   o.budget = BudgetFrom(p);
   absl::StatusOr<MmcResult> r = RunMmc(o);
   if (!r.ok()) return r.status();
-  report::Document doc(absl::StrCat("M/",
-                                    p.Str("service") == "exp"   ? "M"
-                                    : p.Str("service") == "det" ? "D"
-                                                                : "G",
-                                    "/", o.servers, " queue"));
+  core::Document doc(absl::StrCat("M/",
+                                  p.Text("service") == "exp"   ? "M"
+                                  : p.Text("service") == "det" ? "D"
+                                                               : "G",
+                                  "/", o.servers, " queue"));
   doc.Set("stability", "stability",
           std::string(r->unstable ? "unstable" : "stable"));
   doc.Set("rho", "offered utilisation lambda / (c mu)", r->rho, 3);
@@ -90,25 +90,23 @@ absl::StatusOr<report::Document> RunMmcScenario(const Params& p,
   return doc;
 }
 
-absl::StatusOr<report::Document> RunHockeyStick(const Params& p,
-                                                uint64_t seed) {
-  report::Document doc("Hockey stick: latency against utilisation");
-  report::Table& t =
-      doc.AddTable("rows", "Rows",
-                   {{"servers", "servers"},
-                    {"rho", "utilisation", 2},
-                    {"sim_response_ms", "simulated W (ms)", 2},
-                    {"analytic_response_ms", "analytic W (ms)", 2},
-                    {"error_pct", "error (%)", 2},
-                    {"sim_p99_ms", "simulated p99 (ms)", 1}});
-  const double service_s = p.Num("service_ms") / 1e3;
-  for (double c : p.List("servers")) {
-    for (double rho : p.List("utilisations")) {
+absl::StatusOr<core::Document> RunHockeyStick(const Params& p, uint64_t seed) {
+  core::Document doc("Hockey stick: latency against utilisation");
+  core::Table& t = doc.AddTable("rows", "Rows",
+                                {{"servers", "servers"},
+                                 {"rho", "utilisation", 2},
+                                 {"sim_response_ms", "simulated W (ms)", 2},
+                                 {"analytic_response_ms", "analytic W (ms)", 2},
+                                 {"error_pct", "error (%)", 2},
+                                 {"sim_p99_ms", "simulated p99 (ms)", 1}});
+  const double service_s = p.Number("service_ms") / 1e3;
+  for (double c : p.Numbers("servers")) {
+    for (double rho : p.Numbers("utilisations")) {
       MmcOptions o;
       o.servers = static_cast<int64_t>(c);
       o.service_rate_per_s = 1.0 / service_s;
       o.arrival_rate_per_s = rho * c / service_s;
-      o.customers = p.Int("customers");
+      o.customers = p.Integer("customers");
       o.seed = seed;
       o.budget = BudgetFrom(p);
       absl::StatusOr<MmcResult> r = RunMmc(o);
@@ -116,11 +114,10 @@ absl::StatusOr<report::Document> RunHockeyStick(const Params& p,
       std::optional<models::QueueMetrics> a = Analytic(o);
       const double sim_ms = r->mean_response_s * 1e3;
       const double an_ms = a ? a->mean_response_s * 1e3 : 0;
-      t.Add(
-          {static_cast<int64_t>(c), rho, sim_ms,
-           a ? report::Value(an_ms) : report::Value(),
-           a ? report::Value((sim_ms - an_ms) / an_ms * 100) : report::Value(),
-           r->p99_response_s * 1e3});
+      t.Add({static_cast<int64_t>(c), rho, sim_ms,
+             a ? core::Value(an_ms) : core::Value(),
+             a ? core::Value((sim_ms - an_ms) / an_ms * 100) : core::Value(),
+             r->p99_response_s * 1e3});
     }
   }
   doc.Note(
@@ -163,5 +160,8 @@ Scenario HockeyStickScenario() {
            MaxPendingKey()},
           RunHockeyStick};
 }
+
+const ScenarioRegistration kMmc(MmcScenario);
+const ScenarioRegistration kHockeyStick(HockeyStickScenario);
 
 }  // namespace perflab::sim

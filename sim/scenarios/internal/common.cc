@@ -1,8 +1,8 @@
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 
-std::vector<report::Column> SummaryColumns() {
+std::vector<core::Column> SummaryColumns() {
   return {{"throughput_per_s", "throughput (req/s)", 1},
           {"mean_ms", "mean (ms)", 1},
           {"p50_ms", "p50 (ms)", 1},
@@ -15,12 +15,14 @@ std::vector<report::Column> SummaryColumns() {
           {"l_little", "lambda x W", 2}};
 }
 
-std::vector<report::Value> SummaryCells(const Summary& s) {
+std::vector<core::Value> SummaryCells(const Summary& s) {
   return {s.throughput_per_s, s.mean_ms, s.p50_ms, s.p95_ms,    s.p99_ms,
           s.p999_ms,          s.max_ms,  s.errors, s.l_sampled, s.l_little};
 }
 
-void AddSummaryFields(report::Document& doc, const Summary& s) {
+void AddSummaryFields(core::Document& doc, const Meter& meter) {
+  const Summary s = meter.Summarise();
+  doc.Attach(std::string(kLatencyHistogram), meter.latencies().histogram());
   doc.Set("completed", "completed requests in the window", s.completed);
   doc.Set("errors", "errors and timeouts in the window", s.errors);
   doc.Set("throughput_per_s", "throughput (req/s)", s.throughput_per_s, 1);
@@ -34,16 +36,16 @@ void AddSummaryFields(report::Document& doc, const Summary& s) {
   doc.Set("l_little", "arrival rate x mean time in system", s.l_little, 2);
 }
 
-void AddResourceTable(report::Document& doc,
+void AddResourceTable(core::Document& doc,
                       const std::vector<const Resource*>& rs) {
-  report::Table& t = doc.AddTable("resources", "Resources",
-                                  {{"name", "resource"},
-                                   {"capacity", "capacity"},
-                                   {"utilisation", "busy", 3},
-                                   {"mean_queue_length", "mean queue", 2},
-                                   {"max_queue_length", "max queue"},
-                                   {"mean_wait_ms", "mean wait (ms)", 2},
-                                   {"timeouts", "timeouts"}});
+  core::Table& t = doc.AddTable("resources", "Resources",
+                                {{"name", "resource"},
+                                 {"capacity", "capacity"},
+                                 {"utilisation", "busy", 3},
+                                 {"mean_queue_length", "mean queue", 2},
+                                 {"max_queue_length", "max queue"},
+                                 {"mean_wait_ms", "mean wait (ms)", 2},
+                                 {"timeouts", "timeouts"}});
   for (const Resource* r : rs) {
     const ResourceStats s = r->Stats();
     t.Add({r->name(), r->capacity(), s.utilisation, s.mean_queue_length,

@@ -1,4 +1,4 @@
-#include "tools/report/files.h"
+#include "core/atomic_file.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace perflab::report {
+namespace perflab::core {
 
 absl::Status WriteFileAtomic(const std::string& path,
                              std::string_view content) {
@@ -42,4 +42,4 @@ absl::Status WriteFileAtomic(const std::string& path,
   return absl::OkStatus();
 }
 
-}  // namespace perflab::report
+}  // namespace perflab::core

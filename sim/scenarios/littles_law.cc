@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/little.h"
 #include "sim/random.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -28,11 +28,11 @@ Process Arrivals(Simulation& sim, Meter& meter, Dist gap, Dist service,
 // Simulates one row: open arrivals at `rate`, each held `service_ms`.
 absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
                                     double service_ms) {
-  const bool poisson = p.Str("arrivals") == "poisson";
-  const bool exp_service = p.Str("service") == "exp";
+  const bool poisson = p.Text("arrivals") == "poisson";
+  const bool exp_service = p.Text("service") == "exp";
   Simulation sim(BudgetFrom(p));
   MeterOptions mo = MeterOptionsFrom(p);
-  mo.sample_period = MsToNs(p.Num("sample_ms"));
+  mo.sample_period = MsToNs(p.Number("sample_ms"));
   Meter meter(sim, mo);
   const std::string stream = absl::StrCat(rate, "/", service_ms);
   Rng arr(seed, "arrivals/" + stream), svc(seed, "service/" + stream);
@@ -44,9 +44,9 @@ absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
   return meter.Summarise();
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  report::Document doc("Little's Law: L = lambda x W, measured three ways");
-  report::Table& t =
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  core::Document doc("Little's Law: L = lambda x W, measured three ways");
+  core::Table& t =
       doc.AddTable("rows", "Rows",
                    {{"rate_per_s", "offered (req/s)", 0},
                     {"service_ms", "service (ms)", 0},
@@ -56,8 +56,8 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
                     {"lambda_w", "lambda x W", 3},
                     {"error_pct", "|L - lambda W| / lambda W (%)", 3}});
   double worst = 0;
-  for (double rate : p.List("rates_per_s")) {
-    for (double service_ms : p.List("service_ms")) {
+  for (double rate : p.Numbers("rates_per_s")) {
+    for (double service_ms : p.Numbers("service_ms")) {
       absl::StatusOr<Summary> s = SimulateRow(p, seed, rate, service_ms);
       if (!s.ok()) return s.status();
       const double lw = s->arrival_rate_per_s * s->mean_ms / 1e3;
@@ -71,11 +71,12 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
 
   // The pool-sizing row: simulate the peak, then size the pool from the
   // measured in-flight count (pool >= L, plus headroom).
-  const double peak = p.Num("pool_rate_per_s"), hold_ms = p.Num("pool_hold_ms");
+  const double peak = p.Number("pool_rate_per_s"),
+               hold_ms = p.Number("pool_hold_ms");
   absl::StatusOr<Summary> s = SimulateRow(p, seed, peak, hold_ms);
   if (!s.ok()) return s.status();
   absl::StatusOr<models::PoolSizing> pool = models::SizePool(
-      s->arrival_rate_per_s, s->mean_ms / 1e3, p.Num("pool_headroom"));
+      s->arrival_rate_per_s, s->mean_ms / 1e3, p.Number("pool_headroom"));
   if (!pool.ok()) return pool.status();
   doc.Set("pool_in_flight", "pool sizing: measured L at the peak", s->l_sampled,
           2);
@@ -121,5 +122,7 @@ Scenario LittlesLawScenario() {
        MaxPendingKey()},
       Run};
 }
+
+const ScenarioRegistration kLittlesLaw(LittlesLawScenario);
 
 }  // namespace perflab::sim

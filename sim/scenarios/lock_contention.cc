@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/random.h"
 #include "sim/resource.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -50,20 +50,19 @@ Process Writer(Model& m, Time period) {
   }
 }
 
-absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
-  report::Document doc(
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  core::Document doc(
       "Lock contention: a row-locking UPDATE in and out of the request path");
-  report::Table& t =
-      doc.AddTable("rows", "Before and after",
-                   {{"variant", "UPDATE"},
-                    {"throughput_per_s", "throughput (req/s)", 1},
-                    {"mean_ms", "mean (ms)", 0},
-                    {"p90_ms", "p90 (ms)", 0},
-                    {"max_ms", "max (ms)", 0},
-                    {"lock_utilisation", "row lock busy", 3},
-                    {"l_sampled", "L sampled", 1},
-                    {"l_little", "lambda x W", 1},
-                    {"max_backlog", "max pending updates"}});
+  core::Table& t = doc.AddTable("rows", "Before and after",
+                                {{"variant", "UPDATE"},
+                                 {"throughput_per_s", "throughput (req/s)", 1},
+                                 {"mean_ms", "mean (ms)", 0},
+                                 {"p90_ms", "p90 (ms)", 0},
+                                 {"max_ms", "max (ms)", 0},
+                                 {"lock_utilisation", "row lock busy", 3},
+                                 {"l_sampled", "L sampled", 1},
+                                 {"l_little", "lambda x W", 1},
+                                 {"max_backlog", "max pending updates"}});
   double before = 0;
   for (bool in_path : {true, false}) {
     Simulation sim(BudgetFrom(p));
@@ -71,18 +70,19 @@ absl::StatusOr<report::Document> Run(const Params& p, uint64_t seed) {
     Meter meter(sim, mo);
     Resource lock(sim, "row lock", 1);
     Rng rng(seed, "requests"), starts(seed, "starts");
-    Model m{sim,
-            meter,
-            lock,
-            Dist::Lognormal(p.Num("work_ms") * 1e6, p.Num("work_cv")),
-            Dist::Lognormal(p.Num("lock_hold_ms") * 1e6, p.Num("hold_cv")),
-            rng,
-            in_path};
-    for (int64_t i = 0; i < p.Int("users"); ++i) {
+    Model m{
+        sim,
+        meter,
+        lock,
+        Dist::Lognormal(p.Number("work_ms") * 1e6, p.Number("work_cv")),
+        Dist::Lognormal(p.Number("lock_hold_ms") * 1e6, p.Number("hold_cv")),
+        rng,
+        in_path};
+    for (int64_t i = 0; i < p.Integer("users"); ++i) {
       sim.Spawn(
-          User(m, static_cast<Time>(starts.U01() * p.Num("work_ms") * 1e6)));
+          User(m, static_cast<Time>(starts.U01() * p.Number("work_ms") * 1e6)));
     }
-    if (!in_path) sim.Spawn(Writer(m, MsToNs(p.Num("batch_ms"))));
+    if (!in_path) sim.Spawn(Writer(m, MsToNs(p.Number("batch_ms"))));
     if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
     lock.ResetStats();
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
@@ -124,5 +124,7 @@ Scenario LockContentionScenario() {
        MaxPendingKey()},
       Run};
 }
+
+const ScenarioRegistration kLockContention(LockContentionScenario);
 
 }  // namespace perflab::sim

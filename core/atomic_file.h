@@ -1,19 +1,19 @@
 // Writing output files so that nothing is ever half-written: the content goes
 // to a temporary file beside the target, is flushed, then renamed over it.
-#ifndef PERFLAB_TOOLS_REPORT_FILES_H_
-#define PERFLAB_TOOLS_REPORT_FILES_H_
+#ifndef PERFLAB_CORE_ATOMIC_FILE_H_
+#define PERFLAB_CORE_ATOMIC_FILE_H_
 
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 
-namespace perflab::report {
+namespace perflab::core {
 
 // Atomically replaces `path` with `content` (temp file + rename). Creates
 // missing parent directories. Errors name the path and the OS reason.
 absl::Status WriteFileAtomic(const std::string& path, std::string_view content);
 
-}  // namespace perflab::report
+}  // namespace perflab::core
 
-#endif  // PERFLAB_TOOLS_REPORT_FILES_H_
+#endif  // PERFLAB_CORE_ATOMIC_FILE_H_

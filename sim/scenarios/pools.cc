@@ -7,7 +7,7 @@
 #include "models/little.h"
 #include "sim/random.h"
 #include "sim/resource.h"
-#include "sim/src/scenarios_internal.h"
+#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {
@@ -37,33 +37,33 @@ Process Arrivals(Simulation& sim, Meter& meter, Resource& pool, Time timeout,
   }
 }
 
-absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed,
-                                         Names n) {
-  const int64_t size = p.Int("pool");
-  const double hold_ms = p.Num(n.hold_key);
-  const Time timeout = MsToNs(p.Num("timeout_ms"));
-  const bool poisson = p.Str("arrivals") == "poisson";
-  const bool exp_hold = p.Str("hold") == "exp";
-  report::Document doc(n.title);
+absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
+                                       Names n) {
+  const int64_t size = p.Integer("pool");
+  const double hold_ms = p.Number(n.hold_key);
+  const Time timeout = MsToNs(p.Number("timeout_ms"));
+  const bool poisson = p.Text("arrivals") == "poisson";
+  const bool exp_hold = p.Text("hold") == "exp";
+  core::Document doc(n.title);
   const double ceiling =
       models::PoolCeilingPerS(static_cast<double>(size), hold_ms / 1e3);
   doc.Set("ceiling_per_s", "pool / hold time (req/s)", ceiling, 1);
-  report::Table& t = doc.AddTable("rows", "Offered load",
-                                  {{"offered_per_s", "offered (req/s)", 0},
-                                   {"state", "offered vs ceiling"},
-                                   {"throughput_per_s", "served (req/s)", 1},
-                                   {"utilisation", "pool busy", 3},
-                                   {"mean_wait_ms", "mean wait (ms)", 1},
-                                   {"mean_pending", "mean pending", 1},
-                                   {"max_pending", "max pending", 0},
-                                   {"pending_at_end", "pending at end", 0},
-                                   {"timeouts", "timeouts", 0},
-                                   {"first_timeout_s", "first timeout (s)", 1},
-                                   {"p99_ms", "p99 (ms)", 1}});
-  for (double rate : p.List("rates_per_s")) {
+  core::Table& t = doc.AddTable("rows", "Offered load",
+                                {{"offered_per_s", "offered (req/s)", 0},
+                                 {"state", "offered vs ceiling"},
+                                 {"throughput_per_s", "served (req/s)", 1},
+                                 {"utilisation", "pool busy", 3},
+                                 {"mean_wait_ms", "mean wait (ms)", 1},
+                                 {"mean_pending", "mean pending", 1},
+                                 {"max_pending", "max pending", 0},
+                                 {"pending_at_end", "pending at end", 0},
+                                 {"timeouts", "timeouts", 0},
+                                 {"first_timeout_s", "first timeout (s)", 1},
+                                 {"p99_ms", "p99 (ms)", 1}});
+  for (double rate : p.Numbers("rates_per_s")) {
     Simulation sim(BudgetFrom(p));
     MeterOptions mo;
-    mo.window = SecToNs(p.Num("duration_s"));
+    mo.window = SecToNs(p.Number("duration_s"));
     Meter meter(sim, mo);
     Resource pool(sim, "pool", size);
     const std::string stream = absl::StrCat(rate);
@@ -81,8 +81,8 @@ absl::StatusOr<report::Document> RunPool(const Params& p, uint64_t seed,
            s.throughput_per_s, rs.utilisation, rs.mean_wait_s * 1e3,
            rs.mean_queue_length, rs.max_queue_length, pool.queued(),
            rs.timeouts,
-           rs.first_timeout >= 0 ? report::Value(ToSec(rs.first_timeout))
-                                 : report::Value(),
+           rs.first_timeout >= 0 ? core::Value(ToSec(rs.first_timeout))
+                                 : core::Value(),
            s.p99_ms});
   }
   doc.Note(absl::StrCat(
@@ -142,5 +142,8 @@ Scenario ClientPoolScenario() {
             {"Client pool: calls offered against pool / call time", "call_ms"});
       }};
 }
+
+const ScenarioRegistration kPoolStarvation(PoolStarvationScenario);
+const ScenarioRegistration kClientPool(ClientPoolScenario);
 
 }  // namespace perflab::sim

@@ -1,13 +1,14 @@
-// Rendering of report::Document: stable JSON, aligned tables, quoted CSV.
+// Rendering of core::Document: stable JSON, aligned tables, quoted CSV.
+#include "core/document.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "gtest/gtest.h"
-#include "tools/report/document.h"
-#include "tools/report/files.h"
 
-namespace perflab::report {
+namespace perflab::core {
 namespace {
 
 Document Sample() {
@@ -42,6 +43,20 @@ TEST(Document, CsvQuotesAndSeparatesTables) {
             "# points\nname,p99_ms\n\"a,b\",4705.26\nopen,nan\n");
 }
 
+TEST(Document, AttachmentsAreFoundButNeverRendered) {
+  Document doc = Sample();
+  const std::string json = ToJson(doc), text = ToText(doc), csv = ToCsv(doc);
+  doc.Attach("histogram", std::string("payload-that-must-not-print"));
+  doc.Attach("count", 3);
+  doc.Attach("count", 4);  // the last value wins
+  EXPECT_EQ(ToJson(doc), json);
+  EXPECT_EQ(ToText(doc), text);
+  EXPECT_EQ(ToCsv(doc), csv);
+  ASSERT_NE(doc.FindAttachment("count"), nullptr);
+  EXPECT_EQ(std::any_cast<int>(*doc.FindAttachment("count")), 4);
+  EXPECT_EQ(doc.FindAttachment("absent"), nullptr);
+}
+
 TEST(Document, ParseFormat) {
   EXPECT_TRUE(ParseFormat("json").ok());
   EXPECT_FALSE(ParseFormat("xml").ok());
@@ -69,4 +84,4 @@ TEST(Files, WriteAtomicReplacesAndLeavesNoTemporary) {
 }
 
 }  // namespace
-}  // namespace perflab::report
+}  // namespace perflab::core
