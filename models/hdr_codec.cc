@@ -163,7 +163,10 @@ absl::StatusOr<Histogram> DecodeHdrBase64(std::string_view base64) {
   }
   uint64_t payload = GetBE(*raw, 4, 4);
   if (payload > raw->size() - kHeaderBytes) return Bad("payload past the end");
-  if (GetBE(*raw, 8, 4) != 0) return Bad("normalizing offset != 0");
+  // Bytes 8..11 (normalizing index offset) and 32..39 (integer-to-double
+  // ratio) are ignored, as HdrHistogramJS and the C reader do for integer
+  // histograms: HdrHistogramJS itself writes an offset of 1 and a ratio of
+  // int64 1. Only Java's shifted histograms use a real offset.
   HistogramOptions o;
   o.significant_digits = static_cast<int>(GetBE(*raw, 12, 4));
   o.lowest_discernible = static_cast<int64_t>(GetBE(*raw, 16, 8));

@@ -29,8 +29,9 @@ namespace perflab::models {
 // Base64 of the compressed V2 encoding. Deterministic for a given zlib.
 std::string EncodeHdrBase64(const Histogram& histogram);
 
-// Decodes what EncodeHdrBase64 (or any HdrHistogram V2 writer with a zero
-// normalizing offset) produced; InvalidArgument says what is wrong with it.
+// Decodes what EncodeHdrBase64 or another V2 writer of an integer histogram
+// produced (the normalizing offset and ratio are ignored, as HdrHistogramJS
+// does); InvalidArgument says what is wrong with it.
 absl::StatusOr<Histogram> DecodeHdrBase64(std::string_view base64);
 
 }  // namespace perflab::models
