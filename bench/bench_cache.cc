@@ -13,8 +13,8 @@
 
 #include "bench/lab/bench_support.h"
 #include "bench/lab/cache.h"
+#include "bench/lab/customer_picker.h"
 #include "bench/lab/dataset.h"
-#include "bench/lab/rng.h"
 
 namespace perflab::lab {
 namespace {

@@ -14,9 +14,9 @@
 #include <tuple>
 
 #include "bench/lab/bench_support.h"
+#include "bench/lab/customer_picker.h"
 #include "bench/lab/dataset.h"
 #include "bench/lab/orders.h"
-#include "bench/lab/rng.h"
 
 namespace perflab::lab {
 namespace {

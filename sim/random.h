@@ -14,40 +14,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/random.h"
 
 namespace perflab::sim {
 
-// xoshiro256** (Blackman & Vigna), seeded through splitmix64.
-class Rng {
+// One named stream: xoshiro256** (core/random.h) seeded from the run's seed
+// and the FNV-1a hash of the stream's name.
+class Rng : public core::Xoshiro256 {
  public:
   Rng(uint64_t seed, std::string_view stream);
-
-  uint64_t Next() {
-    const uint64_t result = Rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = Rotl(s_[3], 45);
-    return result;
-  }
-  // Uniform in [0, 1) with 53 random bits.
-  double U01() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-  // Uniform in (0, 1]: safe to take the log of.
-  double U01Open() {
-    return static_cast<double>((Next() >> 11) + 1) * 0x1.0p-53;
-  }
-  // Uniform integer in [0, n) by Lemire's multiply-shift (tiny bias < n/2^64).
-  uint64_t Below(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >>
-                                 64);
-  }
-
- private:
-  static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t s_[4];
 };
 
 // Standard normal quantile (Acklam's rational approximation, |rel err|
@@ -89,9 +64,10 @@ class Mixture {
   std::vector<Dist> parts_;
 };
 
-// Key 1 + floor(n u^3): the case study's skew (about half the traffic on the
-// lowest ~3 % of keys). Keys in [1, n].
-int64_t SkewedKey(int64_t n, Rng& rng);
+// core::SkewedKey (1 + floor(n u^3), keys in [1, n]) drawn from `rng`.
+inline int64_t SkewedKey(int64_t n, Rng& rng) {
+  return core::SkewedKey(n, rng.Uniform01());
+}
 
 // Zipf over keys 1..n with exponent s, by binary search of a precomputed CDF.
 class Zipf {

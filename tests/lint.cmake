@@ -5,3 +5,9 @@ add_test(NAME lint.clang-format
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/lint/clang_format_check ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint.clang-format PROPERTIES
   LABELS lint SKIP_RETURN_CODE 77 TIMEOUT 120)
+
+# lint.layers: includes only point down the layers (core < models < sim <
+# sim/scenarios < bench < tools); see tests/lint/layers_check.
+add_test(NAME lint.layers
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/lint/layers_check ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.layers PROPERTIES LABELS lint TIMEOUT 60)

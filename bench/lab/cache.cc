@@ -2,8 +2,8 @@
 
 #include <chrono>
 
+#include "bench/lab/customer_picker.h"
 #include "bench/lab/payload.h"
-#include "bench/lab/rng.h"
 
 namespace perflab::lab {
 

@@ -14,8 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bench/lab/rng.h"
 #include "bench/lab/sqlite_util.h"
+#include "core/random.h"
 
 #ifndef PERFLAB_DEFAULT_DATASET_DIR
 #define PERFLAB_DEFAULT_DATASET_DIR "fixtures"
@@ -111,7 +111,7 @@ absl::Status InsertRows(sqlite3* db, const DatasetOptions& options,
     if (auto s = StepDone(db, prods->get(), "insert product"); !s.ok())
       return s;
   }
-  SplitMix64 rng(options.seed);
+  core::SplitMix64 rng(options.seed);
   int64_t order_id = 0, item_id = 0;
   for (int64_t c = 1; c <= shape.customers; ++c) {
     for (int64_t k = 0; k < kOrdersPerCustomer; ++k) {

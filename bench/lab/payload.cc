@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bench/lab/rng.h"
+#include "core/random.h"
 #include "simdjson.h"
 
 namespace perflab::lab {
@@ -26,7 +26,7 @@ constexpr const char* kCategories[] = {"kitchen", "garden",  "office",
 constexpr const char* kActions[] = {"created", "payment_authorised", "picked",
                                     "shipped", "delivered"};
 
-Address MakeAddress(SplitMix64& rng, const std::string& name) {
+Address MakeAddress(core::SplitMix64& rng, const std::string& name) {
   return {name,
           absl::StrCat(1 + rng.Below(999), " Market Street"),
           absl::StrCat("Apartment ", 1 + rng.Below(80)),
@@ -103,7 +103,7 @@ std::string Take(rapidjson::StringBuffer& buf) {
 }  // namespace
 
 std::vector<FullOrder> MakeFullOrders(int count, uint64_t seed) {
-  SplitMix64 rng(seed);
+  core::SplitMix64 rng(seed);
   std::vector<FullOrder> out;
   out.reserve(static_cast<size_t>(count));
   for (int n = 0; n < count; ++n) {

@@ -79,8 +79,8 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
         rng,
         in_path};
     for (int64_t i = 0; i < p.Integer("users"); ++i) {
-      sim.Spawn(
-          User(m, static_cast<Time>(starts.U01() * p.Number("work_ms") * 1e6)));
+      sim.Spawn(User(m, static_cast<Time>(starts.Uniform01() *
+                                          p.Number("work_ms") * 1e6)));
     }
     if (!in_path) sim.Spawn(Writer(m, MsToNs(p.Number("batch_ms"))));
     if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;

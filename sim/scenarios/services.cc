@@ -130,7 +130,7 @@ absl::StatusOr<core::Document> RunGc(const Params& p, uint64_t seed) {
     Rng starts(seed, "starts");
     for (int64_t i = 0; i < p.Integer("clients"); ++i) {
       sim.Spawn(GcClient(
-          m, static_cast<Time>(starts.U01() * p.Number("io_ms") * 1e6)));
+          m, static_cast<Time>(starts.Uniform01() * p.Number("io_ms") * 1e6)));
     }
     if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
     gc->ResetStats();

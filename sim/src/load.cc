@@ -45,9 +45,9 @@ void StartLoad(Simulation& sim, Meter& meter, const LoadOptions& o,
     Rng starts(seed, "load/starts");
     for (int64_t i = 0; i < o.clients; ++i) {
       const Time offset =
-          o.stagger > 0
-              ? static_cast<Time>(starts.U01() * static_cast<double>(o.stagger))
-              : 0;
+          o.stagger > 0 ? static_cast<Time>(starts.Uniform01() *
+                                            static_cast<double>(o.stagger))
+                        : 0;
       sim.Spawn(ClosedClient(sim, meter, shared, offset, o.think));
     }
     return;

@@ -9,13 +9,6 @@
 namespace perflab::sim {
 namespace {
 
-uint64_t SplitMix64(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // FNV-1a: a fixed, documented hash, unlike std::hash.
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -28,11 +21,9 @@ uint64_t Fnv1a(std::string_view s) {
 
 }  // namespace
 
-Rng::Rng(uint64_t seed, std::string_view stream) {
-  uint64_t x = seed ^ Fnv1a(stream);
-  x = SplitMix64(x) ^ seed;  // two rounds so seed and name both diffuse
-  for (uint64_t& s : s_) s = SplitMix64(x);
-}
+// Two rounds so that seed and name both diffuse into the state.
+Rng::Rng(uint64_t seed, std::string_view stream)
+    : core::Xoshiro256(core::SplitMix64(seed ^ Fnv1a(stream)).Next() ^ seed) {}
 
 double InverseNormalCdf(double p) {
   static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
@@ -72,15 +63,16 @@ double Sample(const Dist& d, Rng& rng) {
     case Dist::Kind::kDeterministic:
       return d.mean;
     case Dist::Kind::kExponential:
-      return -d.mean * std::log(rng.U01Open());
+      return -d.mean * std::log(rng.UniformPositive());
     case Dist::Kind::kUniform:
-      return d.lo + (d.hi - d.lo) * rng.U01();
+      return d.lo + (d.hi - d.lo) * rng.Uniform01();
     case Dist::Kind::kLognormal: {
       if (d.cv <= 0) return d.mean;
       // sigma^2 = ln(1 + cv^2) and mu = ln(mean) - sigma^2 / 2 keep the mean.
       const double s2 = std::log1p(d.cv * d.cv);
       const double mu = std::log(d.mean) - s2 / 2;
-      const double z = InverseNormalCdf(rng.U01Open() * (1 - 0x1.0p-53));
+      const double z =
+          InverseNormalCdf(rng.UniformPositive() * (1 - 0x1.0p-53));
       return std::exp(mu + std::sqrt(s2) * z);
     }
   }
@@ -101,17 +93,11 @@ void Mixture::Add(double weight, Dist d) {
 }
 
 double Mixture::Sample(Rng& rng) const {
-  const double u = rng.U01() * cumulative_.back();
+  const double u = rng.Uniform01() * cumulative_.back();
   size_t i = std::upper_bound(cumulative_.begin(), cumulative_.end(), u) -
              cumulative_.begin();
   if (i >= parts_.size()) i = parts_.size() - 1;
   return sim::Sample(parts_[i], rng);
-}
-
-int64_t SkewedKey(int64_t n, Rng& rng) {
-  const double u = rng.U01();
-  int64_t k = 1 + static_cast<int64_t>(static_cast<double>(n) * u * u * u);
-  return std::min(k, n);
 }
 
 absl::StatusOr<Zipf> Zipf::Create(int64_t n, double s) {
@@ -135,7 +121,7 @@ absl::StatusOr<Zipf> Zipf::Create(int64_t n, double s) {
 }
 
 int64_t Zipf::Sample(Rng& rng) const {
-  const double u = rng.U01();
+  const double u = rng.Uniform01();
   size_t i = std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin();
   if (i >= cdf_.size()) i = cdf_.size() - 1;
   return static_cast<int64_t>(i) + 1;

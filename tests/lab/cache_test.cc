@@ -1,7 +1,7 @@
 #include "bench/lab/cache.h"
 
+#include "bench/lab/customer_picker.h"
 #include "bench/lab/payload.h"
-#include "bench/lab/rng.h"
 #include "gtest/gtest.h"
 #include "tests/lab/test_db.h"
 

@@ -1,7 +1,7 @@
 #include "bench/lab/orders.h"
 
+#include "bench/lab/customer_picker.h"
 #include "bench/lab/dataset.h"
-#include "bench/lab/rng.h"
 #include "gtest/gtest.h"
 #include "tests/lab/test_db.h"
 

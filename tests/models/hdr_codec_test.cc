@@ -9,8 +9,8 @@
 #include <string>
 
 #include "absl/strings/escaping.h"
+#include "core/random.h"
 #include "gtest/gtest.h"
-#include "tests/models/splitmix64.h"
 
 namespace perflab::models {
 namespace {
@@ -58,21 +58,19 @@ TEST(HdrCodec, HeaderAndCountsByHand) {
 }
 
 TEST(HdrCodec, RoundTripsRandomHistograms) {
-  uint64_t state = 7;
+  core::SplitMix64 rng(7);
   for (int trial = 0; trial < 40; ++trial) {
     HistogramOptions o;
-    o.significant_digits = 1 + static_cast<int>(testing::SplitMix64(state) % 5);
-    o.lowest_discernible =
-        1 + static_cast<int64_t>(testing::SplitMix64(state) % 1000);
-    o.highest_trackable =
-        o.lowest_discernible * 2 +
-        static_cast<int64_t>(testing::SplitMix64(state) % 1000000000000);
+    o.significant_digits = 1 + static_cast<int>(rng.Next() % 5);
+    o.lowest_discernible = 1 + static_cast<int64_t>(rng.Next() % 1000);
+    o.highest_trackable = o.lowest_discernible * 2 +
+                          static_cast<int64_t>(rng.Next() % 1000000000000);
     Histogram h = *Histogram::Create(o);
-    int n = static_cast<int>(testing::SplitMix64(state) % 3000);
+    int n = static_cast<int>(rng.Next() % 3000);
     for (int i = 0; i < n; ++i) {
       // Log-uniform values over the whole range, counts up to 2^40 (9-byte
       // LEB128 paths are covered by the big counts).
-      double u = testing::Uniform01(state);
+      double u = rng.Uniform01();
       int64_t v = static_cast<int64_t>(
           std::pow(static_cast<double>(o.highest_trackable), u));
       int64_t c = (i % 97 == 0) ? (int64_t{1} << 40) + i : 1 + i % 5;

@@ -7,23 +7,21 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/random.h"
 #include "gtest/gtest.h"
 #include "models/percentiles.h"
-#include "tests/models/splitmix64.h"
 
 namespace perflab::models {
 namespace {
-
-using ::perflab::testing::Uniform01;
 
 // Heavy-tailed mixture in microseconds: 97 % around 15 ms, 2.5 % 120-200 ms,
 // 0.5 % 0.8-2 s, plus a Pareto-ish tail, as in the latency-mixture figure.
 std::vector<int64_t> Mixture(size_t n, uint64_t seed) {
   std::vector<int64_t> v;
   v.reserve(n);
-  uint64_t s = seed;
+  core::SplitMix64 rng(seed);
   for (size_t i = 0; i < n; ++i) {
-    double u = Uniform01(s), w = Uniform01(s);
+    double u = rng.Uniform01(), w = rng.Uniform01();
     double us;
     if (u < 0.97) {
       us = 15000 * std::exp(0.2 * (w - 0.5));

@@ -2,22 +2,21 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/random.h"
 #include "gtest/gtest.h"
 #include "models/usl.h"
-#include "tests/models/splitmix64.h"
 
 namespace perflab::models {
 namespace {
 
 // A tiny deterministic generator for the noise (splitmix64).
-using ::perflab::testing::Uniform01;
 
 std::vector<UslPoint> Noisy(double sigma, double kappa, double lambda,
                             double noise, uint64_t seed) {
   std::vector<UslPoint> pts;
-  uint64_t state = seed;
+  core::SplitMix64 rng(seed);
   for (double n : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) {
-    double factor = 1 + noise * (2 * Uniform01(state) - 1);
+    double factor = 1 + noise * (2 * rng.Uniform01() - 1);
     pts.push_back({n, lambda * UslCapacity(sigma, kappa, n) * factor});
   }
   return pts;
