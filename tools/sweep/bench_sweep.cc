@@ -1,0 +1,116 @@
+// bench_sweep: what the experiment runner costs and how it scales.
+//  - BM_SweepReplications/J: short M/M/1 runs (20,000 customers) through
+//    RunRuns with J = 1 and J = 2 side by side; counter replications_per_s
+//    (wall clock, so J = 2 over J = 1 is the scaling on this machine).
+//  - BM_RunnerOverhead/J: runs whose simulation is a copy of a finished
+//    Document, so all that is timed is the runner itself (ticket, thread
+//    hand-off, result extraction and collection): counter overhead_ns_per_run.
+//  - BM_OutsideSimulations: 1,000 short runs as a whole sweep (runner and
+//    statistics) against the same 1,000 simulations called in a plain loop;
+//    counter outside_sim_pct = (sweep - loop) / sweep.
+// Lives in tools/sweep/ (not bench/) because bench/ may not include tools/.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "sim/scenarios/scenario.h"
+#include "tools/sweep/aggregate.h"
+#include "tools/sweep/experiment.h"
+#include "tools/sweep/runner.h"
+
+namespace perflab::sweep {
+namespace {
+
+Experiment Mm1(int64_t runs, int64_t customers) {
+  return *MakeExperiment(
+      "mmc",
+      {"servers=1", "arrival_rate_per_s=0.9",
+       absl::StrCat("customers=", customers), "warmup_customers=0"},
+      runs, 1);
+}
+
+void BM_SweepReplications(benchmark::State& state) {
+  Experiment e = Mm1(16, 20000);
+  RunnerOptions o;
+  o.jobs = static_cast<int>(state.range(0));
+  std::vector<int64_t> runs = ShardRuns(e, {1, 1});
+  int64_t done = 0;
+  for (auto _ : state) {
+    auto r = RunRuns(e, runs, ScenarioRunFn(), o);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    done += std::ssize(runs);
+  }
+  state.counters["replications_per_s"] = benchmark::Counter(
+      static_cast<double>(done), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SweepReplications)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_RunnerOverhead(benchmark::State& state) {
+  absl::StatusOr<core::Document> doc = sim::RunScenario(
+      "mmc", {"servers=1", "arrival_rate_per_s=0.9", "customers=2000"}, 1);
+  Experiment e = Mm1(10000, 2000);
+  RunFn copy = [&doc](const std::string&, const std::vector<std::string>&,
+                      uint64_t) -> absl::StatusOr<core::Document> {
+    return *doc;
+  };
+  RunnerOptions o;
+  o.jobs = static_cast<int>(state.range(0));
+  std::vector<int64_t> runs = ShardRuns(e, {1, 1});
+  int64_t done = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = RunRuns(e, runs, copy, o);
+    benchmark::DoNotOptimize(r);
+    seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    done += std::ssize(runs);
+  }
+  // Wall time per run, all threads together (includes copying the Document).
+  state.counters["overhead_ns_per_run"] =
+      seconds * 1e9 / static_cast<double>(done);
+}
+BENCHMARK(BM_RunnerOverhead)->Arg(1)->Arg(2)->UseRealTime();
+
+void BM_OutsideSimulations(benchmark::State& state) {
+  Experiment e = Mm1(1000, 2000);
+  RunnerOptions o;
+  o.jobs = 1;  // one thread: the comparison is with a one-thread loop
+  std::vector<int64_t> runs = ShardRuns(e, {1, 1});
+  double sweep_s = 0, loop_s = 0;
+  using Clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    for (int64_t k : runs) {
+      auto d = sim::RunScenario(e.scenario, PointSets(e, 0), RunSeed(e, k));
+      benchmark::DoNotOptimize(d);
+    }
+    auto t1 = Clock::now();
+    auto r = RunRuns(e, runs, ScenarioRunFn(), o);
+    auto doc = Aggregate(e, *r);
+    benchmark::DoNotOptimize(doc);
+    auto t2 = Clock::now();
+    loop_s += std::chrono::duration<double>(t1 - t0).count();
+    sweep_s += std::chrono::duration<double>(t2 - t1).count();
+  }
+  state.counters["outside_sim_pct"] = (sweep_s - loop_s) / sweep_s * 100;
+  state.counters["sweep_ms"] = sweep_s * 1e3 / state.iterations();
+  state.counters["loop_ms"] = loop_s * 1e3 / state.iterations();
+}
+BENCHMARK(BM_OutsideSimulations)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace perflab::sweep
+
+BENCHMARK_MAIN();
