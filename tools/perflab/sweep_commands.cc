@@ -116,8 +116,8 @@ absl::StatusOr<core::Document> RunMerge(const std::vector<std::string>& files) {
 }
 
 // Writes the rendered Document to --out (atomically) or stdout.
-Emit ToOutOrStdout(std::shared_ptr<std::string> out,
-                   std::shared_ptr<std::string> partial) {
+Emit ToOutOrStdout(const std::shared_ptr<std::string>& out,
+                   const std::shared_ptr<std::string>& partial) {
   return [out, partial](const core::Document& doc, core::Format format,
                         std::ostream& stdout_stream) -> absl::Status {
     std::string text =

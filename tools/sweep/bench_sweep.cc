@@ -1,7 +1,8 @@
 // bench_sweep: what the experiment runner costs and how it scales.
 //  - BM_SweepReplications/J: short M/M/1 runs (20,000 customers) through
 //    RunRuns with J = 1 and J = 2 side by side; counter replications_per_s
-//    (wall clock, so J = 2 over J = 1 is the scaling on this machine).
+//    (wall clock, so J = 2 over J = 1 is the scaling on this machine);
+//    BM_ScalingSideBySide alternates the two in every iteration.
 //  - BM_RunnerOverhead/J: runs whose simulation is a copy of a finished
 //    Document, so all that is timed is the runner itself (ticket, thread
 //    hand-off, result extraction and collection): counter overhead_ns_per_run.
@@ -54,6 +55,32 @@ BENCHMARK(BM_SweepReplications)
     ->Arg(2)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// J = 1 and J = 2 alternating inside each iteration, so both see the same
+// machine load (this 2-core machine is shared): counters for each rate and
+// their ratio, speedup_j2_over_j1.
+void BM_ScalingSideBySide(benchmark::State& state) {
+  Experiment e = Mm1(16, 20000);
+  std::vector<int64_t> runs = ShardRuns(e, {1, 1});
+  double seconds[2] = {0, 0};
+  for (auto _ : state) {
+    for (int j = 1; j <= 2; ++j) {
+      RunnerOptions o;
+      o.jobs = j;
+      auto t0 = std::chrono::steady_clock::now();
+      auto r = RunRuns(e, runs, ScenarioRunFn(), o);
+      benchmark::DoNotOptimize(r);
+      seconds[j - 1] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count();
+    }
+  }
+  double n = static_cast<double>(state.iterations() * std::ssize(runs));
+  state.counters["j1_replications_per_s"] = n / seconds[0];
+  state.counters["j2_replications_per_s"] = n / seconds[1];
+  state.counters["speedup_j2_over_j1"] = seconds[0] / seconds[1];
+}
+BENCHMARK(BM_ScalingSideBySide)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_RunnerOverhead(benchmark::State& state) {
   absl::StatusOr<core::Document> doc = sim::RunScenario(
