@@ -13,14 +13,17 @@
 #include <unordered_map>
 
 #include "absl/status/statusor.h"
+#include "core/case_study.h"
 #include "sim/engine.h"
 #include "sim/random.h"
 
 namespace perflab::sim {
 
 struct CacheOptions {
-  int64_t max_entries = 10'000;  // LRU eviction past this many entries
-  Time ttl = 30 * kSec;          // an entry expires this long after its write
+  int64_t max_entries =
+      case_study::kCacheEntries;  // LRU eviction past this many entries
+  Time ttl = case_study::kCacheTtlS *
+             kSec;  // an entry expires this long after its write
 };
 
 struct CacheStats {

@@ -7,8 +7,8 @@
 //   collections = allocated_mib / young_mib
 //   pause_ms    = pause_base_ms + pause_per_young_mib_ms * young_mib
 //
-// The defaults are calibrated to the case study (seed 000): a 256 MiB heap
-// with a ~206 MiB live set pauses about 12x more often than a 768 MiB heap
+// The defaults are calibrated to the case study (capstone chapter): a 256 MiB
+// heap with a ~206 MiB live set pauses about 12x more often than a 768 MiB heap
 // (401 against 32 pauses), with shorter pauses each (~3.9 against ~18 ms),
 // so the total pause time still falls (1,562 against 589 ms).
 // Single-threaded, like the Simulation it belongs to.
@@ -20,17 +20,21 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "core/case_study.h"
 #include "sim/cpu.h"
 #include "sim/engine.h"
 
 namespace perflab::sim {
 
 struct GcOptions {
-  double heap_mib = 256;       // maximum heap (-Xmx)
-  double live_set_mib = 206;   // long-lived data every collection keeps
-  double young_share = 1.0;    // share of the free heap the young gen gets
-  double pause_base_ms = 2.5;  // fixed cost of a young pause
-  double pause_per_young_mib_ms = 0.028;  // scanning/copying cost per young MiB
+  double heap_mib = case_study::kHeapMib;  // maximum heap (-Xmx)
+  double live_set_mib =
+      case_study::kLiveSetMib;  // long-lived data every collection keeps
+  double young_share = 1.0;     // share of the free heap the young gen gets
+  double pause_base_ms =
+      case_study::kYoungPauseBaseMs;  // fixed cost of a young pause
+  double pause_per_young_mib_ms =
+      case_study::kYoungPausePerMibMs;  // scanning/copying cost per young MiB
 };
 
 struct GcStats {

@@ -6,7 +6,7 @@
 // which the client delays by ~40 ms, unless the server sets TCP_NODELAY.
 // (A fresh connection starts in quick-ACK mode, so it does not stall.)
 //
-// Default costs are the case study's loopback figures (seed 003): 2,000
+// Default costs are the case study's loopback figures (pools chapter): 2,000
 // sequential GETs ran at 784 req/s with a new connection each and 1,757 with
 // keep-alive (0.57 ms a call, 0.71 ms to connect); HTTPS ran at 167 and
 // 1,055 req/s (a 4.3 ms handshake, 0.38 ms of TLS per call). Single-threaded,
@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "core/case_study.h"
 #include "sim/engine.h"
 #include "sim/resource.h"
 #include "sim/task.h"
@@ -27,12 +28,18 @@ struct HttpOptions {
   bool tcp_nodelay = false;  // server disables Nagle
   bool two_writes = true;    // server writes headers and body separately
   bool tls = false;          // HTTPS: a handshake per new connection
-  Time call = 569 * kUs;  // round trip + request handling on a warm connection
-  Time connect = 707 * kUs;  // TCP connect (and accept) for a new connection
-  Time tls_handshake = 4340 * kUs;  // TLS handshake for a new connection
-  Time tls_per_call = 379 * kUs;    // record encryption per call
-  Time delayed_ack = 40 * kMs;      // the client's delayed-ACK timer
-  int64_t max_connections = 20;     // client-side pool size
+  // Round trip + request handling on a warm connection.
+  Time call = case_study::kHttpCallUs * kUs;
+  // TCP connect (and accept) for a new connection.
+  Time connect = case_study::kHttpConnectUs * kUs;
+  // TLS handshake for a new connection.
+  Time tls_handshake = case_study::kTlsHandshakeUs * kUs;
+  // Record encryption per call.
+  Time tls_per_call = case_study::kTlsPerCallUs * kUs;
+  // The client's delayed-ACK timer.
+  Time delayed_ack = case_study::kDelayedAckMs * kMs;
+  int64_t max_connections =
+      case_study::kClientPoolConnections;       // client-side pool size
   Time acquire_timeout = Resource::kNoTimeout;  // wait for a pooled connection
 };
 

@@ -39,7 +39,7 @@ struct Dist {
   double hi = 0;    // uniform upper bound
   double cv = 1;    // lognormal coefficient of variation
 
-  static Dist Det(double v) { return {Kind::kDeterministic, v, v, v, 0}; }
+  static Dist Constant(double v) { return {Kind::kDeterministic, v, v, v, 0}; }
   static Dist Exp(double mean) { return {Kind::kExponential, mean, 0, 0, 1}; }
   static Dist Uniform(double lo, double hi) {
     return {Kind::kUniform, (lo + hi) / 2, lo, hi, 0};

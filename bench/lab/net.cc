@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "bench/lab/loopback.h"
 
 namespace perflab::lab {
 namespace {
@@ -270,20 +272,25 @@ void HttpClient::Close() {
 }
 
 absl::Status HttpClient::Connect() {
-  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  absl::StatusOr<SocketAddress> addr = LoopbackAddress(options_.host, port_);
+  if (!addr.ok()) return addr.status();
+  fd_ = ::socket(addr->family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return Errno("socket");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port_);
   int rc;
   do {
-    rc = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    rc = ::connect(fd_, addr->get(), addr->length);
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) {
-    absl::Status s = Errno(absl::StrCat("connect 127.0.0.1:", port_));
+    absl::Status s = Errno(absl::StrCat("connect ", options_.host, ":", port_));
     Close();
     return s;
+  }
+  if (options_.timeout_ms > 0) {
+    const auto us = static_cast<int64_t>(options_.timeout_ms * 1e3);
+    timeval tv{static_cast<time_t>(us / 1000000),
+               static_cast<suseconds_t>(us % 1000000)};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   }
   ++connections_opened_;
   int nodelay = options_.tcp_nodelay ? 1 : 0;
@@ -305,18 +312,30 @@ absl::Status HttpClient::Connect() {
 }
 
 absl::StatusOr<HttpResponse> HttpClient::Get(std::string_view path) {
-  if (fd_ < 0) {
-    if (absl::Status s = Connect(); !s.ok()) return s;
+  last_error_ = HttpError::kNone;
+  const bool reused = fd_ >= 0;
+  if (!reused) {
+    if (absl::Status s = Connect(); !s.ok()) {
+      last_error_ = HttpError::kConnect;
+      return s;
+    }
   }
   std::string request = absl::StrCat(
       "GET ", std::string(path), " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: ",
       options_.keep_alive ? "keep-alive" : "close", "\r\n\r\n");
   Stream s{fd_, ssl_};
-  auto fail = [this](std::string_view why) {
+  auto fail = [this, reused](std::string_view why) {
+    // EAGAIN is the receive timeout; EOF or a reset before any byte of the
+    // answer on a reused connection is the keep-alive race.
+    const int e = errno;
+    last_error_ = (e == EAGAIN || e == EWOULDBLOCK) ? HttpError::kTimeout
+                  : (reused && buffer_.empty())     ? HttpError::kStale
+                                                    : HttpError::kBadResponse;
     Close();
     return absl::DataLossError(
         absl::StrCat("bad response: ", std::string(why)));
   };
+  errno = 0;
   if (!s.WriteAll(request.data(), request.size())) return fail("write failed");
   ssize_t n = ReadHeaders(s, buffer_);
   if (n <= 0) return fail("no complete header block");

@@ -81,6 +81,19 @@ struct ClientOptions {
   bool tcp_nodelay = true;
   // Connect with TLS using these contexts (must match the server's).
   std::shared_ptr<const TlsContexts> tls = nullptr;
+  // A loopback host (127.0.0.0/8, ::1, localhost); others fail to connect.
+  std::string host = "127.0.0.1";
+  // Bound on each send and receive; 0 waits forever.
+  double timeout_ms = 0;
+};
+
+// Why the last Get() failed, for a load generator's "errors by kind".
+enum class HttpError {
+  kNone,
+  kConnect,      // could not connect
+  kStale,        // a reused connection was closed by the server (EOF/reset)
+  kTimeout,      // no answer within timeout_ms
+  kBadResponse,  // anything else: malformed, short, write failure
 };
 
 struct HttpResponse {
@@ -102,6 +115,9 @@ class HttpClient {
   absl::StatusOr<HttpResponse> Get(std::string_view path);
   void Close();
   int64_t connections_opened() const { return connections_opened_; }
+  HttpError last_error() const { return last_error_; }
+  // True when the next Get() reuses an open connection.
+  bool connected() const { return fd_ >= 0; }
 
  private:
   absl::Status Connect();
@@ -112,6 +128,7 @@ class HttpClient {
   SSL* ssl_ = nullptr;  // set for TLS connections
   std::string buffer_;  // bytes read past the previous response
   int64_t connections_opened_ = 0;
+  HttpError last_error_ = HttpError::kNone;
 };
 
 }  // namespace perflab::lab

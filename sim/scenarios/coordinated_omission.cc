@@ -1,4 +1,4 @@
-// coordinated-omission (seed 002): one target schedule, one frozen server,
+// coordinated-omission (laws chapter): one target schedule, one frozen server,
 // three ways to measure it. Each client gets its own server (a separate
 // Simulation), so the clients cannot disturb each other.
 #include <algorithm>

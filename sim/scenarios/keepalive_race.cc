@@ -1,4 +1,4 @@
-// keepalive-race (seed 003): a load balancer reuses idle kept-alive
+// keepalive-race (pools chapter): a load balancer reuses idle kept-alive
 // connections; the server closes connections idle longer than its own
 // keep-alive timeout. A request sent into a connection whose close is already
 // on its way is the load balancer's sporadic 502. The client only learns of

@@ -1,4 +1,4 @@
-// latency-mixture (seed 002): 100,000 latencies from three code paths; the
+// latency-mixture (laws chapter): 100,000 latencies from three code paths; the
 // mean sits where no request lives, and averaging two instances' p99s
 // understates the p99 of their merged traffic.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// littles-law (seed 002): open arrivals at fixed rates, fixed service times,
-// in-flight L sampled every 5 ms; L must match lambda x W on every row.
+// littles-law (laws chapter): open arrivals at fixed rates, fixed service
+// times, in-flight L sampled every 5 ms; L must match lambda x W on every row.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -36,9 +36,9 @@ absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
   Meter meter(sim, mo);
   const std::string stream = absl::StrCat(rate, "/", service_ms);
   Rng arr(seed, "arrivals/" + stream), svc(seed, "service/" + stream);
-  const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Det(1e9 / rate);
-  const Dist service =
-      exp_service ? Dist::Exp(service_ms * 1e6) : Dist::Det(service_ms * 1e6);
+  const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Constant(1e9 / rate);
+  const Dist service = exp_service ? Dist::Exp(service_ms * 1e6)
+                                   : Dist::Constant(service_ms * 1e6);
   sim.Spawn(Arrivals(sim, meter, gap, service, arr, svc));
   if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
   return meter.Summarise();
@@ -114,11 +114,12 @@ Scenario LittlesLawScenario() {
               true),
        NumKey("warmup_s", "2", 0, 86400, "discarded warm-up (s)"),
        NumKey("duration_s", "60", 0, 86400, "measured window (s)", true),
-       NumKey("pool_rate_per_s", "250", 0, 1e6,
-              "pool sizing: peak rate (req/s)", true),
-       NumKey("pool_hold_ms", "60", 0, 1e6, "pool sizing: hold time (ms)",
-              true),
-       NumKey("pool_headroom", "0.3", 0, 10, "pool sizing: headroom fraction"),
+       NumKey("pool_rate_per_s", DefaultText(case_study::kLittleRatePerS), 0,
+              1e6, "pool sizing: peak rate (req/s)", true),
+       NumKey("pool_hold_ms", DefaultText(case_study::kLittleHoldMs), 0, 1e6,
+              "pool sizing: hold time (ms)", true),
+       NumKey("pool_headroom", DefaultText(case_study::kLittleHeadroom), 0, 10,
+              "pool sizing: headroom fraction"),
        MaxPendingKey()},
       Run};
 }

@@ -1,5 +1,5 @@
-// lock-contention (seed 004): a slow UPDATE ... SET field = field - 1 holds a
-// hot row lock inside every request. Moving it off the request path (a
+// lock-contention (contention chapter): a slow UPDATE ... SET field = field - 1
+// holds a hot row lock inside every request. Moving it off the request path (a
 // background writer applies the pending decrements in batches) frees the
 // request from the lock queue: max, p90 and throughput before and after.
 #include "absl/strings/str_cat.h"

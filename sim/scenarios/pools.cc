@@ -1,6 +1,6 @@
-// pool-starvation and client-pool (seeds 002, 003): open arrivals at several
-// offered rates against a pool with an acquire timeout. Below pool / hold the
-// pool copes; past it, pending grows until acquires time out.
+// pool-starvation and client-pool (the laws and pools chapters): open arrivals
+// at several offered rates against a pool with an acquire timeout. Below pool /
+// hold the pool copes; past it, pending grows until acquires time out.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -68,9 +68,10 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
     Resource pool(sim, "pool", size);
     const std::string stream = absl::StrCat(rate);
     Rng arr(seed, "arrivals/" + stream), svc(seed, "hold/" + stream);
-    const Dist gap = poisson ? Dist::Exp(1e9 / rate) : Dist::Det(1e9 / rate);
+    const Dist gap =
+        poisson ? Dist::Exp(1e9 / rate) : Dist::Constant(1e9 / rate);
     const Dist hold =
-        exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Det(hold_ms * 1e6);
+        exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Constant(hold_ms * 1e6);
     sim.Spawn(Arrivals(sim, meter, pool, timeout, gap, hold, arr, svc));
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
     const Summary s = meter.Summarise();
@@ -103,11 +104,11 @@ std::vector<KeySpec> CommonKeys() {
 
 Scenario PoolStarvationScenario() {
   std::vector<KeySpec> keys = {
-      IntKey("pool", "10", 1, 100000,
+      IntKey("pool", DefaultText(case_study::kDbPoolSize), 1, 100000,
              "connections in the pool (Hikari maximumPoolSize)"),
-      NumKey("hold_ms", "50", 0, 3600000,
+      NumKey("hold_ms", DefaultText(case_study::kDbHoldMs), 0, 3600000,
              "time each request holds a connection (ms)", true),
-      NumKey("timeout_ms", "30000", 0, 86400000,
+      NumKey("timeout_ms", DefaultText(case_study::kDbTimeoutMs), 0, 86400000,
              "acquire timeout (ms, connectionTimeout)"),
       ListKey("rates_per_s", "100,150,200,250", 0, 1e6, "offered rates (req/s)",
               true),
@@ -125,8 +126,10 @@ Scenario PoolStarvationScenario() {
 
 Scenario ClientPoolScenario() {
   std::vector<KeySpec> keys = {
-      IntKey("pool", "20", 1, 100000, "HTTP client connections"),
-      NumKey("call_ms", "40", 0, 3600000, "downstream call time (ms)", true),
+      IntKey("pool", DefaultText(case_study::kClientPoolConnections), 1, 100000,
+             "HTTP client connections"),
+      NumKey("call_ms", DefaultText(case_study::kClientPoolCallMs), 0, 3600000,
+             "downstream call time (ms)", true),
       NumKey("timeout_ms", "5000", 0, 86400000,
              "wait-for-connection timeout (ms)"),
       ListKey("rates_per_s", "250,500,750,1000", 0, 1e6,

@@ -1,4 +1,4 @@
-// thread-pool (seed 003): 400 closed-loop clients against a request-thread
+// thread-pool (pools chapter): 400 closed-loop clients against a request-thread
 // cap (Tomcat's maxThreads, with its accept queue in front), or against
 // virtual threads, where the CPU becomes the limit instead.
 #include <optional>
@@ -168,10 +168,10 @@ Scenario ThreadPoolScenario() {
        NumKey("think_ms", "0", 0, 3600000, "client think time (ms)"),
        IntKey("db_pool", "0", 0, 100000,
               "database connections needed after the handler (0 = none)"),
-       NumKey("db_hold_ms", "50", 0, 600000,
+       NumKey("db_hold_ms", DefaultText(case_study::kDbHoldMs), 0, 600000,
               "time each request holds one (ms)"),
-       NumKey("db_timeout_ms", "30000", 0, 86400000,
-              "wait for a connection (ms)"),
+       NumKey("db_timeout_ms", DefaultText(case_study::kDbTimeoutMs), 0,
+              86400000, "wait for a connection (ms)"),
        NumKey("warmup_s", "5", 0, 86400, "discarded warm-up (s)"),
        NumKey("duration_s", "30", 0, 86400, "measured window (s)", true),
        MaxPendingKey()},

@@ -1,4 +1,4 @@
-// usl (seed 002): N workers share a serial section and pay a pairwise
+// usl (laws chapter): N workers share a serial section and pay a pairwise
 // coherency cost. Each job is fork-join: the serial section sigma T runs
 // alone, then N workers each do (1 - sigma) T / N of the parallel work and
 // exchange state with each of the other N - 1 workers (kappa T per
@@ -101,9 +101,9 @@ Scenario UslScenario() {
   return {
       "usl",
       "fork-join workers with a serial section and pairwise coherency; USL fit",
-      {NumKey("sigma", "0.05", 0, 0.99,
+      {NumKey("sigma", DefaultText(case_study::kUslSigma), 0, 0.99,
               "serial (contention) share of each job"),
-       NumKey("kappa", "0.002", 0, 0.5,
+       NumKey("kappa", DefaultText(case_study::kUslKappa), 0, 0.5,
               "coherency cost per pair, as a share of a job"),
        NumKey("work_ms", "100", 0, 1e6, "one job's work on one worker (ms)",
               true),

@@ -55,7 +55,7 @@ void StartLoad(Simulation& sim, Meter& meter, const LoadOptions& o,
   const double mean_gap_ns = 1e9 / o.rate_per_s;
   const Dist gap = o.kind == LoadOptions::Kind::kPoisson
                        ? Dist::Exp(mean_gap_ns)
-                       : Dist::Det(mean_gap_ns);
+                       : Dist::Constant(mean_gap_ns);
   sim.Spawn(OpenSource(sim, meter, shared, gap, o.end,
                        std::make_shared<Rng>(seed, "load/arrivals")));
 }

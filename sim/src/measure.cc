@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "models/percentiles.h"
+
 namespace perflab::sim {
 namespace {
 
@@ -47,12 +49,7 @@ double LatencyRecorder::PercentileMs(double p) const {
     std::sort(samples_.begin(), samples_.end());
     sorted_ = true;
   }
-  // The tiny shrink keeps 99.9 % of 1,000 at rank 999: 0.999 * 1000 is
-  // 999.0000000000001 in binary floating point.
-  const double r = p / 100.0 * static_cast<double>(count_);
-  int64_t rank = static_cast<int64_t>(std::ceil(r * (1 - 1e-12)));
-  rank = std::clamp<int64_t>(rank, 1, count_);
-  return ToMs(samples_[rank - 1]);
+  return ToMs(samples_[models::NearestRank(p, count_) - 1]);
 }
 
 Meter::Meter(Simulation& sim, MeterOptions options)

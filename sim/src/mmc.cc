@@ -19,7 +19,7 @@ namespace {
 constexpr int kBatches = 20;
 // Student's t quantile for 95 % two-sided with kBatches - 1 = 19 degrees of
 // freedom (a table value, not computed: no std:: distribution may be used).
-constexpr double kT19 = 2.093;
+constexpr double kStudentT95Df19 = 2.093;
 
 struct Model {
   Simulation sim;
@@ -89,7 +89,8 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
   }
   const double mean_service_ns = 1e9 / o.service_rate_per_s;
   Dist st = Dist::Exp(mean_service_ns);
-  if (o.service == MmcOptions::Service::kDet) st = Dist::Det(mean_service_ns);
+  if (o.service == MmcOptions::Service::kDet)
+    st = Dist::Constant(mean_service_ns);
   if (o.service == MmcOptions::Service::kLognormal) {
     st = Dist::Lognormal(mean_service_ns, o.service_cv);
   }
@@ -137,7 +138,7 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
     const double mean = sum / kBatches;
     const double var =
         std::max(0.0, (sum_sq - kBatches * mean * mean) / (kBatches - 1));
-    r.mean_wait_ci95_s = kT19 * std::sqrt(var / kBatches);
+    r.mean_wait_ci95_s = kStudentT95Df19 * std::sqrt(var / kBatches);
   }
   return r;
 }

@@ -1,8 +1,10 @@
 #include "bench/lab/cache.h"
 
+#include "absl/strings/str_cat.h"
 #include "bench/lab/customer_picker.h"
 #include "bench/lab/payload.h"
 #include "gtest/gtest.h"
+#include "tests/lab/known_db.h"
 #include "tests/lab/test_db.h"
 
 namespace perflab::lab {
@@ -39,7 +41,46 @@ TEST(PageCacheTest, EvictsTheLeastRecentlyUsedBeyondCapacity) {
   EXPECT_NE(cache.Get(3), nullptr);
 }
 
-TEST(PageServiceTest, CacheReturnsWhatTheMissPathWould) {
+TEST(PageServiceTest, ServesTheHandWrittenBodyOnMissAndHit) {
+  // The expected body is typed by hand from the rows of known_db.h, so a bug
+  // anywhere on the miss path (query, row reading, serialisation) shows.
+  testing::KnownDatabase db("cache_test_known");
+  auto repo = OrderRepository::Open(db.uri());
+  ASSERT_TRUE(repo.ok()) << repo.status();
+  int64_t now = 0;
+  PageCache cache({.ttl_ns = 100, .now_ns = [&] { return now; }});
+  PageService service(repo->get(), &cache);
+  const std::string want = testing::KnownDatabase::CustomerOneBody();
+  auto miss = service.Get(1);
+  ASSERT_TRUE(miss.ok()) << miss.status();
+  EXPECT_EQ(**miss, want);
+  EXPECT_EQ(cache.misses(), 1);
+  auto hit = service.Get(1);
+  ASSERT_TRUE(hit.ok());
+  EXPECT_EQ(**hit, want);
+  EXPECT_EQ(cache.hits(), 1);
+  EXPECT_EQ(hit->get(), miss->get());  // the stored body, not a new one
+  // Another key is not served customer 1's body.
+  auto other = service.Get(2);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(**other,
+            R"({"customer_id":2,"orders":[{"id":13,"status":"NEW",)"
+            R"("total":99.95,"created_at":5000,"items":[{"product_id":1,)"
+            R"("product":"anvil","qty":1,"price":99.95}]}]})");
+  EXPECT_EQ(cache.misses(), 2);
+  // Past the TTL the page is loaded again, with the same content.
+  now = 100;
+  auto reloaded = service.Get(1);
+  ASSERT_TRUE(reloaded.ok());
+  EXPECT_EQ(**reloaded, want);
+  EXPECT_NE(reloaded->get(), miss->get());
+  EXPECT_EQ(cache.misses(), 3);
+}
+
+TEST(PageServiceTest, CachedAndUncachedAgreeOnTheLabDatabase) {
+  // On the generated data, where no page is known by hand: the cache must not
+  // change what is served, whatever the key order (the hand-written check
+  // above is what ties the content to the rows).
   auto repo = OrderRepository::Open(testing::SmallDatabase());
   ASSERT_TRUE(repo.ok());
   PageCache cache;
@@ -51,8 +92,8 @@ TEST(PageServiceTest, CacheReturnsWhatTheMissPathWould) {
     auto b = direct.Get(c);
     ASSERT_TRUE(a.ok() && b.ok());
     ASSERT_EQ(**a, **b) << "customer " << c;
-    // And it is the serialised join page.
-    ASSERT_EQ(**b, SerializePage(*(*repo)->LoadPageJoin(c)));
+    ASSERT_NE((*a)->find(absl::StrCat("{\"customer_id\":", c, ",")),
+              std::string::npos);
   }
   EXPECT_GT(cache.hits(), 0);
   EXPECT_EQ(cache.hits() + cache.misses(), 300);

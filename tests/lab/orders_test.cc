@@ -3,6 +3,7 @@
 #include "bench/lab/customer_picker.h"
 #include "bench/lab/dataset.h"
 #include "gtest/gtest.h"
+#include "tests/lab/known_db.h"
 #include "tests/lab/test_db.h"
 
 namespace perflab::lab {
@@ -87,6 +88,37 @@ TEST(OrdersTest, PreparePerCallGivesTheSamePage) {
     EXPECT_EQ(*once->LoadPageJoin(c), *each->LoadPageJoin(c));
   }
   EXPECT_EQ(each->stats().statements, 3 * 82);
+}
+
+// Every way of reading a page against pages written out by hand from a tiny
+// database (tests/lab/known_db.h), not against another of the same helpers.
+TEST(OrdersTest, PagesMatchHandWrittenRows) {
+  testing::KnownDatabase db("orders_test_known");
+  const Page want = testing::KnownDatabase::CustomerOnePage();
+  const Page want_two{2, {{13, "NEW", 99.95, 5000, {{1, "anvil", 1, 99.95}}}}};
+  for (OrdersAccess access : {OrdersAccess::kIndex, OrdersAccess::kScan}) {
+    for (bool per_call : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "scan " << (access == OrdersAccess::kScan)
+                   << " prepare_per_call " << per_call);
+      auto repo = OrderRepository::Open(
+          db.uri(), {.access = access, .prepare_per_call = per_call});
+      ASSERT_TRUE(repo.ok()) << repo.status();
+      auto heads = (*repo)->NewestOrders(1);
+      ASSERT_TRUE(heads.ok()) << heads.status();
+      ASSERT_EQ(heads->size(), 4u);
+      for (size_t i = 0; i < heads->size(); ++i) {
+        Order head = want.orders[i];
+        head.items.clear();
+        EXPECT_EQ((*heads)[i], head) << "order " << i;
+      }
+      EXPECT_EQ(*(*repo)->LoadPageJoin(1), want);
+      EXPECT_EQ(*(*repo)->LoadPageNPlusOne(1), want);
+      EXPECT_EQ(*(*repo)->LoadPageJoin(2), want_two);
+      EXPECT_EQ(*(*repo)->LoadPageNPlusOne(2), want_two);
+      EXPECT_EQ(*(*repo)->LoadPageJoin(3), (Page{3, {}}));  // no orders
+    }
+  }
 }
 
 TEST(OrdersTest, CustomerPickerStaysInRangeAndSkews) {

@@ -9,7 +9,6 @@
 
 #include "core/random.h"
 #include "gtest/gtest.h"
-#include "models/percentiles.h"
 
 namespace perflab::models {
 namespace {
@@ -37,6 +36,16 @@ std::vector<int64_t> Mixture(size_t n, uint64_t seed) {
   return v;
 }
 
+// The exact nearest-rank percentile, independent of models::NearestRank: the
+// smallest sample value with at least p % of the sample at or below it. With
+// p in hundredths of a percent that is the smallest count with
+// 10000 count >= p_x100 n, an integer ceiling: no floating point involved.
+int64_t ExactPercentile(const std::vector<int64_t>& sorted, int64_t p_x100) {
+  const auto n = static_cast<int64_t>(sorted.size());
+  const int64_t count = std::max<int64_t>(1, (p_x100 * n + 9999) / 10000);
+  return sorted[static_cast<size_t>(count - 1)];
+}
+
 Histogram Make(int digits) {
   auto h = Histogram::Create({.lowest_discernible = 1,
                               .highest_trackable = int64_t{1} << 40,
@@ -49,31 +58,64 @@ class HistogramPrecision : public ::testing::TestWithParam<int> {};
 
 TEST_P(HistogramPrecision, EveryPercentileWithinStatedPrecision) {
   const int digits = GetParam();
-  std::vector<int64_t> values = Mixture(1'000'000, 7);
+  // A prime sample size: p * n / 100 is fractional for every p below, so a
+  // rank rounded the wrong way shows.
+  constexpr int64_t kN = 999'983;
+  std::vector<int64_t> values = Mixture(kN, 7);
   Histogram h = Make(digits);
   for (int64_t v : values) ASSERT_TRUE(h.Record(v));
   std::sort(values.begin(), values.end());
   const double precision = std::pow(10.0, -digits);
-  std::vector<double> ps;
-  for (double p = 1; p <= 99; p += 1) ps.push_back(p);
-  for (double p : {99.5, 99.9, 99.95, 99.99}) ps.push_back(p);
-  for (double p : ps) {
-    int64_t rank = NearestRank(p, static_cast<int64_t>(values.size()));
-    double exact = static_cast<double>(values[static_cast<size_t>(rank - 1)]);
+  std::vector<int64_t> ps_x100;  // percentiles in hundredths of a percent
+  for (int64_t p = 100; p <= 9900; p += 100) ps_x100.push_back(p);
+  for (int64_t p : {9950, 9990, 9995, 9999, 10000}) ps_x100.push_back(p);
+  for (int64_t p_x100 : ps_x100) {
+    const double p = static_cast<double>(p_x100) / 100;
+    double exact = static_cast<double>(ExactPercentile(values, p_x100));
     double got = static_cast<double>(h.Percentile(p));
     EXPECT_GE(got, exact) << "p" << p;  // reports the top of the bucket
     EXPECT_LE(got - exact, exact * precision + 1) << "p" << p;
   }
-  EXPECT_EQ(h.Count(), 1'000'000);
+  EXPECT_EQ(h.Count(), kN);
   EXPECT_EQ(h.Max(), values.back());
   EXPECT_EQ(h.Min(), values.front());
   double sum = 0;
   for (int64_t v : values) sum += static_cast<double>(v);
-  EXPECT_NEAR(h.Mean(), sum / 1e6, 1e-6 * sum / 1e6);
+  EXPECT_NEAR(h.Mean(), sum / kN, 1e-6 * sum / kN);
 }
 
 INSTANTIATE_TEST_SUITE_P(Digits, HistogramPrecision, ::testing::Values(2, 3, 4),
                          ::testing::PrintToStringParamName());
+
+TEST(Histogram, TopPercentilesNeverExceedTheLargestValue) {
+  // Values above 2^20 share buckets 512 wide at 3 digits, so a bucket's top
+  // lies above most of its values: the largest value recorded bounds every
+  // percentile, and p100 is exactly that value.
+  Histogram h = Make(3);
+  const std::vector<int64_t> values = {1'000, 5'000, 2'000'003, 3'000'017};
+  for (int64_t v : values) h.Record(v);
+  ASSERT_NE(h.HighestEquivalent(3'000'017), 3'000'017);  // the case that bites
+  EXPECT_EQ(h.Percentile(100), 3'000'017);
+  EXPECT_EQ(h.Percentile(100), h.Max());
+  EXPECT_EQ(h.Percentile(99.99), 3'000'017);  // rank ceil(3.9996) = 4
+  EXPECT_EQ(h.Percentile(76), 3'000'017);     // rank ceil(3.04) = 4
+  // Rank 3 is within the precision above 2,000,003, never below it.
+  EXPECT_GE(h.Percentile(75), 2'000'003);
+  EXPECT_LE(h.Percentile(75), 2'000'003 + 2'000'003 / 1000);
+}
+
+TEST(Histogram, SmallValuesGiveExactNearestRank) {
+  // Below 2,048 every value has its own bucket at 3 digits, so percentiles
+  // are exact. Seven values: p50 is rank ceil(3.5) = 4, p10 rank ceil(0.7) = 1,
+  // p30 rank ceil(2.1) = 3, p90 rank ceil(6.3) = 7 (by hand).
+  Histogram h = Make(3);
+  for (int64_t v : {70, 10, 40, 20, 60, 30, 50}) h.Record(v);
+  EXPECT_EQ(h.Percentile(50), 40);
+  EXPECT_EQ(h.Percentile(10), 10);
+  EXPECT_EQ(h.Percentile(30), 30);
+  EXPECT_EQ(h.Percentile(90), 70);
+  EXPECT_EQ(h.Percentile(100), 70);
+}
 
 TEST(Histogram, MergeEqualsHistogramOfUnion) {
   std::vector<int64_t> a = Mixture(200'000, 1), b = Mixture(300'000, 2);

@@ -1,6 +1,8 @@
 // The exact "Analytic laws" rows of shared/figures.md, to the printed
 // precision.
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -142,6 +144,36 @@ TEST(Percentiles, NearestRank) {
   EXPECT_EQ(*NearestRankSorted(v, 0.01), 1);
   EXPECT_FALSE(NearestRankSorted(v, 0).ok());
   EXPECT_FALSE(NearestRankSorted({}, 50).ok());
+}
+
+TEST(Percentiles, NearestRankRoundsUpWhenTheRankIsFractional) {
+  // Ten values 10, 20, ..., 100. By hand: p25 -> rank ceil(2.5) = 3 -> 30;
+  // p33 -> ceil(3.3) = 4 -> 40; p91 -> ceil(9.1) = 10 -> 100; p5 -> ceil(0.5)
+  // = 1 -> 10.
+  std::vector<double> v;
+  for (int i = 1; i <= 10; ++i) v.push_back(10 * i);
+  EXPECT_EQ(*NearestRankSorted(v, 25), 30);
+  EXPECT_EQ(*NearestRankSorted(v, 33), 40);
+  EXPECT_EQ(*NearestRankSorted(v, 91), 100);
+  EXPECT_EQ(*NearestRankSorted(v, 5), 10);
+  EXPECT_EQ(NearestRank(50, 7), 4);          // 3.5 -> 4
+  EXPECT_EQ(NearestRank(99, 150), 149);      // 148.5 -> 149
+  EXPECT_EQ(NearestRank(99.9, 1500), 1499);  // 1498.5 -> 1499
+}
+
+TEST(Percentiles, NearestRankAgainstItsDefinition) {
+  // The definition, by brute force in integers: the smallest rank r with
+  // r / n >= p / 100, i.e. 100 r >= p n, for p in hundredths of a percent
+  // (10000 r >= p_x100 n): no floating point, no ceil.
+  for (int64_t n : {1, 2, 3, 7, 10, 99, 101, 333, 1000, 1001}) {
+    for (int64_t p_x100 : {1, 50, 100, 1000, 2500, 3333, 5000, 6667, 9000, 9500,
+                           9900, 9950, 9990, 9999, 10000}) {
+      int64_t want = 1;
+      while (10000 * want < p_x100 * n) ++want;
+      EXPECT_EQ(NearestRank(static_cast<double>(p_x100) / 100, n), want)
+          << "p" << static_cast<double>(p_x100) / 100 << " of n = " << n;
+    }
+  }
 }
 
 TEST(Percentiles, WindowForTail) {

@@ -1,7 +1,9 @@
 // Queueing formulas against values known independently of this code.
 #include "models/queues.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -70,6 +72,65 @@ TEST(PollaczekKhinchine, DeterministicHalvesExponentialWait) {
   auto exact = MM1(8, 10);
   ASSERT_TRUE(exact.ok());
   EXPECT_NEAR(mm1->mean_wait_s, exact->mean_wait_s, 1e-12);
+}
+
+TEST(PollaczekKhinchine, VariabilityEntersSquared) {
+  // At cv = 0 and cv = 1, cv^2 = cv, so only other values tell 1 + cv^2 from
+  // 1 + cv. By hand, lambda = 8/s, E[S] = 0.1 s (rho = 0.8), so
+  // rho E[S] / (2 (1 - rho)) = 0.08 / 0.4 = 0.2 s, times (1 + cv^2):
+  //   cv = 0.5 -> 0.2 * 1.25 = 0.25 s;  cv = 2 -> 0.2 * 5 = 1.0 s;
+  //   cv = 3   -> 0.2 * 10   = 2.0 s.
+  struct Row {
+    double cv, wait_s;
+  };
+  for (Row row : {Row{0.5, 0.25}, Row{2, 1.0}, Row{3, 2.0}}) {
+    auto m = MG1(8, 0.1, row.cv);
+    ASSERT_TRUE(m.ok());
+    EXPECT_NEAR(m->mean_wait_s, row.wait_s, 1e-12) << "cv " << row.cv;
+    EXPECT_NEAR(m->mean_response_s, row.wait_s + 0.1, 1e-12) << "cv " << row.cv;
+    // Little's Law on the queue: Lq = lambda Wq.
+    EXPECT_NEAR(m->mean_queue_length, 8 * row.wait_s, 1e-12) << "cv " << row.cv;
+  }
+}
+
+TEST(PollaczekKhinchine, ErlangTwoServiceAgainstItsMarkovChain) {
+  // A second route to one value: Erlang-2 service (two exponential phases of
+  // rate 2 mu, cv^2 = 1/2) is a Markov chain, so M/E2/1 can be solved without
+  // P-K. Count phases still to serve: arrivals add 2, a phase completion
+  // removes 1 (rate 2 mu); that is a birth-death-like chain whose stationary
+  // law we get by iterating the balance equations of the truncated chain.
+  const double lambda = 6, mu = 10;  // rho = 0.6, E[S] = 0.1 s
+  const int kMax = 400;              // phases; P(more) is ~0.6^200: nil
+  std::vector<double> p(kMax + 1, 0.0), next(kMax + 1, 0.0);
+  p[0] = 1;
+  // Uniformised power iteration: rate bound lambda + 2 mu.
+  const double q = lambda + 2 * mu;
+  for (int it = 0; it < 3000; ++it) {  // converged by ~1,000
+    std::fill(next.begin(), next.end(), 0.0);
+    for (int k = 0; k <= kMax; ++k) {
+      double stay = 1.0;
+      if (k + 2 <= kMax) {
+        next[k + 2] += p[k] * lambda / q;
+        stay -= lambda / q;
+      }
+      if (k >= 1) {
+        next[k - 1] += p[k] * 2 * mu / q;
+        stay -= 2 * mu / q;
+      }
+      next[k] += p[k] * stay;
+    }
+    p.swap(next);
+  }
+  // Customers in system: ceil(phases / 2). W from Little: L / lambda.
+  double l = 0;
+  for (int k = 0; k <= kMax; ++k) {
+    const int customers = (k + 1) / 2;  // integer ceil(k / 2), meant
+    l += p[k] * customers;
+  }
+  const double chain_wait_s = l / lambda - 1 / mu;
+  auto m = MG1(lambda, 1 / mu, std::sqrt(0.5));
+  ASSERT_TRUE(m.ok());
+  EXPECT_NEAR(m->mean_wait_s, chain_wait_s, 1e-6);
 }
 
 TEST(ClosedLoop, Bound) {

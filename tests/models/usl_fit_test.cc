@@ -48,6 +48,64 @@ INSTANTIATE_TEST_SUITE_P(Seeds, UslFitNoisy,
                          ::testing::Values(1, 2, 3, 42, 2024),
                          ::testing::PrintToStringParamName());
 
+double SumSquares(const std::vector<UslPoint>& pts, double sigma, double kappa,
+                  double lambda) {
+  double s = 0;
+  for (const UslPoint& q : pts) {
+    double r = q.throughput - lambda * UslCapacity(sigma, kappa, q.n);
+    s += r * r;
+  }
+  return s;
+}
+
+TEST(UslFit, RecoversExactParametersFromAPoorStart) {
+  // Measured from 4 workers up, with strong coherency (peak near N = 9.5):
+  // the start takes lambda = X(4) / 4, 25 % low, and its linearised sigma
+  // and kappa are far off, so only the optimiser can reach the answer. The
+  // points are exact, so the least-squares optimum IS the generating curve.
+  std::vector<UslPoint> pts;
+  for (double n : {4, 6, 8, 12, 16, 24, 32}) {
+    pts.push_back({n, 500 * UslCapacity(0.1, 0.01, n)});
+  }
+  auto fit = FitUsl(pts);
+  ASSERT_TRUE(fit.ok());
+  EXPECT_NEAR(fit->sigma, 0.1, 1e-5);
+  EXPECT_NEAR(fit->kappa, 0.01, 1e-6);
+  EXPECT_NEAR(fit->lambda, 500, 1e-3);
+  EXPECT_LT(fit->rms_residual, 1e-6);
+}
+
+TEST(UslFit, NoisyFitIsALeastSquaresMinimum) {
+  // +-5 % noise with strong coherency. Whatever the noise, the least-squares
+  // fit explains the points at least as well as the generating curve does,
+  // and it is a stationary point: the sum of squares, differenced by hand
+  // (no Jacobian from the code), does not fall in any direction.
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    std::vector<UslPoint> pts = Noisy(0.1, 0.01, 500, 0.05, seed);
+    auto fit = FitUsl(pts);
+    ASSERT_TRUE(fit.ok());
+    const double at_fit = SumSquares(pts, fit->sigma, fit->kappa, fit->lambda);
+    EXPECT_LE(at_fit, SumSquares(pts, 0.1, 0.01, 500) * (1 + 1e-9))
+        << "seed " << seed;
+    EXPECT_NEAR(fit->rms_residual, std::sqrt(at_fit / pts.size()), 1e-9);
+    // Relative steps of 1e-4 of each parameter, both ways.
+    const double p[3] = {fit->sigma, fit->kappa, fit->lambda};
+    for (int i = 0; i < 3; ++i) {
+      for (double sign : {-1.0, 1.0}) {
+        double q[3] = {p[0], p[1], p[2]};
+        q[i] *= 1 + sign * 1e-4;
+        if (q[i] < 0) continue;
+        EXPECT_GE(SumSquares(pts, q[0], q[1], q[2]), at_fit * (1 - 1e-12))
+            << "seed " << seed << " parameter " << i << " sign " << sign;
+      }
+    }
+    // And it lands near the generating parameters (the noise allows this).
+    EXPECT_NEAR(fit->sigma, 0.1, 0.05) << "seed " << seed;
+    EXPECT_NEAR(fit->kappa, 0.01, 0.002) << "seed " << seed;
+    EXPECT_NEAR(fit->lambda, 500, 50) << "seed " << seed;
+  }
+}
+
 TEST(UslFit, KeepsParametersNonNegative) {
   // Perfectly linear scaling: the unconstrained optimum would go negative.
   std::vector<UslPoint> pts;

@@ -200,7 +200,7 @@ Process CallDownstream(Simulation& sim, Downstream& d, int n,
 
 TEST(DownstreamTest, LatencyFromItsDistributionAndFreezes) {
   Simulation sim;
-  Downstream d(sim, Dist::Det(5 * kMs), 1, "inventory");
+  Downstream d(sim, Dist::Constant(5 * kMs), 1, "inventory");
   d.freezes().Add(12 * kMs, 20 * kMs);
   std::vector<Time> at;
   sim.Spawn(CallDownstream(sim, d, 4, at));

@@ -68,7 +68,7 @@ CLI::Validator Percent() {
                   [](double v) { return v > 0 && v <= 100; });
 }
 
-void Registry::Leaf(CLI::App* cmd, Runner run, bool csv, Emit emit) {
+void Registry::Produces(CLI::App* cmd, Runner run, bool csv, Emit emit) {
   formats_.emplace_back(std::make_unique<std::string>("table"));
   std::string* format = formats_.back().get();
   std::vector<std::string> accepted = {"table", "json"};
@@ -95,6 +95,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddModelsCommands(app, registry);
   AddSimCommands(app, registry);
   AddFixturesCommands(app, registry);
+  AddRealityCommands(app, registry);
   AddSweepCommands(app, registry);
 
   try {

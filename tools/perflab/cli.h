@@ -29,9 +29,11 @@ using Emit = std::function<absl::Status(const core::Document&, core::Format,
 // Owns the parse tree and remembers which leaf was chosen.
 class Registry {
  public:
-  // Makes `cmd` a leaf command: adds `--format table|json[|csv]` and the
-  // runner that is called once parsing and validation succeed.
-  void Leaf(CLI::App* cmd, Runner run, bool csv = true, Emit emit = nullptr);
+  // `cmd` produces the Document `run` returns: adds `--format table|json[|csv]`
+  // and the runner that is called once parsing and validation succeed.
+  // `emit`, when set, writes the result instead of printing it on stdout.
+  void Produces(CLI::App* cmd, Runner run, bool csv = true,
+                Emit emit = nullptr);
 
   // Set by the chosen leaf's callback during parsing.
   struct Choice {

@@ -12,6 +12,8 @@ void AddModelsCommands(CLI::App& root,
 void AddSimCommands(CLI::App& root, Registry& registry);  // sim_commands.cc
 void AddFixturesCommands(CLI::App& root,
                          Registry& registry);  // fixtures_commands.cc
+void AddRealityCommands(CLI::App& root,
+                        Registry& registry);  // reality_commands.cc
 void AddSweepCommands(CLI::App& root,
                       Registry& registry);  // sweep_commands.cc
 

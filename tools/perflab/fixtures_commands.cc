@@ -92,7 +92,7 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
   build->add_option("--seed", flags->seed, "row generator seed (default 42)");
   build->add_flag("--no-customer-index", flags->no_customer_index,
                   "omit orders(customer_id, created_at)");
-  registry.Leaf(build, [flags] { return RunBuild(*flags); });
+  registry.Produces(build, [flags] { return RunBuild(*flags); });
 }
 
 }  // namespace perflab::cli

@@ -9,8 +9,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/case_study.h"
 #include "models/amdahl.h"
 #include "models/cost.h"
 #include "models/little.h"
@@ -26,7 +28,7 @@ using core::Document;
 using StatusOrDoc = absl::StatusOr<Document>;
 
 std::vector<models::Stage> SeedStages() {
-  // The seed's breakdown of one slow request (seed 002), 800 ms in all.
+  // The laws chapter's breakdown of one slow request, 800 ms in all.
   return {{"app", 30}, {"db", 650}, {"serialisation", 20}, {"other", 100}};
 }
 
@@ -131,7 +133,7 @@ void AddLittle(CLI::App* models, Registry& reg) {
   cmd->add_option("--headroom", f->headroom,
                   "pool headroom, 0.2-0.3 usual (default 0.3)")
       ->check(NonNegative());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::optional<double> w_s;
     if (f->w_ms) w_s = *f->w_ms / 1000;
     absl::StatusOr<models::Little> r = models::SolveLittle(f->l, f->rate, w_s);
@@ -169,7 +171,7 @@ void AddAmdahl(CLI::App* models, Registry& reg) {
                   "worker counts, comma-separated (default 1,2,4,...,64)")
       ->delimiter(',')
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     Document doc(absl::StrCat("Amdahl: serial fraction ", f->serial));
     doc.Set("serial", "serial fraction s", f->serial, 3)
         .Set("limit", "limit 1/s (x)", models::AmdahlLimit(f->serial), 1);
@@ -192,7 +194,7 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
   cmd->add_option("--speedup", f->k,
                   "factor k applied to each stage (default 10)")
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::vector<models::Stage> stages;
     for (const std::string& s : f->stages) {
       std::pair<std::string, std::string> kv = absl::StrSplit(s, '=');
@@ -232,7 +234,7 @@ void AddUsl(CLI::App* models, Registry& reg) {
   cmd->add_option("--n", f->n, "N values, comma-separated")
       ->delimiter(',')
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::UslPeak> peak =
         models::UslPeakOf(f->sigma, f->kappa);
     if (!peak.ok()) return peak.status();
@@ -264,7 +266,7 @@ void AddUslFit(CLI::App* models, Registry& reg) {
       ->delimiter(',');
   cmd->add_option("--input", f->input,
                   "file of 'N,THROUGHPUT' lines ('-' = stdin)");
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::vector<std::string> specs = f->points;
     if (!f->input.empty()) {
       std::ifstream file(f->input);
@@ -343,7 +345,7 @@ void AddMmc(CLI::App* models, Registry& reg) {
                   "service rate of one server mu (req/s)")
       ->required()
       ->check(Positive());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::QueueMetrics> m =
         models::MMc(f->servers, f->lambda, f->mu);
     if (!m.ok()) return m.status();
@@ -370,7 +372,7 @@ void AddMg1(CLI::App* models, Registry& reg) {
   cmd->add_option("--service-cv", f->cv,
                   "coefficient of variation of service (default 1)")
       ->check(NonNegative());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::QueueMetrics> m =
         models::MG1(f->lambda, f->service_ms / 1000, f->cv);
     if (!m.ok()) return m.status();
@@ -406,7 +408,7 @@ void AddCost(CLI::App* models, Registry& reg) {
   cmd->add_option("--target-utilisation", f->options.target_utilisation,
                   "share of max RPS planned for (default 0.6)")
       ->check(Probability());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::Cost> c =
         models::CostPerMillion(f->rps, f->vcpu, f->gib, f->options);
     if (!c.ok()) return c.status();
@@ -436,7 +438,7 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
   cmd->add_option("--p", f->p, "percentiles in (0, 100], comma-separated")
       ->delimiter(',')
       ->check(Percent());
-  reg.Leaf(cmd, [f]() -> StatusOrDoc {
+  reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<std::vector<double>> values = ReadNumbers(f->input);
     if (!values.ok()) return values.status();
     std::sort(values->begin(), values->end());
@@ -469,38 +471,52 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
 void AddTour(CLI::App* models, Registry& reg) {
   CLI::App* cmd = models->add_subcommand(
       "tour", "Every law with the case study's numbers, in one go");
-  reg.Leaf(cmd, []() -> StatusOrDoc {
+  reg.Produces(cmd, []() -> StatusOrDoc {
     Document doc("perflab models tour: the laws with the case study's numbers");
-    const double sigma = 0.05, kappa = 0.002, serial = 0.05;
+    const double sigma = case_study::kUslSigma, kappa = case_study::kUslKappa,
+                 serial = case_study::kAmdahlSerial;
     absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(sigma, kappa);
     if (!peak.ok()) return peak.status();
-    doc.Set("usl_peak_n", "USL (sigma 0.05, kappa 0.002): peak N", peak->n)
+    doc.Set("usl_peak_n",
+            absl::StrFormat("USL (sigma %g, kappa %g): peak N", sigma, kappa),
+            peak->n)
         .Set("usl_peak_capacity", "USL: capacity at the peak (x one worker)",
              peak->capacity, 2)
-        .Set("amdahl_limit", "Amdahl (s = 0.05): limit (x)",
+        .Set("amdahl_limit",
+             absl::StrFormat("Amdahl (s = %g): limit (x)", serial),
              models::AmdahlLimit(serial), 1);
-    AddUslTable(doc, "usl", "USL, sigma 0.05, kappa 0.002", sigma, kappa,
-                {1, 12, 22, 64});
-    AddAmdahlTable(doc, "amdahl", "Amdahl, serial fraction 0.05", serial,
-                   {1, 16, 64});
+    AddUslTable(doc, "usl",
+                absl::StrFormat("USL, sigma %g, kappa %g", sigma, kappa), sigma,
+                kappa, {1, 12, 22, 64});
+    AddAmdahlTable(doc, "amdahl",
+                   absl::StrFormat("Amdahl, serial fraction %g", serial),
+                   serial, {1, 16, 64});
 
     auto& little = doc.AddTable(
-        "little", "Little's Law and pool sizing: 250 req/s held 60 ms",
+        "little",
+        absl::StrFormat("Little's Law and pool sizing: %g req/s held %g ms",
+                        case_study::kLittleRatePerS, case_study::kLittleHoldMs),
         {{"headroom", "headroom (%)", 0},
          {"in_flight", "in flight L", 1},
          {"pool", "pool size", 0}});
-    for (double h : {0.0, 0.2, 0.3}) {
-      absl::StatusOr<models::PoolSizing> p = models::SizePool(250, 0.060, h);
+    for (double h : {0.0, 0.2, case_study::kLittleHeadroom}) {
+      absl::StatusOr<models::PoolSizing> p = models::SizePool(
+          case_study::kLittleRatePerS, case_study::kLittleHoldMs / 1e3, h);
       if (!p.ok()) return p.status();
       little.Add(
           {100 * h, p->in_flight, h == 0 ? p->minimum : p->with_headroom});
     }
     auto& client = doc.AddTable(
-        "client_pool", "Client pool ceiling: 20 connections, 40 ms per call",
+        "client_pool",
+        absl::StrFormat("Client pool ceiling: %d connections, %g ms per call",
+                        case_study::kClientPoolConnections,
+                        case_study::kClientPoolCallMs),
         {{"offered_per_s", "offered (calls/s)", 0},
          {"ceiling_per_s", "ceiling (calls/s)", 0},
          {"share_waiting", "share that must wait", 2}});
-    double ceiling = models::PoolCeilingPerS(20, 0.040);
+    double ceiling =
+        models::PoolCeilingPerS(case_study::kClientPoolConnections,
+                                case_study::kClientPoolCallMs / 1e3);
     for (double offered : {250.0, 500.0, 1000.0}) {
       client.Add({offered, ceiling, std::max(0.0, 1 - ceiling / offered)});
     }

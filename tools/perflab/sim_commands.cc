@@ -40,7 +40,7 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
                     "key=value, repeatable (keys listed below)");
     cmd->add_option("--seed", *seed,
                     "random seed, an integer >= 0 (default 42)");
-    registry.Leaf(
+    registry.Produces(
         cmd, [name = s.name, sets, seed]() -> absl::StatusOr<core::Document> {
           uint64_t value = 0;
           if (!absl::SimpleAtoi(*seed, &value)) {

@@ -162,7 +162,7 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
   cmd->add_option_function<std::string>(
       "--out", [out](const std::string& v) { *out = v; },
       "write to FILE (atomically), not stdout");
-  registry.Leaf(
+  registry.Produces(
       cmd,
       [a, partial]() -> absl::StatusOr<core::Document> {
         absl::StatusOr<core::Document> doc = RunSweep(*a);
@@ -181,7 +181,7 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
   merge->add_option_function<std::string>(
       "--out", [merge_out](const std::string& v) { *merge_out = v; },
       "write to FILE (atomically), not stdout");
-  registry.Leaf(
+  registry.Produces(
       merge,
       [files]() -> absl::StatusOr<core::Document> { return RunMerge(*files); },
       true, ToOutOrStdout(merge_out, nullptr));

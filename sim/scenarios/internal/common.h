@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
+#include "core/case_study.h"
 #include "core/document.h"
 #include "sim/engine.h"
 #include "sim/measure.h"
@@ -15,6 +17,12 @@
 #include "sim/scenarios/scenario.h"
 
 namespace perflab::sim {
+
+// A key's default as the user would type it (shortest form: 0.569, 30000), so
+// a default can come from a constant (core/case_study.h) defined once.
+inline std::string DefaultText(double value) {
+  return absl::StrFormat("%.10g", value);
+}
 
 inline KeySpec IntKey(std::string name, std::string fallback, double min,
                       double max, std::string help) {

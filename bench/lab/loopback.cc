@@ -1,0 +1,89 @@
+#include "bench/lab/loopback.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace perflab::lab {
+
+absl::StatusOr<SocketAddress> LoopbackAddress(std::string_view host,
+                                              uint16_t port) {
+  std::string h(host);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') {
+    h = h.substr(1, h.size() - 2);
+  }
+  if (h == "localhost") h = "127.0.0.1";
+  SocketAddress out;
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, h.c_str(), &v4) == 1) {
+    // 127.0.0.0/8: the first octet, in network byte order.
+    if ((ntohl(v4.s_addr) >> 24) == 127) {
+      auto* a = reinterpret_cast<sockaddr_in*>(&out.storage);
+      a->sin_family = AF_INET;
+      a->sin_addr = v4;
+      a->sin_port = htons(port);
+      out.length = sizeof(sockaddr_in);
+      return out;
+    }
+  } else if (::inet_pton(AF_INET6, h.c_str(), &v6) == 1) {
+    if (std::memcmp(&v6, &in6addr_loopback, sizeof v6) == 0) {
+      auto* a = reinterpret_cast<sockaddr_in6*>(&out.storage);
+      a->sin6_family = AF_INET6;
+      a->sin6_addr = v6;
+      a->sin6_port = htons(port);
+      out.length = sizeof(sockaddr_in6);
+      return out;
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("host '", std::string(host),
+                   "' is not loopback; accepted: 127.0.0.0/8, ::1, localhost"));
+}
+
+absl::StatusOr<Url> ParseLoopbackUrl(std::string_view url) {
+  auto bad = [&](std::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("URL '", std::string(url), "': ", std::string(why),
+                     "; accepted: http://127.0.0.1:PORT/PATH (or [::1])"));
+  };
+  std::string_view rest = url;
+  if (!rest.starts_with("http://")) return bad("not http://");
+  rest.remove_prefix(7);
+  size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
+  Url out;
+  out.path =
+      slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
+  std::string_view port_text;
+  if (authority.starts_with("[")) {
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return bad("unclosed [");
+    out.host = std::string(authority.substr(1, close - 1));
+    std::string_view after = authority.substr(close + 1);
+    if (after.starts_with(":")) port_text = after.substr(1);
+  } else {
+    size_t colon = authority.rfind(':');
+    out.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos)
+      port_text = authority.substr(colon + 1);
+  }
+  if (!port_text.empty()) {
+    int port = 0;
+    if (!absl::SimpleAtoi(std::string(port_text), &port) || port < 1 ||
+        port > 65535) {
+      return bad("port must be in [1, 65535]");
+    }
+    out.port = static_cast<uint16_t>(port);
+  }
+  if (absl::Status s = LoopbackAddress(out.host, out.port).status(); !s.ok()) {
+    return s;
+  }
+  return out;
+}
+
+}  // namespace perflab::lab

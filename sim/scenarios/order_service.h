@@ -1,0 +1,71 @@
+// The case study's order service as a simulated model: the request's story
+// from the request thread through the cache, the inventory call, the pooled
+// database statements and serialisation, on shared application cores with
+// stop-the-world GC, driven by a closed or open load generator on its own
+// cores. `perflab sim order-service` runs it with --set keys; the capstone
+// composer (tools/capstone/) calls RunOrderService directly, once per step,
+// loop and repeat. Thread-compatible: each call owns its Simulation, so calls
+// may run on different threads at once.
+#ifndef PERFLAB_SIM_SCENARIOS_ORDER_SERVICE_H_
+#define PERFLAB_SIM_SCENARIOS_ORDER_SERVICE_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "models/histogram.h"
+#include "sim/scenarios/calibration.h"
+
+namespace perflab::sim {
+
+// The service's configuration: what the ten steps change, one field each.
+struct OrderServiceConfig {
+  bool index = false;            // orders(customer_id, created_at) exists
+  bool join = false;             // one join instead of N+1 (81 statements)
+  bool keep_alive = false;       // inventory client reuses connections
+  bool tcp_nodelay = false;      // inventory server disables Nagle
+  int64_t db_pool = 4;           // pooled database connections
+  bool virtual_threads = false;  // false: a cap of `request_threads`
+  int64_t request_threads = 16;  // platform request threads
+  bool cache = false;  // page cache (case_study::kCacheEntries, kCacheTtlS)
+  double heap_mib = case_study::kHeapMib;  // JVM heap (-Xmx)
+  int64_t cores = 8;                       // the application's vCPUs
+};
+
+// How the service is driven and measured (the case study's rig).
+struct OrderServiceLoad {
+  bool open = false;  // false: closed loop of `clients`; true: open at rate
+  int64_t clients = case_study::kClosedLoopClients;
+  double rate_per_s = 40;    // open loop; latency from the intended send
+  double warmup_s = 8;       // discarded
+  double duration_s = 15;    // measured window (the case study: 15 s closed,
+                             // 20 s open)
+  int64_t customers = 5000;  // ids drawn as 1 + customers * u^3
+};
+
+// CPU of the application by category, in cores (averaged over the window).
+struct CpuShare {
+  double database = 0, http = 0, serialisation = 0, gc = 0, other = 0;
+};
+
+struct OrderServiceResult {
+  double rps = 0;
+  double avg_ms = 0, p95_ms = 0, p99_ms = 0;
+  double cpu_cores = 0;  // the application's cores used (all categories)
+  double queries_per_request = 0;
+  double cache_hit_ratio = 0;  // 0 without the cache
+  CpuShare cpu;
+  double generator_utilisation = 0;  // the load generator's cores, 0..1
+  int64_t gc_pauses = 0;
+  double gc_pause_total_ms = 0;
+  int64_t timeouts = 0;                      // pool acquisitions that timed out
+  std::optional<models::Histogram> latency;  // measured latencies (ns)
+};
+
+absl::StatusOr<OrderServiceResult> RunOrderService(
+    const Calibration& calibration, const OrderServiceConfig& config,
+    const OrderServiceLoad& load, uint64_t seed);
+
+}  // namespace perflab::sim
+
+#endif  // PERFLAB_SIM_SCENARIOS_ORDER_SERVICE_H_
