@@ -98,8 +98,11 @@ inline constexpr double kLockP90AfterMs = 1'000;
 inline constexpr double kLockMaxBeforeMs = 5'000;
 inline constexpr double kLockMaxAfterMs = 2'000;
 inline constexpr double kLockThroughputGain = 2;
-// Capstone chapter: the page cache's hit ratio (step 8).
+// Capstone chapter: the page cache's hit ratio at step 8, 5,293 req/s over
+// the workload's 5,000 customers.
 inline constexpr double kCacheHitRatio = 0.97;
+inline constexpr double kCacheStepPerS = 5'293;
+inline constexpr int64_t kCustomers = 5'000;
 
 }  // namespace perflab::case_study
 

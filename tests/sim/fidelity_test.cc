@@ -82,5 +82,60 @@ TEST(CeilingTest, TimeoutNoteOnlyWhenTimeoutsFire) {
   EXPECT_TRUE(AnyNoteHas(doc, "waits reached the 1000 ms timeout"));
 }
 
+TEST(CoordinatedOmissionFidelityTest, SaturatedLoopIsNotBlamedOnTheFreeze) {
+  // 20 ms service against a 10 ms schedule: at most 60 / 0.02 = 3,000 sends
+  // in 60 s, so 6,000 - 3,000 = 3,000 of the unsent are saturation.
+  core::Document doc = RunDoc("coordinated-omission", {"service_ms=20"});
+  EXPECT_FALSE(Flag(doc, "steady"));
+  EXPECT_EQ(Num(doc, "never_issued_saturation"), 3000);
+  core::Document fine = RunDoc("coordinated-omission", {});
+  EXPECT_TRUE(Flag(fine, "steady"));
+  EXPECT_EQ(Num(fine, "never_issued_saturation"), 0);
+}
+
+TEST(CoordinatedOmissionFidelityTest, CorrectedP99ExactAndFromHistogram) {
+  // The corrected samples are the open loop's: 5,000 ms of freeze seen at
+  // 10 ms steps, p99 of 6,000 is rank 5,940 -> the 60th largest: 5,005 -
+  // 59 x 10 - 10 (the last slot before the freeze ends) = 4,405 ms.
+  core::Document doc = RunDoc("coordinated-omission", {});
+  EXPECT_DOUBLE_EQ(Num(doc, "closed_corrected_exact_p99_ms"), 4405);
+  // The histogram keeps 3 significant digits: within 0.1 %, not equal.
+  EXPECT_NEAR(Num(doc, "closed_corrected_p99_ms"), 4405, 4.405 * 1.0);
+  EXPECT_TRUE(AnyNoteHas(doc, "histogram"));
+}
+
+TEST(LittlesLawFidelityTest, ErlangCPoolForAStatedWaitProbability) {
+  // 250 req/s x 60 ms = 15 Erlangs. Erlang C by hand (python, exact sums):
+  // C(19) = 0.244, C(20) = 0.160, C(22) = 0.0633, C(23) = 0.0380.
+  core::Document doc = RunDoc("littles-law", {"duration_s=5"});
+  EXPECT_EQ(Num(doc, "pool_minimum"), 15);
+  EXPECT_EQ(Num(doc, "pool_erlang_c"), 20);
+  EXPECT_NEAR(Num(doc, "pool_erlang_c_wait_probability"), 0.1604, 5e-4);
+  EXPECT_EQ(Num(doc, "pool_wait_probability_at_minimum"), 1);  // c = A
+  core::Document strict =
+      RunDoc("littles-law", {"duration_s=5", "pool_wait_probability=0.05"});
+  EXPECT_EQ(Num(strict, "pool_erlang_c"), 23);
+  EXPECT_EQ(doc.title().find("three"), std::string::npos);
+}
+
+TEST(CacheFidelityTest, NoteQuotesTheFormulaAndHitsAreSteady) {
+  core::Document doc = RunDoc("cache", {"sizes=5000", "lookups=50000"});
+  // (150 / 5000)^(1/3) = 0.3107.
+  EXPECT_NEAR(Num(doc, "skewed_hot_share_formula"), 0.3107, 5e-4);
+  EXPECT_NEAR(Num(doc, "skewed_hot_share_measured"), 0.3107, 0.01);
+  EXPECT_TRUE(AnyNoteHas(doc, "12.5 %"));
+  EXPECT_FALSE(AnyNoteHas(doc, "about half the traffic lands on ~3 %"));
+  // Warm hit ratios exceed cold ones: a cold cache misses every first touch.
+  const std::vector<double> warm = Nums(doc, "rows", "hit_ratio");
+  const std::vector<double> cold = Nums(doc, "rows", "cold_hit_ratio");
+  ASSERT_EQ(warm.size(), 3u);
+  for (size_t i = 0; i < warm.size(); ++i) EXPECT_GT(warm[i], cold[i]);
+  // Step 8: every key refreshed about once per TTL, 5,000 misses per 30 s at
+  // 5,293 req/s: 1 - 5000 / (30 x 5293) = 96.9 %.
+  const std::vector<double> pl = Nums(doc, "case_study", "perflab");
+  ASSERT_EQ(pl.size(), 1u);
+  EXPECT_NEAR(pl[0], 96.9, 0.3);
+}
+
 }  // namespace
 }  // namespace perflab::sim
