@@ -137,5 +137,86 @@ TEST(CacheFidelityTest, NoteQuotesTheFormulaAndHitsAreSteady) {
   EXPECT_NEAR(pl[0], 96.9, 0.3);
 }
 
+TEST(KeepaliveFidelityTest, SafeColumnCountsTheNetworkDelay) {
+  // Server idle clock starts one way before the client's; the request lands
+  // one way after the send: safe needs server > client + 2 x one-way =
+  // 3,000 + 200 = 3,200 ms. 3,050 is not safe and does fail; 3,250 never.
+  core::Document doc = RunDoc(
+      "keepalive-race",
+      {"one_way_ms=100", "rates_per_s=1", "server_keepalive_ms=3050,3250"});
+  const std::vector<core::Value> safe = Cells(doc, "rows", "safe");
+  const std::vector<double> stale = Nums(doc, "rows", "stale_sends");
+  ASSERT_EQ(safe.size(), 2u);
+  EXPECT_FALSE(std::get<bool>(safe[0]));
+  EXPECT_GT(stale[0], 0);
+  EXPECT_TRUE(std::get<bool>(safe[1]));
+  EXPECT_EQ(stale[1], 0);
+}
+
+TEST(KeepaliveFidelityTest, OnlyAReuseThatCrossesTheFinFails) {
+  // 1 req/s, server 2 s, 0.5 ms one way: a reuse fails only when the idle
+  // gap ends within 1 ms of the close, P ~ 1 ms x e^-2 /s = 1.4e-4 per
+  // request: over 3,600 requests, a handful at most, not 20 %.
+  core::Document doc = RunDoc(
+      "keepalive-race", {"rates_per_s=0.2,1", "server_keepalive_ms=2000"});
+  for (double pct : Nums(doc, "rows", "stale_pct")) EXPECT_LT(pct, 0.5);
+  const core::Table* t = doc.FindTable("rows");
+  ASSERT_NE(t, nullptr);
+  EXPECT_GE(t->columns[0].decimals, 2);  // 0.05 req/s must not print 0.0
+}
+
+TEST(MmcFidelityTest, ServiceCvOnlyWithLognormalAndNoIntervalWhenUnstable) {
+  absl::StatusOr<core::Document> bad =
+      RunScenario("mmc", {"service_cv=0.5"}, kDefaultSeed);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  core::Document unstable = RunDoc(
+      "mmc", {"arrival_rate_per_s=5", "customers=5000", "warmup_customers=0"});
+  EXPECT_EQ(Text(unstable, "stability"), "unstable");
+  const core::Value* ci = testing_helpers::Get(unstable, "mean_wait_ci95_s");
+  ASSERT_NE(ci, nullptr);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(*ci));
+}
+
+TEST(LatencyMixtureFidelityTest, WarnsWhenTheTailHasFewSamples) {
+  // 1,000 samples hold 1,000 x 0.001 = 1 above p99.9: it needs 10,000.
+  core::Document few = RunDoc("latency-mixture", {"samples=1000"});
+  EXPECT_TRUE(AnyNoteHas(few, "p99.9 rests on 1.0 samples"));
+  core::Document enough = RunDoc("latency-mixture", {"samples=10000"});
+  EXPECT_FALSE(AnyNoteHas(enough, "warning"));
+}
+
+TEST(HockeyStickFidelityTest, IntervalShownAndRunScalesWithOneOverOneMinusRho) {
+  core::Document doc =
+      RunDoc("hockey-stick", {"servers=1", "utilisations=0.5,0.8",
+                              "customers=20000", "target_ci_pct=20"});
+  const std::vector<double> n = Nums(doc, "rows", "customers");
+  ASSERT_EQ(n.size(), 2u);
+  EXPECT_EQ(n[0], 20000);
+  EXPECT_EQ(n[1], 20000 * 6.25);  // (0.5 / 0.2)^2
+  for (double ci : Nums(doc, "rows", "ci95_pct")) {
+    EXPECT_GT(ci, 0);
+    EXPECT_LE(ci, 20);
+  }
+}
+
+TEST(ShapeTableTest, EveryScenarioWithACaseStudyFigurePrintsIt) {
+  for (const char* name :
+       {"coordinated-omission", "lock-contention", "keepalive-race", "cache"}) {
+    core::Document doc = RunDoc(name, {});
+    const core::Table* t = doc.FindTable("case_study");
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_FALSE(t->rows.empty()) << name;
+  }
+  // Lock contention: p90 before / after and the throughput gain.
+  core::Document lock = RunDoc("lock-contention", {});
+  const std::vector<double> cs = Nums(lock, "case_study", "case_study");
+  ASSERT_EQ(cs.size(), 5u);
+  EXPECT_EQ(cs[0], 4000);
+  EXPECT_EQ(cs[4], 2);
+  const std::vector<double> diff = Nums(lock, "case_study", "difference_pct");
+  const std::vector<double> pl = Nums(lock, "case_study", "perflab");
+  EXPECT_NEAR(diff[0], (pl[0] - 4000) / 4000 * 100, 1e-9);
+}
+
 }  // namespace
 }  // namespace perflab::sim
