@@ -60,23 +60,23 @@ Ceiling CeilingOf(const Params& p, bool has_db) {
   const double cpu_s = p.Number("cpu_per_request_ms") / 1e3;
   std::vector<std::pair<double, std::string>> limits;
   if (p.Text("threads") != "virtual") {
-    limits.push_back(
-        {static_cast<double>(p.Integer("threads")) / (handler_s + hold_s),
-         has_db ? "threads / (handler + db hold time)"
-                : "threads / handler time"});
+    limits.emplace_back(
+        static_cast<double>(p.Integer("threads")) / (handler_s + hold_s),
+        has_db ? "threads / (handler + db hold time)"
+               : "threads / handler time");
   }
   if (has_db && hold_s > 0) {
-    limits.push_back({static_cast<double>(p.Integer("db_pool")) / hold_s,
-                      "db pool / db hold time"});
+    limits.emplace_back(static_cast<double>(p.Integer("db_pool")) / hold_s,
+                        "db pool / db hold time");
   }
   if (cpu_s > 0) {
-    limits.push_back({static_cast<double>(p.Integer("cores")) / cpu_s,
-                      "cores / CPU per request"});
+    limits.emplace_back(static_cast<double>(p.Integer("cores")) / cpu_s,
+                        "cores / CPU per request");
   }
   if (p.Text("load") == "closed") {
-    limits.push_back({static_cast<double>(p.Integer("clients")) /
-                          (handler_s + hold_s + p.Number("think_ms") / 1e3),
-                      "clients / (handler + db hold + think time)"});
+    limits.emplace_back(static_cast<double>(p.Integer("clients")) /
+                            (handler_s + hold_s + p.Number("think_ms") / 1e3),
+                        "clients / (handler + db hold + think time)");
   }
   Ceiling c;
   c.per_s = limits.front().first;
