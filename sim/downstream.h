@@ -34,6 +34,11 @@ class Downstream {
   }
 
   int64_t calls() const { return calls_; }
+  // Restarts the counts (after a warm-up).
+  void ResetStats() {
+    calls_ = 0;
+    total_ = 0;
+  }
   double mean_ms() const {
     return calls_ > 0 ? ToMs(total_) / static_cast<double>(calls_) : 0;
   }

@@ -9,15 +9,21 @@
 // Default costs are the case study's loopback figures (pools chapter): 2,000
 // sequential GETs ran at 784 req/s with a new connection each and 1,757 with
 // keep-alive (0.57 ms a call, 0.71 ms to connect); HTTPS ran at 167 and
-// 1,055 req/s (a 4.3 ms handshake, 0.38 ms of TLS per call). Single-threaded,
-// like the Simulation it belongs to.
+// 1,055 req/s (a 4.3 ms handshake, 0.38 ms of TLS per call).
+//
+// Optionally the calls cost CPU on a Cpu (attributed to HTTP: a client and a
+// server in the same process, as the case study's inventory stub), and the
+// waits respect a Gc's stop-the-world pauses. Single-threaded, like the
+// Simulation it belongs to.
 #ifndef PERFLAB_SIM_HTTP_H_
 #define PERFLAB_SIM_HTTP_H_
 
 #include <cstdint>
 
 #include "core/case_study.h"
+#include "sim/cpu.h"
 #include "sim/engine.h"
+#include "sim/gc.h"
 #include "sim/resource.h"
 #include "sim/task.h"
 
@@ -41,6 +47,10 @@ struct HttpOptions {
   int64_t max_connections =
       case_study::kClientPoolConnections;       // client-side pool size
   Time acquire_timeout = Resource::kNoTimeout;  // wait for a pooled connection
+  // CPU per call on the client's Cpu, if it has one (both ends' processing).
+  Time call_cpu = 0;
+  // Extra CPU of a new connection (socket set-up and tear-down, both ends).
+  Time connect_cpu = 0;
 };
 
 struct HttpStats {
@@ -52,8 +62,13 @@ struct HttpStats {
 
 class HttpClient {
  public:
-  HttpClient(Simulation& sim, HttpOptions options)
+  // `cpu` (optional) runs the calls' CPU; `gc` (optional) holds waits that
+  // end during a pause until it is over.
+  HttpClient(Simulation& sim, HttpOptions options, Cpu* cpu = nullptr,
+             Gc* gc = nullptr)
       : sim_(&sim),
+        cpu_(cpu),
+        gc_(gc),
         options_(options),
         pool_(sim, "http connections", options.max_connections) {}
 
@@ -63,9 +78,16 @@ class HttpClient {
 
   const HttpStats& stats() const { return stats_; }
   const Resource& pool() const { return pool_; }
+  // Restarts the counts and the pool's statistics (after a warm-up).
+  void ResetStats() {
+    stats_ = {};
+    pool_.ResetStats();
+  }
 
  private:
   Simulation* sim_;
+  Cpu* cpu_;
+  Gc* gc_;
   HttpOptions options_;
   Resource pool_;
   int64_t idle_ = 0;  // open connections not in use

@@ -7,7 +7,12 @@
 //   StartLoad(sim, meter, load, [&] { return HandleOrder(...); }, seed);
 //
 // Closed-loop clients start spread over `stagger` so they do not march in
-// lockstep. Single-threaded, like the Simulation it belongs to.
+// lockstep. The generator may have CPU of its own (`generator`, a Cpu apart
+// from the service's, as a load tool pinned to its own cores): each request
+// then costs `generator_cpu` there, half before the send and half after the
+// response, inside the measured latency as a real client's clock sees it, so
+// a saturated generator limits the closed loop. Single-threaded, like the
+// Simulation it belongs to.
 #ifndef PERFLAB_SIM_LOAD_H_
 #define PERFLAB_SIM_LOAD_H_
 
@@ -15,6 +20,7 @@
 #include <functional>
 #include <memory>
 
+#include "sim/cpu.h"
 #include "sim/engine.h"
 #include "sim/measure.h"
 #include "sim/random.h"
@@ -32,6 +38,8 @@ struct LoadOptions {
   Time stagger = 0;         // closed loop: first sends spread over [0, stagger)
   double rate_per_s = 100;  // open loop: arrival rate
   Time end = kForever;      // open loop: no arrivals from this time on
+  Cpu* generator = nullptr;  // the generator's own cores (nullptr: free)
+  Time generator_cpu = 0;    // generator CPU per request, on `generator`
 };
 
 using Handler = std::function<Task<bool>()>;

@@ -1,10 +1,19 @@
 // A calibration: every cost the order-service model reads, as plain numbers
-// with their unit in the name. Defaults are the case study's own published
-// figures (the "seed-h2" calibration; constants from core/case_study.h where
-// another part of perflab uses them too). `perflab calibrate` measures the
-// same fields on this machine; reading and writing the JSON file lives in
-// tools/ (tools/capstone/), and the simulator only ever sees this struct.
+// with their unit in the name. The defaults ARE the "seed-h2" calibration:
+// each derived from the case study's published figures (capstone chapter;
+// fixtures/calibration/seed-h2.json carries the same numbers and sources).
+// A field may come from one step's figures and then predicts the others; none
+// is fitted to the ten-step table it is compared with. `perflab calibrate`
+// measures the same fields on this machine; reading and writing the JSON file
+// lives in tools/ (tools/capstone/), and the simulator only sees this struct.
 // A plain value type: copy it freely, share it read-only between threads.
+//
+// Shorthand in the comments: C_k = the application's CPU per request at step
+// k = CPU cores / RPS (baseline 4.3/86 = 50,000 us; +index 4.0/691 = 5,788.7;
+// +join 4.5/1224 = 3,676.5; +TCP_NODELAY 3.7/1762 = 2,099.9; +cache
+// 3.7/5293 = 699.0; +heap 768 2.2/5214 = 421.9). G = GC CPU per request at
+// 256 MiB in this model = 319.6 us (102.1 in pauses: 0.1636 MiB / 50 MiB x
+// 3.9 ms x 8 threads; 217.5 concurrent: 0.1636 MiB x 1,329.1 us/MiB).
 #ifndef PERFLAB_SIM_SCENARIOS_CALIBRATION_H_
 #define PERFLAB_SIM_SCENARIOS_CALIBRATION_H_
 
@@ -16,32 +25,64 @@
 namespace perflab::sim {
 
 struct Calibration {
-  // --- database (CPU on the application's cores while holding a connection)
-  double orders_query_scan_us = 0;   // newest 20 orders, full table scan
-  double orders_query_index_us = 0;  // newest 20 orders through the index
-  double item_statement_us = 0;      // each of the 80 follow-up N+1 statements
-  double join_scan_us = 0;           // the whole page in one join, no index
-  double join_index_us = 0;          // the whole page in one join, with index
-  double db_round_trip_ms = 0;       // network per statement (0: embedded DB)
-  // --- response
-  double serialize_us = 0;  // page serialisation (the graph the service sends)
-  double gzip_us = 0;       // response compression (0: disabled)
-  double cache_hit_us = 0;  // serving a cached page
-  double other_cpu_us = 0;  // HTTP parsing, routing, framework per request
-  // --- the inventory call
-  double inventory_service_ms = 5;  // the stub's service time
-  double inventory_cpu_us = 0;      // the stub's CPU (it runs in the same JVM)
-  double connect_us = case_study::kHttpConnectUs;     // new TCP connection
-  double nagle_stall_ms = case_study::kDelayedAckMs;  // Nagle + delayed ACK
-  // --- memory and GC
-  double alloc_per_request_mib = 0;               // bytes allocated per request
-  double live_set_mib = case_study::kLiveSetMib;  // survives every collection
-  double young_pause_base_ms = case_study::kYoungPauseBaseMs;       // per pause
-  double young_pause_per_mib_ms = case_study::kYoungPausePerMibMs;  // per MiB
-  double gc_cpu_per_mib_us = 0;  // GC threads' CPU per young MiB collected
-  // --- the load generator (its own cores, as the case study's taskset)
-  double generator_cpu_per_request_us = 0;  // client CPU per request
-  double generator_cores = 4;               // cores the generator owns
+  // --- database: CPU on the application's cores while holding a connection
+  // Newest 20 orders by full scan: C_0 - 80 x item_statement_us - hit path
+  // (379.5) - inventory_cpu_us - connect_us - G = 50,000 - 3,124.0 - 379.5 -
+  // 350.0 - 1,576.6 - 319.6 (check: database = 94.7 % of C_0; JFR: 97.2 %).
+  double orders_query_scan_us = 44250.3;
+  // Newest 20 orders through the index: taken equal to one item statement
+  // (an indexed lookup of a few rows, like the other 80).
+  double orders_query_index_us = 39.1;
+  // Each of the 80 follow-up N+1 statements, all-in while the connection is
+  // held (engine, JDBC, mapping): (C_1 - 379.5 - 350.0 - 1,576.6 - G) / 81.
+  // (check: JFR puts 37 % of C_1 in H2 itself, 26.4 us a statement).
+  double item_statement_us = 39.1;
+  // The whole page in one join, no index: the scan replaces the indexed
+  // lookup inside the join: 44,250.3 - 39.1 + 1,050.9 (not measured).
+  double join_scan_us = 45262.1;
+  // The whole page in one join, with the index: C_4 - 379.5 - 350.0 - G.
+  double join_index_us = 1050.9;
+  // Network per statement: 0, the case study's database is embedded (its
+  // text: 0.5-1 ms within an AZ for a networked one).
+  double db_round_trip_ms = 0;
+  // --- response (hit path = C_8 - GC pause CPU at 768 MiB 42.5 = 379.5 us,
+  // split as the baseline JFR's framework 1.7 % : JSON 0.3 %)
+  double serialize_us = 56.9;  // Jackson, on hits too: 379.5 x 0.3 / 2.0
+  double gzip_us = 0;          // response compression: off in the case study
+  double cache_hit_us = 1;     // a Caffeine lookup: sub-microsecond, 1 us
+  // Tomcat, routing, framework per request: 379.5 x 1.7 / 2.0 - 1.
+  double other_cpu_us = 321.5;
+  // --- the inventory call (its stub runs in the same JVM)
+  double inventory_service_ms = 5;  // the stub's Thread.sleep(5)
+  // CPU of a call on a kept-alive connection, both ends: baseline JFR
+  // "socket / HTTP client" 0.7 % x 50,000 us.
+  double inventory_cpu_us = 350;
+  // Extra CPU of a new connection per call (Connection: close), both ends:
+  // C_2 - C_4 (same code but for keep-alive + TCP_NODELAY) = 1,576.6.
+  double connect_us = 1576.6;
+  // Nagle + delayed ACK on a kept-alive connection: the pools chapter's
+  // 43.7 ms a request minus its warm call's 0.569 ms.
+  double nagle_stall_ms = 43.131;
+  // --- memory and GC (G1)
+  // Allocated per request: 401 young GCs x 50 MiB young (256 - 206) over the
+  // cache step's requests (5,293/s x 23 s + 40/s x 20 s = 122,539): 0.1636
+  // (an upper bound: seeding is in the count; 768 MiB gives 0.149).
+  double alloc_per_request_mib = 0.1636;
+  double live_set_mib = case_study::kLiveSetMib;  // GC log: 206M after marking
+  // A young pause = base + per MiB of young generation: through the logs'
+  // means 1,562 ms / 401 = 3.9 ms at 50 MiB and 589 / 32 = 18.4 at 562 MiB.
+  double young_pause_base_ms = case_study::kYoungPauseBaseMs;
+  double young_pause_per_mib_ms = case_study::kYoungPausePerMibMs;
+  // Concurrent marking CPU per MiB allocated while the live set is above 45 %
+  // of the heap (the 256 MiB log's "Concurrent Start"/"Mixed"): the heap
+  // step's CPU saving per request C_7 - C_8 = 277.1 us, less the pauses'
+  // share 102.1 - 42.5 = 59.6, is 217.5 us per 0.1636 MiB.
+  double gc_concurrent_cpu_per_mib_us = 1329.1;
+  // --- the load generator (its own cores, as the case study's taskset 8-11)
+  // At the last step the app used 1.9 of 4 cores, so the generator was the
+  // limit: 4 cores / 6,066 RPS.
+  double generator_cpu_per_request_us = 659.4;
+  double generator_cores = 4;  // run.sh: taskset -c 8-11
 };
 
 // One field's name, unit and meaning, for readers, writers and --help.

@@ -11,11 +11,78 @@ double Cpu::Rate() const {
   return static_cast<double>(cores_) / static_cast<double>(n);
 }
 
+std::string_view CpuUseName(CpuUse use) {
+  switch (use) {
+    case CpuUse::kDatabase:
+      return "database";
+    case CpuUse::kHttp:
+      return "http";
+    case CpuUse::kSerialisation:
+      return "serialisation";
+    case CpuUse::kGc:
+      return "gc";
+    case CpuUse::kOther:
+      return "other";
+  }
+  return "other";
+}
+
 void Cpu::Advance() {
   const Time now = sim_->now();
   const Time from = std::max(last_, frozen_until_);  // no progress while frozen
-  if (now > from) vtime_ += static_cast<double>(now - from) * Rate();
+  if (now > from) {
+    const Time dt = now - from;
+    const double rate = Rate();
+    vtime_ += static_cast<double>(dt) * rate;
+    const int64_t n = runnable();
+    used_ += static_cast<__int128>(dt) * std::min(n, cores_);
+    for (int u = 0; u < kCpuUses; ++u) {
+      used_by_use_[u] += static_cast<double>(dt) * rate *
+                         static_cast<double>(runnable_by_use_[u]);
+    }
+  }
   last_ = now;
+}
+
+void Cpu::Charge(CpuUse use, Time cpu) {
+  used_ += cpu;
+  used_by_use_[static_cast<int>(use)] += static_cast<double>(cpu);
+}
+
+void Cpu::ResetStats() {
+  Advance();
+  used_ = 0;
+  used_by_use_.fill(0);
+  reset_at_ = sim_->now();
+}
+
+double Cpu::Elapsed() const {
+  return static_cast<double>(sim_->now() - reset_at_);
+}
+
+// Both include the progress since the last event: Advance() is not const, so
+// the open interval is added here the same way.
+double Cpu::CoresUsed() const {
+  const Time now = sim_->now();
+  if (now <= reset_at_)
+    return static_cast<double>(std::min(runnable(), cores_));
+  const Time from = std::max(last_, frozen_until_);
+  __int128 used = used_;
+  if (now > from)
+    used += static_cast<__int128>(now - from) * std::min(runnable(), cores_);
+  return static_cast<double>(used) / Elapsed();
+}
+
+double Cpu::CoresUsedFor(CpuUse use) const {
+  const Time now = sim_->now();
+  if (now <= reset_at_) return 0;
+  const Time from = std::max(last_, frozen_until_);
+  double used = used_by_use_[static_cast<int>(use)];
+  if (now > from) {
+    used += static_cast<double>(now - from) * Rate() *
+            static_cast<double>(runnable_by_use_[static_cast<int>(use)]);
+  }
+  return used / Elapsed();
 }
 
 void Cpu::Freeze(Time duration) {
@@ -25,7 +92,6 @@ void Cpu::Freeze(Time duration) {
 }
 
 void Cpu::Reschedule() {
-  busy_.Set(sim_->now(), std::min<int64_t>(runnable(), cores_));
   ++gen_;
   if (jobs_.empty()) return;
   // Round up so the job's tag has surely been reached when the tick fires.
@@ -35,9 +101,10 @@ void Cpu::Reschedule() {
   sim_->Schedule(at, &OnTick, this, gen_);
 }
 
-void Cpu::Add(std::coroutine_handle<> h, Time work) {
+void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
   Advance();
-  jobs_.push({vtime_ + static_cast<double>(work), seq_++, h});
+  ++runnable_by_use_[static_cast<int>(use)];
+  jobs_.push({vtime_ + static_cast<double>(work), seq_++, use, h});
   Reschedule();
 }
 
@@ -48,6 +115,7 @@ void Cpu::OnTick(void* ctx, uint64_t gen) {
   const Time now = cpu->sim_->now();
   // Tolerance absorbs floating-point rounding of the tag arithmetic.
   while (!cpu->jobs_.empty() && cpu->jobs_.top().tag <= cpu->vtime_ + 1e-3) {
+    --cpu->runnable_by_use_[static_cast<int>(cpu->jobs_.top().use)];
     cpu->sim_->ScheduleResume(now, cpu->jobs_.top().handle);
     cpu->jobs_.pop();
   }

@@ -5,22 +5,42 @@
 namespace perflab::sim {
 namespace {
 
-Process Request(Simulation& sim, Meter& meter,
-                std::shared_ptr<Handler> handler) {
+// The generator's CPU for one request: sending (first half) or receiving.
+struct GeneratorCost {
+  Cpu* cpu = nullptr;
+  Time send = 0, receive = 0;
+  explicit GeneratorCost(const LoadOptions& o)
+      : cpu(o.generator),
+        send(o.generator_cpu / 2),
+        receive(o.generator_cpu - o.generator_cpu / 2) {}
+};
+
+Task<bool> Exchange(const std::shared_ptr<Handler>& handler,
+                    const GeneratorCost& g) {
+  if (g.cpu != nullptr) co_await g.cpu->Run(g.send);
+  const bool ok = co_await (*handler)();
+  if (g.cpu != nullptr) co_await g.cpu->Run(g.receive);
+  co_return ok;
+}
+
+Process Request(Simulation& sim, Meter& meter, std::shared_ptr<Handler> handler,
+                GeneratorCost g) {
   const Time start = sim.now();
   meter.Begin();
-  const bool ok = co_await (*handler)();
+  const bool ok =
+      g.cpu != nullptr ? co_await Exchange(handler, g) : co_await (*handler)();
   meter.End(start, ok);
 }
 
 Process ClosedClient(Simulation& sim, Meter& meter,
                      std::shared_ptr<Handler> handler, Time offset, Dist think,
-                     std::shared_ptr<Rng> rng) {
+                     std::shared_ptr<Rng> rng, GeneratorCost g) {
   co_await sim.Delay(offset);
   while (true) {
     const Time start = sim.now();
     meter.Begin();
-    const bool ok = co_await (*handler)();
+    const bool ok = g.cpu != nullptr ? co_await Exchange(handler, g)
+                                     : co_await (*handler)();
     meter.End(start, ok);
     if (think.mean > 0) co_await sim.Delay(SampleNs(think, *rng));
   }
@@ -28,11 +48,11 @@ Process ClosedClient(Simulation& sim, Meter& meter,
 
 Process OpenSource(Simulation& sim, Meter& meter,
                    std::shared_ptr<Handler> handler, Dist gap, Time end,
-                   std::shared_ptr<Rng> rng) {
+                   std::shared_ptr<Rng> rng, GeneratorCost g) {
   while (true) {
     co_await sim.Delay(SampleNs(gap, *rng));
     if (sim.now() >= end) co_return;
-    sim.Spawn(Request(sim, meter, handler));
+    sim.Spawn(Request(sim, meter, handler, g));
   }
 }
 
@@ -41,6 +61,7 @@ Process OpenSource(Simulation& sim, Meter& meter,
 void StartLoad(Simulation& sim, Meter& meter, const LoadOptions& o,
                Handler handler, uint64_t seed) {
   auto shared = std::make_shared<Handler>(std::move(handler));
+  const GeneratorCost g(o);
   if (o.kind == LoadOptions::Kind::kClosed) {
     Rng starts(seed, "load/starts");
     const Dist think = o.exponential_think
@@ -52,7 +73,7 @@ void StartLoad(Simulation& sim, Meter& meter, const LoadOptions& o,
           o.stagger > 0 ? static_cast<Time>(starts.Uniform01() *
                                             static_cast<double>(o.stagger))
                         : 0;
-      sim.Spawn(ClosedClient(sim, meter, shared, offset, think, think_rng));
+      sim.Spawn(ClosedClient(sim, meter, shared, offset, think, think_rng, g));
     }
     return;
   }
@@ -61,7 +82,7 @@ void StartLoad(Simulation& sim, Meter& meter, const LoadOptions& o,
                        ? Dist::Exp(mean_gap_ns)
                        : Dist::Constant(mean_gap_ns);
   sim.Spawn(OpenSource(sim, meter, shared, gap, o.end,
-                       std::make_shared<Rng>(seed, "load/arrivals")));
+                       std::make_shared<Rng>(seed, "load/arrivals"), g));
 }
 
 }  // namespace perflab::sim

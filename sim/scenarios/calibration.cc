@@ -1,0 +1,55 @@
+#include "sim/scenarios/calibration.h"
+
+namespace perflab::sim {
+
+const std::vector<CalibrationField>& CalibrationFields() {
+  using C = Calibration;
+  static const auto* fields = new std::vector<CalibrationField>{
+      {"orders_query_scan_us", "us", "newest 20 orders, full table scan",
+       &C::orders_query_scan_us},
+      {"orders_query_index_us", "us", "newest 20 orders through the index",
+       &C::orders_query_index_us},
+      {"item_statement_us", "us", "each of the 80 follow-up N+1 statements",
+       &C::item_statement_us},
+      {"join_scan_us", "us", "the whole page in one join, no index",
+       &C::join_scan_us},
+      {"join_index_us", "us", "the whole page in one join, with the index",
+       &C::join_index_us},
+      {"db_round_trip_ms", "ms", "network per statement (0: embedded)",
+       &C::db_round_trip_ms},
+      {"serialize_us", "us", "page serialisation, every response",
+       &C::serialize_us},
+      {"gzip_us", "us", "response compression (0: disabled)", &C::gzip_us},
+      {"cache_hit_us", "us", "looking a page up in the cache",
+       &C::cache_hit_us},
+      {"other_cpu_us", "us", "HTTP parsing, routing, framework per request",
+       &C::other_cpu_us},
+      {"inventory_service_ms", "ms", "the inventory stub's service time",
+       &C::inventory_service_ms},
+      {"inventory_cpu_us", "us", "CPU of an inventory call, both ends",
+       &C::inventory_cpu_us},
+      {"connect_us", "us", "extra CPU of a new connection (Connection: close)",
+       &C::connect_us},
+      {"nagle_stall_ms", "ms", "Nagle + delayed-ACK stall per reused call",
+       &C::nagle_stall_ms},
+      {"alloc_per_request_mib", "MiB", "bytes allocated per request",
+       &C::alloc_per_request_mib},
+      {"live_set_mib", "MiB", "live set every collection keeps",
+       &C::live_set_mib},
+      {"young_pause_base_ms", "ms", "fixed cost of a young pause",
+       &C::young_pause_base_ms},
+      {"young_pause_per_mib_ms", "ms", "young pause cost per young-gen MiB",
+       &C::young_pause_per_mib_ms},
+      {"gc_concurrent_cpu_per_mib_us", "us",
+       "concurrent marking CPU per MiB allocated above 45 % occupancy",
+       &C::gc_concurrent_cpu_per_mib_us},
+      {"generator_cpu_per_request_us", "us",
+       "load generator CPU per request, on its own cores",
+       &C::generator_cpu_per_request_us},
+      {"generator_cores", "cores", "cores the load generator owns",
+       &C::generator_cores},
+  };
+  return *fields;
+}
+
+}  // namespace perflab::sim

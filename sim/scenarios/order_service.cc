@@ -1,0 +1,237 @@
+// order-service (capstone chapter): the case study's service as one model.
+// A request's story, top to bottom (Serve below): a request thread (16
+// platform threads, or virtual threads: no cap) -> with the cache on, a lookup
+// that serves a hit -> on a miss the inventory call (a 5 ms stub in the same
+// JVM; Connection: close pays a new connection, keep-alive without
+// TCP_NODELAY pays the Nagle stall) -> 81 statements or 1, each on a pooled
+// connection held while its CPU runs -> serialisation -> response. All of it
+// shares the application's cores with the GC threads; a young pause stops
+// every thread at a safepoint. The load generator has cores of its own.
+#include "sim/scenarios/order_service.h"
+
+#include <cmath>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "sim/cache.h"
+#include "sim/cpu.h"
+#include "sim/database.h"
+#include "sim/gc.h"
+#include "sim/http.h"
+#include "sim/load.h"
+#include "sim/random.h"
+#include "sim/resource.h"
+#include "sim/scenarios/internal/common.h"
+
+namespace perflab::sim {
+namespace {
+
+// Request work varies (JIT, caches, row counts, scheduling): each CPU piece
+// is lognormal around its calibrated mean. Without variation the clients
+// march in lockstep after every pause (issue 13, item 4).
+constexpr double kWorkCv = 0.5;
+// The N+1 page: 1 orders query, 20 item queries, 60 product lookups.
+constexpr int64_t kItemStatements = 80;
+// The app's HTTP client: http.maxConnections=256 in the case study's code.
+constexpr int64_t kClientConnections = 256;
+// G1 marks concurrently once the old generation passes 45 % of the heap.
+constexpr double kInitiatingOccupancy = 0.45;
+
+Time Us(double us) { return static_cast<Time>(std::llround(us * 1e3)); }
+
+struct Service {
+  Simulation& sim;
+  const Calibration& cal;
+  const OrderServiceConfig& config;
+  Cpu& cpu;
+  Gc& gc;
+  Database& db;
+  HttpClient& http;
+  Resource* threads;  // nullptr: virtual threads
+  Cache* cache;       // nullptr: no cache
+  int64_t customers;
+  Rng keys;
+  Rng work;
+};
+
+Time Work(Service& s, double mean_us) {
+  if (mean_us <= 0) return 0;
+  return SampleNs(Dist::Lognormal(mean_us * 1e3, kWorkCv), s.work);
+}
+
+Task<bool> Serve(Service& s, int64_t customer) {
+  const Calibration& c = s.cal;
+  s.gc.Allocate(c.alloc_per_request_mib);
+  co_await s.cpu.Run(Work(s, c.other_cpu_us), CpuUse::kOther);
+  if (s.cache != nullptr) {
+    co_await s.cpu.Run(Work(s, c.cache_hit_us), CpuUse::kOther);
+    if (s.cache->Get(customer, s.sim.now())) {
+      co_await s.cpu.Run(Work(s, c.serialize_us + c.gzip_us),
+                         CpuUse::kSerialisation);
+      co_return true;
+    }
+  }
+  // Results are named before testing them: GCC 12 miscompiles
+  // `if (!co_await ...) co_return` in some coroutines.
+  const bool answered = co_await s.http.Call(MsToNs(c.inventory_service_ms));
+  if (!answered) co_return false;
+  const bool index = s.config.index;
+  const double first =
+      s.config.join
+          ? (index ? c.join_index_us : c.join_scan_us)
+          : (index ? c.orders_query_index_us : c.orders_query_scan_us);
+  const int64_t more = s.config.join ? 0 : kItemStatements;
+  for (int64_t i = 0; i <= more; ++i) {
+    const bool ran =
+        co_await s.db.Statement(Work(s, i == 0 ? first : c.item_statement_us));
+    if (!ran) co_return false;
+  }
+  if (s.cache != nullptr) s.cache->Put(customer, s.sim.now());
+  co_await s.cpu.Run(Work(s, c.serialize_us + c.gzip_us),
+                     CpuUse::kSerialisation);
+  co_return true;
+}
+
+Task<bool> Handle(Service& s) {
+  const int64_t customer = SkewedKey(s.customers, s.keys);
+  if (s.threads != nullptr) {
+    co_await s.threads->Acquire();  // Tomcat's accept queue: no timeout
+    co_await s.gc.Safepoint();
+  }
+  const bool ok = co_await Serve(s, customer);
+  if (s.threads != nullptr) s.threads->Release();
+  co_return ok;
+}
+
+absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
+                      const OrderServiceLoad& l) {
+  for (const CalibrationField& f : CalibrationFields()) {
+    const double v = cal.*f.member;
+    if (!std::isfinite(v) || v < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "calibration field '", std::string(f.name), "' = ", v,
+          ": accepted a finite number >= 0 (", std::string(f.unit), ")"));
+    }
+  }
+  if (cal.generator_cores < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "calibration field 'generator_cores' = ", cal.generator_cores,
+        ": accepted a number >= 1"));
+  }
+  if (c.db_pool < 1 || c.request_threads < 1 || c.cores < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "order service: db_pool = ", c.db_pool, ", request_threads = ",
+        c.request_threads, ", cores = ", c.cores, ": each must be >= 1"));
+  }
+  if (l.clients < 1 || !(l.rate_per_s > 0) || !(l.warmup_s >= 0) ||
+      !(l.duration_s > 0) || l.customers < 1) {
+    return absl::InvalidArgumentError(
+        "order service load: clients >= 1, rate_per_s > 0, warmup_s >= 0, "
+        "duration_s > 0 and customers >= 1 required");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<OrderServiceResult> RunOrderService(
+    const Calibration& cal, const OrderServiceConfig& config,
+    const OrderServiceLoad& load, uint64_t seed) {
+  if (absl::Status s = Validate(cal, config, load); !s.ok()) return s;
+  Simulation sim;
+  MeterOptions mo;
+  mo.warmup = SecToNs(load.warmup_s);
+  mo.window = SecToNs(load.duration_s);
+  Meter meter(sim, mo);
+  Cpu cpu(sim, config.cores);
+  Cpu generator(sim, std::llround(cal.generator_cores));
+  GcOptions go;
+  go.heap_mib = config.heap_mib;
+  go.live_set_mib = cal.live_set_mib;
+  go.pause_base_ms = cal.young_pause_base_ms;
+  go.pause_per_young_mib_ms = cal.young_pause_per_mib_ms;
+  go.concurrent_cpu_per_mib_us = cal.gc_concurrent_cpu_per_mib_us;
+  go.initiating_occupancy = kInitiatingOccupancy;
+  absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
+  if (!gc.ok()) return gc.status();
+  DatabaseOptions dbo;
+  dbo.pool = config.db_pool;
+  dbo.round_trip = MsToNs(cal.db_round_trip_ms);
+  Database db(sim, cpu, dbo, &*gc);
+  HttpOptions ho;
+  ho.keep_alive = config.keep_alive;
+  ho.tcp_nodelay = config.tcp_nodelay;
+  ho.call = 0;     // a call's time is its CPU plus the stub's service time
+  ho.connect = 0;  // and a new connection's is its CPU (connect_us)
+  ho.call_cpu = Us(cal.inventory_cpu_us);
+  ho.connect_cpu = Us(cal.connect_us);
+  ho.delayed_ack = MsToNs(cal.nagle_stall_ms);
+  ho.max_connections = kClientConnections;
+  HttpClient http(sim, ho, &cpu, &*gc);
+  std::optional<Resource> threads;
+  if (!config.virtual_threads) {
+    threads.emplace(sim, "request threads", config.request_threads);
+  }
+  std::optional<Cache> cache;
+  if (config.cache) cache.emplace(CacheOptions{});
+  Service service{sim,
+                  cal,
+                  config,
+                  cpu,
+                  *gc,
+                  db,
+                  http,
+                  threads ? &*threads : nullptr,
+                  cache ? &*cache : nullptr,
+                  load.customers,
+                  Rng(seed, "order/keys"),
+                  Rng(seed, "order/work")};
+  LoadOptions lo;
+  lo.kind =
+      load.open ? LoadOptions::Kind::kConstant : LoadOptions::Kind::kClosed;
+  lo.clients = load.clients;
+  lo.stagger = MsToNs(cal.inventory_service_ms);
+  lo.rate_per_s = load.rate_per_s;
+  lo.end = meter.window_end();
+  lo.generator = &generator;
+  lo.generator_cpu = Us(cal.generator_cpu_per_request_us);
+  StartLoad(
+      sim, meter, lo, [&service] { return Handle(service); }, seed);
+
+  if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
+  cpu.ResetStats();
+  generator.ResetStats();
+  gc->ResetStats();
+  db.ResetStats();
+  http.ResetStats();
+  if (threads) threads->ResetStats();
+  if (cache) cache->ResetStats();
+  if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
+
+  const Summary sum = meter.Summarise();
+  OrderServiceResult r;
+  r.rps = sum.throughput_per_s;
+  r.avg_ms = sum.mean_ms;
+  r.p95_ms = sum.p95_ms;
+  r.p99_ms = sum.p99_ms;
+  r.cpu_cores = cpu.CoresUsed();
+  r.queries_per_request = sum.completed > 0
+                              ? static_cast<double>(db.stats().statements) /
+                                    static_cast<double>(sum.completed)
+                              : 0;
+  r.cache_hit_ratio = cache ? cache->stats().hit_ratio() : 0;
+  r.cpu.database = cpu.CoresUsedFor(CpuUse::kDatabase);
+  r.cpu.http = cpu.CoresUsedFor(CpuUse::kHttp);
+  r.cpu.serialisation = cpu.CoresUsedFor(CpuUse::kSerialisation);
+  r.cpu.gc = cpu.CoresUsedFor(CpuUse::kGc);
+  r.cpu.other = cpu.CoresUsedFor(CpuUse::kOther);
+  r.generator_utilisation =
+      generator.CoresUsed() / static_cast<double>(generator.cores());
+  r.gc_pauses = gc->stats().collections;
+  r.gc_pause_total_ms = ToMs(gc->stats().total_pause);
+  r.timeouts = db.stats().timeouts;
+  r.latency = meter.latencies().histogram();
+  return r;
+}
+
+}  // namespace perflab::sim

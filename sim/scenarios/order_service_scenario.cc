@@ -1,0 +1,124 @@
+// order-service as an ordinary scenario: `perflab sim order-service --set
+// index=1 --set join=1 ...`. Defaults are the case study's baseline step with
+// the seed-h2 calibration (the Calibration struct's defaults); the capstone
+// composer calls RunOrderService directly instead.
+#include "absl/strings/str_cat.h"
+#include "sim/cpu.h"
+#include "sim/scenarios/internal/common.h"
+#include "sim/scenarios/order_service.h"
+
+namespace perflab::sim {
+namespace {
+
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  OrderServiceConfig c;
+  c.index = p.Integer("index") != 0;
+  c.join = p.Integer("join") != 0;
+  c.keep_alive = p.Integer("keep_alive") != 0;
+  c.tcp_nodelay = p.Integer("tcp_nodelay") != 0;
+  c.db_pool = p.Integer("db_pool");
+  c.virtual_threads = p.Text("threads") == "virtual";
+  if (!c.virtual_threads) c.request_threads = p.Integer("threads");
+  c.cache = p.Integer("cache") != 0;
+  c.heap_mib = p.Number("heap_mib");
+  c.cores = p.Integer("cores");
+  OrderServiceLoad l;
+  l.open = p.Text("loop") == "open";
+  l.clients = p.Integer("clients");
+  l.rate_per_s = p.Number("rate_per_s");
+  l.warmup_s = p.Number("warmup_s");
+  l.duration_s = p.Number("duration_s");
+  l.customers = p.Integer("customers");
+  Calibration cal;
+  cal.db_round_trip_ms = p.Number("db_round_trip_ms");
+  absl::StatusOr<OrderServiceResult> r = RunOrderService(cal, c, l, seed);
+  if (!r.ok()) {
+    if (absl::IsInvalidArgument(r.status()) && c.heap_mib <= cal.live_set_mib) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("key 'heap_mib' = '", p.Text("heap_mib"),
+                       "': accepted a heap above the live set of ",
+                       cal.live_set_mib, " MiB"));
+    }
+    return r.status();
+  }
+  core::Document doc(absl::StrCat(
+      "Order service: ",
+      l.open ? absl::StrCat("open loop at ", p.Text("rate_per_s"), " req/s")
+             : absl::StrCat(l.clients, " closed-loop clients"),
+      ", seed-h2 calibration"));
+  doc.Set("rps", "throughput (req/s)", r->rps, 1);
+  doc.Set("avg_ms", "mean latency (ms)", r->avg_ms, 2);
+  doc.Set("p95_ms", "p95 (ms)", r->p95_ms, 2);
+  doc.Set("p99_ms", "p99 (ms)", r->p99_ms, 2);
+  doc.Set("cpu_cores", "application CPU (cores)", r->cpu_cores, 2);
+  doc.Set("queries_per_request", "statements per request",
+          r->queries_per_request, 1);
+  doc.Set("cache_hit_ratio", "cache hit ratio", r->cache_hit_ratio, 3);
+  doc.Set("generator_utilisation", "load generator utilisation",
+          r->generator_utilisation, 3);
+  doc.Set("gc_pauses", "young GC pauses in the window", r->gc_pauses);
+  doc.Set("gc_pause_total_ms", "total pause (ms)", r->gc_pause_total_ms, 1);
+  doc.Set("timeouts", "pool acquisitions that timed out", r->timeouts);
+  if (r->latency) doc.Attach(std::string(kLatencyHistogram), *r->latency);
+  core::Table& t = doc.AddTable(
+      "cpu", "Application CPU by use",
+      {{"use", "use"}, {"cores", "cores", 3}, {"share", "share (%)", 1}});
+  const double uses[] = {r->cpu.database, r->cpu.http, r->cpu.serialisation,
+                         r->cpu.gc, r->cpu.other};
+  for (int u = 0; u < kCpuUses; ++u) {
+    t.Add({std::string(CpuUseName(static_cast<CpuUse>(u))), uses[u],
+           r->cpu_cores > 0 ? 100 * uses[u] / r->cpu_cores : 0.0});
+  }
+  doc.Note(
+      "Costs are the seed-h2 calibration: each derived from the case study's "
+      "published figures (sim/scenarios/calibration.h says which and how).");
+  return doc;
+}
+
+KeySpec Flag(std::string name, std::string help) {
+  return IntKey(std::move(name), "0", 0, 1, std::move(help));
+}
+
+}  // namespace
+
+Scenario OrderServiceScenario() {
+  const OrderServiceConfig c;
+  const OrderServiceLoad l;
+  KeySpec threads =
+      IntKey("threads", DefaultText(static_cast<double>(c.request_threads)), 1,
+             1000000, "platform request threads, or virtual");
+  threads.choices = {"virtual"};
+  return {
+      "order-service",
+      "the case study's order service: one request's story on shared cores",
+      {Flag("index", "1: orders(customer_id, created_at) is indexed"),
+       Flag("join", "1: one join instead of the N+1's 81 statements"),
+       Flag("keep_alive", "1: the inventory client reuses connections"),
+       Flag("tcp_nodelay", "1: the inventory stub sets TCP_NODELAY"),
+       IntKey("db_pool", DefaultText(static_cast<double>(c.db_pool)), 1, 100000,
+              "pooled database connections"),
+       threads, Flag("cache", "1: page cache (10,000 entries, 30 s TTL)"),
+       NumKey("heap_mib", DefaultText(c.heap_mib), 1, 1e6, "JVM heap (MiB)"),
+       IntKey("cores", DefaultText(static_cast<double>(c.cores)), 1, 4096,
+              "the application's cores"),
+       ChoiceKey("loop", "closed", {"closed", "open"},
+                 "closed loop of `clients`, or open at rate_per_s"),
+       IntKey("clients", DefaultText(static_cast<double>(l.clients)), 1, 100000,
+              "closed-loop clients"),
+       NumKey("rate_per_s", DefaultText(l.rate_per_s), 0, 1e6,
+              "open loop: arrival rate (req/s)", true),
+       NumKey("warmup_s", DefaultText(l.warmup_s), 0, 86400,
+              "discarded warm-up (s)"),
+       NumKey("duration_s", DefaultText(l.duration_s), 0, 86400,
+              "measured window (s)", true),
+       IntKey("customers", DefaultText(static_cast<double>(l.customers)), 1,
+              1e9, "customer ids drawn as 1 + customers u^3"),
+       NumKey("db_round_trip_ms", "0", 0, 60000,
+              "network per statement (ms; 0: embedded database)"),
+       MaxPendingKey()},
+      Run};
+}
+
+const ScenarioRegistration kOrderService(OrderServiceScenario);
+
+}  // namespace perflab::sim
