@@ -53,3 +53,41 @@ function(perflab_benchmark name)
     COMMAND ${name} --benchmark_min_time=0.001 --benchmark_repetitions=1)
   set_tests_properties(${name}.smoke PROPERTIES LABELS bench-smoke TIMEOUT 300)
 endfunction()
+
+# perflab_fuzz(NAME SOURCES ... DEPS ...): a libFuzzer binary, built only with
+# PERFLAB_FUZZ=ON (preset `fuzz`, whose compiler flags already carry
+# -fsanitize=fuzzer-no-link,address,undefined). ctest NAME (label fuzz) runs it
+# for PERFLAB_FUZZ_SECONDS over tests/fuzz/corpus/NAME/ (with NAME.dict if
+# present); new inputs go to a
+# scratch corpus in the build tree so the committed seeds stay as they are.
+# The aggregate target perflab_fuzz_targets builds every fuzz binary.
+option(PERFLAB_FUZZ "Build the libFuzzer targets (needs clang)" OFF)
+set(PERFLAB_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz ctest runs")
+function(perflab_fuzz name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  if(NOT PERFLAB_FUZZ)
+    return()
+  endif()
+  if(NOT TARGET perflab_fuzz_targets)
+    add_custom_target(perflab_fuzz_targets)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  perflab_defaults(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  add_dependencies(perflab_fuzz_targets ${name})
+  set(scratch ${CMAKE_CURRENT_BINARY_DIR}/corpus/${name})
+  file(MAKE_DIRECTORY ${scratch} ${CMAKE_CURRENT_BINARY_DIR}/artifacts)
+  # An optional NAME.dict (libFuzzer dictionary) beside the source is used.
+  set(dict)
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${name}.dict)
+    set(dict -dict=${CMAKE_CURRENT_SOURCE_DIR}/${name}.dict)
+  endif()
+  add_test(NAME fuzz.${name}
+    COMMAND ${name} -max_total_time=${PERFLAB_FUZZ_SECONDS} -rss_limit_mb=2048
+            -timeout=10 -print_final_stats=1 ${dict}
+            -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/artifacts/${name}-
+            ${scratch} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/${name})
+  set_tests_properties(fuzz.${name} PROPERTIES
+    LABELS fuzz TIMEOUT ${PERFLAB_FUZZ_SECONDS}0)
+endfunction()

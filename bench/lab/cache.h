@@ -3,6 +3,10 @@
 // puts it in front of the miss path (join + serialisation), and a
 // deterministic hit-ratio simulation in virtual time.
 //
+// Kept apart from sim/cache.h on purpose: this one is real code under test
+// (real strings, a mutex, wall-clock TTL) that benchmarks time; the simulator's
+// is a model in virtual time that stores no values.
+//
 // PageCache is thread-safe (one mutex; values are immutable shared strings).
 // PageService is not (it owns a repository): one per thread, sharing a cache.
 #ifndef PERFLAB_BENCH_LAB_CACHE_H_

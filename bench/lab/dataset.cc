@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/lab/sqlite_util.h"
+#include "core/env.h"
 #include "core/random.h"
 
 #ifndef PERFLAB_DEFAULT_DATASET_DIR
@@ -222,7 +222,8 @@ absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
                                          const DatasetOptions& options) {
   auto shape = ShapeFor(options);
   if (!shape.ok()) return shape.status();
-  auto t0 = std::chrono::steady_clock::now();
+  const core::Env& env = core::Env::Default();
+  const int64_t t0 = env.NowNanos();
   std::filesystem::path target(path);
   std::error_code ec;
   if (target.has_parent_path()) {
@@ -243,9 +244,7 @@ absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
   BuildReport report;
   report.path = path;
   report.shape = *shape;
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
+  report.seconds = static_cast<double>(env.NowNanos() - t0) * 1e-9;
   report.file_bytes =
       static_cast<int64_t>(std::filesystem::file_size(path, ec));
   report.rebuilt = true;
@@ -343,14 +342,13 @@ absl::Status CheckDataset(const std::string& path,
 
 absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
                                           const DatasetOptions& options) {
-  auto t0 = std::chrono::steady_clock::now();
+  const core::Env& env = core::Env::Default();
+  const int64_t t0 = env.NowNanos();
   absl::Status check = CheckDataset(path, options);
   if (check.ok()) {
     BuildReport report;
     report.path = path;
-    report.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count();
+    report.seconds = static_cast<double>(env.NowNanos() - t0) * 1e-9;
     report.shape = *ShapeFor(options);
     std::error_code ec;
     report.file_bytes =
@@ -365,10 +363,9 @@ absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
   return report;
 }
 
-std::string DefaultDatasetPath(double scale) {
-  const char* env = std::getenv("PERFLAB_DATASET_DIR");
-  std::string dir =
-      env != nullptr && *env != '\0' ? env : PERFLAB_DEFAULT_DATASET_DIR;
+std::string DefaultDatasetPath(double scale, const core::Env& env) {
+  const std::string dir =
+      env.GetVar("PERFLAB_DATASET_DIR").value_or(PERFLAB_DEFAULT_DATASET_DIR);
   return absl::StrCat(dir, "/orders-scale-", absl::StrFormat("%g", scale),
                       ".sqlite");
 }

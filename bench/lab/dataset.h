@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/env.h"
 
 namespace perflab::lab {
 
@@ -72,7 +73,8 @@ absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
 
 // Where the benchmarks keep the database of a scale: in the build tree, under
 // fixtures/ (environment PERFLAB_DATASET_DIR overrides the directory).
-std::string DefaultDatasetPath(double scale);
+std::string DefaultDatasetPath(double scale,
+                               const core::Env& env = core::Env::Default());
 
 }  // namespace perflab::lab
 

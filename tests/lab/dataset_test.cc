@@ -156,3 +156,21 @@ TEST(DatasetTest, EnsureRebuildsAForeignFile) {
 
 }  // namespace
 }  // namespace perflab::lab
+
+namespace perflab::lab {
+namespace {
+
+// The dataset directory comes through the Env seam: a test sets it without
+// touching the process's environment.
+TEST(DatasetPath, EnvironmentVariableOverridesTheBuildTreeDefault) {
+  core::FakeEnv env;
+  const std::string fallback = DefaultDatasetPath(0.1, env);
+  EXPECT_TRUE(fallback.ends_with("/orders-scale-0.1.sqlite")) << fallback;
+  env.SetVar("PERFLAB_DATASET_DIR", "/data/perflab");
+  EXPECT_EQ(DefaultDatasetPath(0.1, env),
+            "/data/perflab/orders-scale-0.1.sqlite");
+  EXPECT_NE(fallback, DefaultDatasetPath(0.1, env));
+}
+
+}  // namespace
+}  // namespace perflab::lab

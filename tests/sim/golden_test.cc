@@ -2,6 +2,7 @@
 // default output matches fixtures/golden/sim/<name>.json byte for byte.
 // Regenerate deliberately with PERFLAB_UPDATE_GOLDEN=1 (a reviewed commit).
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -63,6 +64,22 @@ TEST_P(ScenarioDeterminism, DefaultOutputMatchesGolden) {
   std::stringstream expected;
   expected << in.rdbuf();
   EXPECT_EQ(actual, expected.str()) << path;
+}
+
+// A scenario whose registration went missing (or was dropped by the linker)
+// would silently leave the listing; its golden file gives it away.
+TEST(ScenarioRegistry, EveryGoldenFileHasARegisteredScenario) {
+  int goldens = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("fixtures/golden/sim")) {
+    if (entry.path().extension() != ".json") continue;
+    ++goldens;
+    const std::string name = entry.path().stem().string();
+    EXPECT_NE(FindScenario(name), nullptr) << name << " has a golden file but "
+                                           << "no registered scenario";
+  }
+  EXPECT_GE(goldens, 14);
+  EXPECT_EQ(static_cast<size_t>(goldens), Scenarios().size());
 }
 
 std::vector<std::string> Names() {

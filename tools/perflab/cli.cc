@@ -95,6 +95,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddSimCommands(app, registry);
   AddFixturesCommands(app, registry);
   AddRealityCommands(app, registry);
+  AddCompareCommands(app, registry);
 
   try {
     app.parse(argc, argv);
@@ -130,13 +131,18 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     err << CommandPath(Deepest(&app)) << ": " << doc.status().message() << "\n";
     return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
-  absl::StatusOr<core::Format> format = core::ParseFormat(*choice.format);
-  if (!format.ok()) {
-    err << "perflab: " << format.status().message() << "\n";
-    return 2;
+  const Registry::Extras& extras = registry.extras();
+  if (extras.render) {
+    out << extras.render(*doc, *choice.format);
+  } else {
+    absl::StatusOr<core::Format> format = core::ParseFormat(*choice.format);
+    if (!format.ok()) {
+      err << "perflab: " << format.status().message() << "\n";
+      return 2;
+    }
+    out << core::Render(*doc, *format);
   }
-  out << core::Render(*doc, *format);
-  return 0;
+  return extras.exit_code ? extras.exit_code() : 0;
 }
 
 }  // namespace perflab::cli

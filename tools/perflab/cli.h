@@ -36,9 +36,19 @@ class Registry {
   };
   Choice& chosen() { return chosen_; }
 
+  // Optional, set by a chosen leaf that renders formats of its own (compare's
+  // md) or has an exit code beyond 0 and 2 (compare: 1 when slower).
+  struct Extras {
+    std::function<std::string(const core::Document&, const std::string&)>
+        render;
+    std::function<int()> exit_code;
+  };
+  Extras& extras() { return extras_; }
+
  private:
   std::vector<std::unique_ptr<std::string>> formats_;
   Choice chosen_;
+  Extras extras_;
 };
 
 // Flag validators whose messages say what is accepted. They reject NaN and

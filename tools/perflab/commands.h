@@ -14,6 +14,8 @@ void AddFixturesCommands(CLI::App& root,
                          Registry& registry);  // fixtures_commands.cc
 void AddRealityCommands(CLI::App& root,
                         Registry& registry);  // reality_commands.cc
+void AddCompareCommands(CLI::App& root,
+                        Registry& registry);  // compare_command.cc
 
 }  // namespace perflab::cli
 

@@ -1,0 +1,142 @@
+// perflab compare BASE CONTENDER [--alpha A] [--threshold PCT]
+//                 [--metric real_time|cpu_time|COUNTER] [--format ...]:
+// two Google Benchmark JSON files (with repetitions) -> medians, change, U
+// test p-value and a verdict per benchmark; two perflab result JSON files
+// (sim, sweep, capstone) -> the fields that differ. Exit 0 when nothing is
+// slower (or different), 1 when something is, 2 for bad input.
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "rapidjson/document.h"
+#include "tools/compare/compare.h"
+#include "tools/compare/doc_diff.h"
+#include "tools/compare/gbench_json.h"
+#include "tools/compare/markdown.h"
+#include "tools/perflab/commands.h"
+
+namespace perflab::cli {
+namespace {
+
+struct Args {
+  std::string base, contender;
+  compare::Options options;
+  std::string format = "table";
+  int exit_code = 0;
+};
+
+absl::StatusOr<std::string> Slurp(const std::string& role,
+                                  const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(role, " '", path,
+                     "': cannot open; accepted: a readable "
+                     "JSON file"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+enum class Kind { kBenchmark, kResult };
+
+// Which of the two accepted shapes a file has (after it parsed as JSON).
+absl::StatusOr<Kind> KindOf(const std::string& role, const std::string& path,
+                            const rapidjson::Document& d) {
+  if (d.HasParseError()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        role, " '", path, "': not JSON (error at byte ", d.GetErrorOffset(),
+        "); accepted: Google Benchmark or perflab --format json output"));
+  }
+  if (d.IsObject() && d.HasMember("benchmarks")) return Kind::kBenchmark;
+  if (d.IsObject() && d.HasMember("title") && d["title"].IsString()) {
+    return Kind::kResult;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      role, " '", path,
+      "': neither Google Benchmark JSON (no \"benchmarks\" array) nor a "
+      "perflab result (no \"title\"); accepted: either"));
+}
+
+absl::StatusOr<core::Document> Run(Args& a) {
+  absl::StatusOr<std::string> base = Slurp("BASE", a.base);
+  if (!base.ok()) return base.status();
+  absl::StatusOr<std::string> cont = Slurp("CONTENDER", a.contender);
+  if (!cont.ok()) return cont.status();
+  rapidjson::Document bd, cd;
+  bd.Parse<rapidjson::kParseFullPrecisionFlag>(base->c_str(), base->size());
+  cd.Parse<rapidjson::kParseFullPrecisionFlag>(cont->c_str(), cont->size());
+  absl::StatusOr<Kind> bk = KindOf("BASE", a.base, bd);
+  if (!bk.ok()) return bk.status();
+  absl::StatusOr<Kind> ck = KindOf("CONTENDER", a.contender, cd);
+  if (!ck.ok()) return ck.status();
+  if (*bk != *ck) {
+    return absl::InvalidArgumentError(
+        "BASE and CONTENDER are different kinds of file (one Google Benchmark "
+        "JSON, one perflab result); accepted: two of the same kind");
+  }
+  if (*bk == Kind::kResult) {
+    compare::DocDiff diff = compare::DiffResults(bd, cd);
+    a.exit_code = diff.differs ? 1 : 0;
+    return std::move(diff.doc);
+  }
+  auto b = compare::ParseGbenchJson(*base, a.options.metric);
+  if (!b.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BASE '", a.base, "': ", b.status().message()));
+  }
+  auto c = compare::ParseGbenchJson(*cont, a.options.metric);
+  if (!c.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CONTENDER '", a.contender, "': ", c.status().message()));
+  }
+  absl::StatusOr<compare::Comparison> result =
+      compare::Compare(*b, *c, a.options);
+  if (!result.ok()) return result.status();
+  a.exit_code = result->any_slower ? 1 : 0;
+  return compare::ToDocument(*result, a.options);
+}
+
+}  // namespace
+
+void AddCompareCommands(CLI::App& root, Registry& registry) {
+  CLI::App* cmd = root.add_subcommand(
+      "compare",
+      "did CONTENDER get faster or slower than BASE, or is it noise? (two "
+      "Google Benchmark JSON files, or two perflab results)");
+  cmd->footer(
+      "Exit code: 0 nothing slower (results: identical), 1 something slower "
+      "(results: a field differs), 2 bad input.");
+  auto a = std::make_shared<Args>();
+  cmd->add_option("BASE", a->base, "the reference JSON file")->required();
+  cmd->add_option("CONTENDER", a->contender, "the JSON file under test")
+      ->required();
+  cmd->add_option("--alpha", a->options.alpha,
+                  "significance level of the U test (default 0.05)")
+      ->check(Fraction());
+  cmd->add_option("--threshold", a->options.threshold_pct,
+                  "smallest change in percent that counts (default 5)")
+      ->check(NonNegative());
+  cmd->add_option("--metric", a->options.metric,
+                  "real_time, cpu_time or a counter name (default real_time)");
+  cmd->add_option("--format", a->format,
+                  "output: table, json, csv, md (default table)")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  cmd->callback([&registry, a] {
+    registry.chosen() = Registry::Choice{[a]() { return Run(*a); }, &a->format};
+    Registry::Extras& extras = registry.extras();
+    extras.render = [](const core::Document& doc, const std::string& f) {
+      if (f == "md") return compare::ToMarkdown(doc);
+      return core::Render(doc, f == "json"  ? core::Format::kJson
+                               : f == "csv" ? core::Format::kCsv
+                                            : core::Format::kTable);
+    };
+    extras.exit_code = [a] { return a->exit_code; };
+  });
+}
+
+}  // namespace perflab::cli
