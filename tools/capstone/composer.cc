@@ -4,7 +4,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/case_study.h"
 #include "rapidjson/prettywriter.h"
@@ -57,17 +56,6 @@ const case_study::CapstoneStepFigures* CaseStudyRow(std::string_view name) {
     if (name == row.step) return &row;
   }
   return nullptr;
-}
-
-// A value as the human table prints it (fixed decimals; empty for none).
-std::string Cell(const core::Value& v, int decimals) {
-  if (const auto* d = std::get_if<double>(&v)) {
-    return absl::StrFormat("%.*f", decimals, *d);
-  }
-  if (const auto* n = std::get_if<int64_t>(&v)) return absl::StrCat(*n);
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "yes" : "no";
-  return "";
 }
 
 // A number, or an empty cell when it has no meaning (the first step's factor).
@@ -462,32 +450,6 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     key_double("sensitivity_delta", c.sensitivity_delta);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
-}
-
-std::string ToMarkdown(const core::Document& doc) {
-  std::string out = absl::StrCat("# ", doc.title(), "\n\n");
-  for (const core::Field& f : doc.fields()) {
-    absl::StrAppend(&out, "- ", f.label, ": ", Cell(f.value, f.decimals), "\n");
-  }
-  for (const core::Table& t : doc.tables()) {
-    absl::StrAppend(&out, "\n## ", t.title, "\n\n|");
-    for (const core::Column& col : t.columns) {
-      absl::StrAppend(&out, " ", col.header, " |");
-    }
-    absl::StrAppend(&out, "\n|");
-    for (size_t i = 0; i < t.columns.size(); ++i) absl::StrAppend(&out, "---|");
-    absl::StrAppend(&out, "\n");
-    for (const std::vector<core::Value>& row : t.rows) {
-      absl::StrAppend(&out, "|");
-      for (size_t i = 0; i < row.size(); ++i) {
-        absl::StrAppend(&out, " ", Cell(row[i], t.columns[i].decimals), " |");
-      }
-      absl::StrAppend(&out, "\n");
-    }
-  }
-  if (!doc.notes().empty()) absl::StrAppend(&out, "\n");
-  for (const std::string& n : doc.notes()) absl::StrAppend(&out, n, "\n");
-  return out;
 }
 
 }  // namespace perflab::capstone

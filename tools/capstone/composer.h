@@ -5,7 +5,8 @@
 // factor of each step against the previous one, the outcomes baseline against
 // final, $/1M at example prices, and optionally the elasticity of RPS to
 // every calibrated cost (--sensitivity). Renders the result as a Document
-// (table, csv), JSON with nested cpu_share, and Markdown.
+// (table, csv, and Markdown through compare::ToMarkdown) and as JSON with
+// the nested cpu_share.
 // Compose is thread-compatible; it is safe to call from several threads with
 // different options if the StepRunner is thread-safe.
 #ifndef PERFLAB_TOOLS_CAPSTONE_COMPOSER_H_
@@ -91,8 +92,6 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
 // outcomes, sensitivity?}. Deterministic: shortest round-trip numbers.
 std::string ToJson(const Composition& c, const CalibrationIdentity& id,
                    const models::CostOptions& cost);
-// Markdown pipe tables of the Document (for reports/capstone.md).
-std::string ToMarkdown(const core::Document& doc);
 
 }  // namespace perflab::capstone
 

@@ -96,6 +96,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddFixturesCommands(app, registry);
   AddRealityCommands(app, registry);
   AddCompareCommands(app, registry);
+  AddCapstoneCommands(app, registry);
 
   try {
     app.parse(argc, argv);
