@@ -122,6 +122,20 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
   return text;
 }
 
+// Google Benchmark writes NaN (a cv of a constant counter) and Infinity,
+// which strict JSON readers refuse; they only ever appear in aggregate rows,
+// which the reader skips, so they become null.
+std::string WithoutNonFinite(std::string text) {
+  for (const char* word : {"-NaN", "NaN", "-Infinity", "Infinity"}) {
+    const std::string from = absl::StrCat(": ", word);
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at)) {
+      text.replace(at, from.size(), ": null");
+    }
+  }
+  return text;
+}
+
 struct Measured {
   double median = 0;
   std::string unit;
@@ -278,13 +292,16 @@ absl::StatusOr<CalibrationFile> Calibrate(
       text = RunFamily(options, family, names[family]);
     }
     if (!text.ok()) return text.status();
-    texts[family] = *std::move(text);
+    texts[family] = WithoutNonFinite(*std::move(text));
   }
   auto measure = [&](const std::string& family, const std::string& metric,
                      const std::string& name) -> absl::StatusOr<Measured> {
     absl::StatusOr<std::vector<compare::BenchmarkSamples>> samples =
         compare::ParseGbenchJson(texts[family], metric);
-    if (!samples.ok()) return samples.status();
+    if (!samples.ok()) {
+      return Bad(absl::StrCat("bench_", family,
+                              " results: ", samples.status().message()));
+    }
     for (const compare::BenchmarkSamples& s : *samples) {
       if (StripIterations(s.name) == name && !s.values.empty()) {
         return Measured{Median(s.values), s.unit};

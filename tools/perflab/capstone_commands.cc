@@ -153,7 +153,39 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
 struct CalibrateArgs {
   capstone::CalibrateOptions options;
   std::string out = kDefaultCalibration;
+  bool schema = false;
+  std::string format = "table";
 };
+
+// The schema of fixtures/calibration/README.md: every field, its unit and
+// meaning, and the benchmark the map measures it with (or seed-h2).
+absl::StatusOr<core::Document> Schema(const CalibrateArgs& a) {
+  std::ifstream in(a.options.map_path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<capstone::FieldSource>> map =
+      capstone::ParseCalibrationMap(text.str());
+  if (!map.ok()) return map.status();
+  core::Document doc("calibration fields (perflab-calibration-1)");
+  core::Table& t = doc.AddTable("fields", "Fields",
+                                {{"field", "field"},
+                                 {"unit", "unit"},
+                                 {"meaning", "meaning"},
+                                 {"measured_by", "perflab calibrate reads"}});
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    std::string by = "not measured: seed-h2 value";
+    for (const capstone::FieldSource& s : *map) {
+      if (s.field != f.name) continue;
+      by = absl::StrCat(
+          "bench_", s.family, " `", s.benchmark, "` ", s.metric,
+          s.minus.empty() ? "" : absl::StrCat(" - `", s.minus, "`"),
+          s.multiply == 1 ? "" : absl::StrCat(" x ", s.multiply));
+    }
+    t.Add({absl::StrCat("`", std::string(f.name), "`"), std::string(f.unit),
+           std::string(f.meaning), by});
+  }
+  return doc;
+}
 
 absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
   absl::StatusOr<capstone::CalibrationFile> file = capstone::Calibrate(
@@ -249,7 +281,23 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                   "directory of the bench_<family> binaries");
   cal->add_option("--map", c->options.map_path,
                   "benchmark map (default bench/benchmarks.json)");
-  registry.Produces(cal, [c]() { return RunCalibrate(*c); });
+  cal->add_flag("--schema", c->schema,
+                "print the fields (unit, meaning, benchmark) instead");
+  cal->add_option("--format", c->format,
+                  "output: table, json, csv, md (default table)")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  cal->callback([&registry, c] {
+    registry.chosen() = Registry::Choice{
+        [c]() { return c->schema ? Schema(*c) : RunCalibrate(*c); },
+        &c->format};
+    registry.extras().render = [](const core::Document& doc,
+                                  const std::string& f) {
+      if (f == "md") return compare::ToMarkdown(doc);
+      return core::Render(doc, f == "json"  ? core::Format::kJson
+                               : f == "csv" ? core::Format::kCsv
+                                            : core::Format::kTable);
+    };
+  });
 }
 
 }  // namespace perflab::cli
