@@ -2,7 +2,7 @@
 
 #include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
+#include <unistd.h>  // environ, access, gethostname
 
 #include <algorithm>
 #include <cstdlib>
@@ -18,8 +18,6 @@
 #include "absl/strings/str_join.h"
 #include "rapidjson/document.h"
 #include "tools/compare/gbench_json.h"
-
-extern char** environ;
 
 namespace perflab::capstone {
 namespace {
@@ -62,10 +60,11 @@ std::string FilterFor(const std::string& name) {
   }
   const std::string it = "(/iterations:[0-9]+)?";
   const size_t rt = escaped.find("/real_time");
-  if (rt != std::string::npos)
+  if (rt != std::string::npos) {
     escaped.insert(rt, it);
-  else
+  } else {
     escaped += it;
+  }
   return "^" + escaped + "$";
 }
 
@@ -86,6 +85,7 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
                             "(tools/lab build) or --from DIR"));
   }
   std::vector<std::string> filters;
+  filters.reserve(names.size());
   for (const std::string& n : names) filters.push_back(FilterFor(n));
   char tmpl[] = "/tmp/perflab-calibrate-XXXXXX";
   const int fd = mkstemp(tmpl);
@@ -100,6 +100,7 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
       "--benchmark_out_format=json",
       absl::StrCat("--benchmark_out=", out)};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // The benchmark's console table goes to our stderr: progress, not output.
@@ -161,8 +162,11 @@ absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
     return Bad(
         "benchmark map: malformed JSON; accepted: bench/benchmarks.json");
   }
-  auto section = doc.FindMember("calibration");
-  if (section == doc.MemberEnd() || !section->value.IsObject()) {
+  // A const view: RapidJSON 1.1's non-const iterators compare ambiguously
+  // in C++20.
+  const rapidjson::Value& root = doc;
+  auto section = root.FindMember("calibration");
+  if (section == root.MemberEnd() || !section->value.IsObject()) {
     return Bad(
         "benchmark map: no \"calibration\" object; accepted: "
         "bench/benchmarks.json with a calibration section");

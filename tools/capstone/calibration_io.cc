@@ -119,11 +119,14 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
         rapidjson::GetParseError_En(doc.GetParseError()), "); accepted: a ",
         std::string(kCalibrationFormat), " object"));
   }
-  if (!doc.IsObject()) {
+  // A const view: RapidJSON 1.1's non-const iterators compare ambiguously
+  // in C++20.
+  const rapidjson::Value& root = doc;
+  if (!root.IsObject()) {
     return Bad(absl::StrCat("calibration: not a JSON object; accepted: a ",
                             std::string(kCalibrationFormat), " object"));
   }
-  for (auto m = doc.MemberBegin(); m != doc.MemberEnd(); ++m) {
+  for (auto m = root.MemberBegin(); m != root.MemberEnd(); ++m) {
     std::string_view key(m->name.GetString(), m->name.GetStringLength());
     if (key != "format" && key != "name" && key != "description" &&
         key != "fields") {
@@ -132,7 +135,7 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
                               "fields"));
     }
   }
-  absl::StatusOr<std::string> format = TopString(doc, "format", true);
+  absl::StatusOr<std::string> format = TopString(root, "format", true);
   if (!format.ok()) return format.status();
   if (*format != std::string(kCalibrationFormat)) {
     return Bad(absl::StrCat("calibration: format '", *format,
@@ -140,16 +143,16 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
                             std::string(kCalibrationFormat), "'"));
   }
   CalibrationFile file;
-  absl::StatusOr<std::string> name = TopString(doc, "name", true);
+  absl::StatusOr<std::string> name = TopString(root, "name", true);
   if (!name.ok()) return name.status();
   file.name = *name;
   absl::StatusOr<std::string> description =
-      TopString(doc, "description", false);
+      TopString(root, "description", false);
   if (!description.ok()) return description.status();
   file.description = *description;
 
-  auto fields = doc.FindMember("fields");
-  if (fields == doc.MemberEnd() || !fields->value.IsObject()) {
+  auto fields = root.FindMember("fields");
+  if (fields == root.MemberEnd() || !fields->value.IsObject()) {
     return Bad(
         "calibration: missing \"fields\" object; accepted: an object with "
         "one entry per field");

@@ -23,6 +23,7 @@ template <typename F>
 double MedianOf(const std::vector<sim::OrderServiceResult>& results,
                 size_t first, int repeats, F metric) {
   std::vector<double> v;
+  v.reserve(repeats);
   for (int r = 0; r < repeats; ++r) v.push_back(metric(results[first + r]));
   return Median(std::move(v));
 }

@@ -144,7 +144,8 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
                                             compare::ToMarkdown(doc)},
         {"capstone.csv", core::ToCsv(doc)},
         {"capstone.json", a.json}}) {
-    absl::Status s = core::WriteFileAtomic(dir + "/" + name, content);
+    absl::Status s =
+        core::WriteFileAtomic(absl::StrCat(dir, "/", name), content);
     if (!s.ok()) return s;
   }
   return doc;
