@@ -104,6 +104,44 @@ inline constexpr double kCacheHitRatio = 0.97;
 inline constexpr double kCacheStepPerS = 5'293;
 inline constexpr int64_t kCustomers = 5'000;
 
+// Capstone chapter: the ten-step table the case study printed (median of 3;
+// closed loop of 32 clients, open loop at 40 req/s). `factor` is RPS against
+// the previous step (0 for the baseline). The composer prints its own figures
+// beside these; tests never use them as expected values of the model.
+struct CapstoneStepFigures {
+  const char* step;  // perflab's step name (tools/capstone/steps.h)
+  double rps, p95_ms, p99_ms, open_p99_ms, cpu_cores;
+  double queries_per_request, usd_per_million, factor;
+};
+inline constexpr CapstoneStepFigures kCapstoneTable[] = {
+    {"baseline", 86, 663.9, 922.8, 133.1, 4.3, 81, 1.747, 0},
+    {"index", 691, 97.3, 125.4, 36.2, 4.0, 81, 0.217, 8.03},
+    {"join", 1224, 51.6, 73.7, 14.6, 4.5, 1, 0.123, 1.77},
+    {"keep-alive", 263, 202.8, 300.8, 68.7, 0.9, 1, 0.571, 0.21},
+    {"tcp-nodelay", 1762, 35.9, 60.5, 10.3, 3.7, 1, 0.085, 6.70},
+    {"pool-8", 1973, 30.8, 42.6, 9.0, 3.9, 1, 0.076, 1.12},
+    {"virtual-threads", 2469, 25.1, 36.0, 12.1, 4.8, 1, 0.061, 1.25},
+    {"cache", 5293, 15.3, 26.5, 9.8, 3.7, 0, 0.028, 2.14},
+    {"heap-768", 5214, 14.4, 23.9, 8.3, 2.2, 0, 0.029, 0.99},
+    {"right-size", 6066, 11.5, 18.0, 10.2, 1.9, 0, 0.013, 1.16},
+};
+// Capstone chapter: the outcomes it printed, baseline against final step
+// ("x lower" for latency and cost, "x higher" for throughput).
+inline constexpr double kCapstoneP99Outcome = 51;
+inline constexpr double kCapstoneOpenP99Outcome = 13;
+inline constexpr double kCapstoneRpsOutcome = 71;
+inline constexpr double kCapstoneCostOutcome = 139;
+// Capstone chapter: the rig's memory price basis (8 or 4 vCPU + 1 GiB), its
+// open loop (40 req/s for 20 s), warm-up and closed-loop window.
+inline constexpr double kCapstoneMemGib = 1;
+inline constexpr double kOpenLoopRatePerS = 40;
+inline constexpr double kOpenLoopDurationS = 20;
+inline constexpr double kRigWarmupS = 8;
+inline constexpr double kClosedLoopDurationS = 15;
+// Capstone chapter: the steps' new settings (pool 4 -> 8, 8 -> 4 vCPU).
+inline constexpr int64_t kTunedDbPool = 8;
+inline constexpr int64_t kRightSizedCores = 4;
+
 }  // namespace perflab::case_study
 
 #endif  // PERFLAB_CORE_CASE_STUDY_H_

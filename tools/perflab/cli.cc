@@ -98,6 +98,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddRealityCommands(app, registry);
   AddCompareCommands(app, registry);
   AddSweepCommands(app, registry);
+  AddCapstoneCommands(app, registry);
 
   try {
     app.parse(argc, argv);

@@ -18,6 +18,8 @@ void AddCompareCommands(CLI::App& root,
                         Registry& registry);  // compare_command.cc
 void AddSweepCommands(CLI::App& root,
                       Registry& registry);  // sweep_commands.cc
+void AddCapstoneCommands(CLI::App& root,
+                         Registry& registry);  // capstone_commands.cc
 
 }  // namespace perflab::cli
 

@@ -1,0 +1,178 @@
+// perflab calibrate's arithmetic on hand-written Google Benchmark JSON:
+// medians (not means), a subtracted benchmark, a factor, unit conversion
+// (us, ns -> ms, bytes -> MiB), unmeasured fields from the seed file; the
+// map's bad entries; and the committed files: fixtures/calibration/README.md
+// lists every field with its unit, the committed calibrations parse.
+#include "tools/capstone/calibrate.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace perflab::capstone {
+namespace {
+
+using ::testing::HasSubstr;
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string Row(const std::string& name, const std::string& unit, double time,
+                const std::string& counters = "") {
+  return absl::StrCat(R"({"name": ")", name, R"(", "run_name": ")", name,
+                      R"(", "run_type": "iteration", "time_unit": ")", unit,
+                      R"(", "real_time": )", time, R"(, "cpu_time": )", time,
+                      counters, "}");
+}
+
+class CalibrateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           absl::StrCat("perflab_calibrate_test_", getpid());
+    std::filesystem::create_directories(dir_);
+    // db: N+1 pages 100, 120, 110 us (median 110); the indexed query 20, 10,
+    // 30 us (median 20) and an aggregate row that must be ignored.
+    Write(
+        dir_ / "db.json",
+        absl::StrCat(
+            R"({"benchmarks": [)", Row("P", "us", 100), ",", Row("Q", "us", 20),
+            ",", Row("P", "us", 120), ",", Row("Q", "us", 10), ",",
+            Row("P", "us", 110), ",", Row("Q", "us", 30), ",",
+            R"({"name": "P_mean", "run_name": "P", "run_type": "aggregate",)"
+            R"( "time_unit": "us", "real_time": 999, "cpu_time": 999, )"
+            R"("x": NaN}]})"));
+    // net: a stall of 41, 45, 43 ms in ns (median 43e6 ns).
+    Write(dir_ / "net.json",
+          absl::StrCat(R"({"benchmarks": [)",
+                       Row("S/iterations:12/real_time", "ns", 41e6), ",",
+                       Row("S/iterations:12/real_time", "ns", 45e6), ",",
+                       Row("S/iterations:12/real_time", "ns", 43e6), "]}"));
+    // alloc: 1 MiB per page (a counter, in bytes).
+    Write(dir_ / "alloc.json",
+          absl::StrCat(R"({"benchmarks": [)",
+                       Row("A", "ns", 5, R"(, "bytes_allocated": 1048576)"),
+                       "]}"));
+    Write(dir_ / "map.json", R"({"calibration": {
+      "item_statement_us": {"family": "db", "benchmark": "P",
+        "metric": "cpu_time", "conversion": {"minus": "Q", "multiply": 0.0125}},
+      "nagle_stall_ms": {"family": "net", "benchmark": "S/real_time",
+        "metric": "real_time"},
+      "alloc_per_request_mib": {"family": "alloc", "benchmark": "A",
+        "metric": "bytes_allocated", "conversion": {"multiply": 4}}}})");
+    options_.from_dir = dir_.string();
+    options_.map_path = (dir_ / "map.json").string();
+    options_.seed_path = (dir_ / "absent.json").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+  CalibrateOptions options_;
+};
+
+TEST_F(CalibrateTest, MediansDifferencesFactorsAndUnits) {
+  absl::StatusOr<CalibrationFile> f = Calibrate(options_, nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_DOUBLE_EQ(f->values.item_statement_us, (110 - 20) * 0.0125);
+  EXPECT_DOUBLE_EQ(f->values.nagle_stall_ms, 43);
+  EXPECT_DOUBLE_EQ(f->values.alloc_per_request_mib, 4);
+  // Unmeasured: sim::Calibration's defaults, and the source says so.
+  const sim::Calibration defaults;
+  EXPECT_EQ(f->values.inventory_service_ms, defaults.inventory_service_ms);
+  const auto& fields = sim::CalibrationFields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == "inventory_service_ms") {
+      EXPECT_THAT(f->sources[i], HasSubstr("not measured"));
+    }
+    if (fields[i].name == "item_statement_us") {
+      EXPECT_THAT(f->sources[i], HasSubstr("P median cpu_time 110"));
+    }
+  }
+  // What it writes reads back.
+  EXPECT_TRUE(ParseCalibration(WriteCalibration(*f)).ok());
+}
+
+TEST_F(CalibrateTest, SeedFileFillsTheUnmeasuredFields) {
+  CalibrationFile seed;
+  seed.name = "seed-h2";
+  seed.sources.assign(sim::CalibrationFields().size(), "the figure");
+  seed.values.inventory_service_ms = 7;
+  seed.values.item_statement_us = 999;  // measured: must be replaced
+  Write((dir_ / "seed.json").string(), WriteCalibration(seed));
+  options_.seed_path = (dir_ / "seed.json").string();
+  absl::StatusOr<CalibrationFile> f = Calibrate(options_, nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->values.inventory_service_ms, 7);
+  EXPECT_DOUBLE_EQ(f->values.item_statement_us, 1.125);
+}
+
+TEST_F(CalibrateTest, MissingBenchmarkOrFamilyIsOneLine) {
+  std::filesystem::remove(dir_ / "net.json");
+  absl::StatusOr<CalibrationFile> f = Calibrate(options_, nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("net.json"));
+  Write(dir_ / "net.json",
+        absl::StrCat(R"({"benchmarks": [)", Row("T", "ns", 1), "]}"));
+  f = Calibrate(options_, nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("'S/real_time'"));
+}
+
+TEST(CalibrationMap, BadEntries) {
+  auto bad = [](const std::string& json, const std::string& mentions) {
+    absl::StatusOr<std::vector<FieldSource>> m = ParseCalibrationMap(json);
+    ASSERT_FALSE(m.ok()) << json;
+    EXPECT_THAT(m.status().message(), HasSubstr(mentions));
+  };
+  bad(R"({"pairs": []})", "no \"calibration\"");
+  bad(R"({"calibration": {"warp_us": {"family": "db", "benchmark": "B",
+        "metric": "cpu_time"}}})",
+      "'warp_us' is not a calibration field");
+  bad(R"({"calibration": {"gzip_us": {"family": "db"}}})",
+      "needs family, benchmark and metric");
+}
+
+TEST(ConvertUnit, ByHand) {
+  EXPECT_DOUBLE_EQ(*ConvertUnit(2500, "ns", "us"), 2.5);
+  EXPECT_DOUBLE_EQ(*ConvertUnit(2500, "us", "ms"), 2.5);
+  EXPECT_DOUBLE_EQ(*ConvertUnit(3, "ms", "us"), 3000);
+  EXPECT_DOUBLE_EQ(*ConvertUnit(2, "s", "ms"), 2000);
+  EXPECT_DOUBLE_EQ(*ConvertUnit(3 * 1048576.0, "", "MiB"), 3);
+  EXPECT_FALSE(ConvertUnit(1, "us", "MiB").ok());
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(CalibrationReadme, ListsEveryFieldWithItsUnit) {
+  const std::string readme = ReadFile("fixtures/calibration/README.md");
+  ASSERT_FALSE(readme.empty()) << "run from the source root";
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    EXPECT_THAT(readme,
+                HasSubstr(absl::StrCat("| `", std::string(f.name), "` | ",
+                                       std::string(f.unit), " |")))
+        << f.name << ": regenerate with perflab calibrate --schema --format md";
+  }
+}
+
+TEST(CommittedCalibrations, Parse) {
+  for (const char* path : {"fixtures/calibration/reference.json",
+                           "fixtures/calibration/seed-h2.json"}) {
+    if (!std::filesystem::exists(path)) continue;  // seed-h2: MODEL's file
+    absl::StatusOr<CalibrationFile> f = ReadCalibrationFile(path);
+    EXPECT_TRUE(f.ok()) << f.status();
+  }
+  EXPECT_TRUE(std::filesystem::exists("fixtures/calibration/reference.json"));
+}
+
+}  // namespace
+}  // namespace perflab::capstone

@@ -1,0 +1,96 @@
+// perflab capstone / calibrate through the CLI: every bad input is one line
+// on stderr naming the input and what is accepted, exit 2, nothing on stdout
+// and no report written.
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/tools/cli_runner.h"
+
+namespace perflab::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class CapstoneCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    out_ = std::filesystem::temp_directory_path() /
+           absl::StrCat("perflab_capstone_cli_", getpid());
+    std::filesystem::remove_all(out_);
+  }
+  void TearDown() override { std::filesystem::remove_all(out_); }
+
+  void ExpectBad(std::vector<std::string> args, const std::string& mentions) {
+    args.push_back("--out-dir");
+    args.push_back(out_.string());
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(mentions));
+    EXPECT_THAT(r.err, HasSubstr("accepted"));
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(std::filesystem::exists(out_)) << "a report was written";
+  }
+
+  std::string Bad(const std::string& name, const std::string& text) {
+    std::filesystem::create_directories(out_.string() + "_in");
+    const std::string path = out_.string() + "_in/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::filesystem::path out_;
+};
+
+constexpr char kReference[] = "fixtures/calibration/reference.json";
+
+TEST_F(CapstoneCli, BadStepsPricesAndUtilisation) {
+  ExpectBad({"capstone", "--calibration", kReference, "--steps", "index,idx"},
+            "unknown step 'idx'");
+  ExpectBad({"capstone", "--calibration", kReference, "--steps", "cache,cache"},
+            "'cache' is repeated");
+  ExpectBad(
+      {"capstone", "--calibration", kReference, "--usd-per-vcpu-hour", "-1"},
+      "--usd-per-vcpu-hour");
+  ExpectBad(
+      {"capstone", "--calibration", kReference, "--target-utilisation", "1.5"},
+      "(0, 1]");
+  ExpectBad(
+      {"capstone", "--calibration", kReference, "--db-round-trip-ms", "nan"},
+      "--db-round-trip-ms");
+  CliResult r = RunCli({"capstone", "--calibration", kReference, "--format",
+                        "xml", "--out-dir", out_.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("not in {table,json,csv,md}"));
+  EXPECT_FALSE(std::filesystem::exists(out_));
+}
+
+TEST_F(CapstoneCli, BadCalibrationFiles) {
+  ExpectBad({"capstone", "--calibration", "/nonexistent.json"},
+            "/nonexistent.json");
+  ExpectBad({"capstone", "--calibration", Bad("broken.json", "{\"format\": ")},
+            "malformed JSON");
+  std::filesystem::remove_all(out_.string() + "_in");
+}
+
+TEST_F(CapstoneCli, ListStepsIsTheKeyValueOfEach) {
+  CliResult r = RunCli({"capstone", "--list-steps", "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("heap-768,heap_mib=768"));
+  EXPECT_THAT(r.out, HasSubstr("right-size,cores=4"));
+}
+
+TEST_F(CapstoneCli, CalibrateBadInputWritesNothing) {
+  const std::string out = out_.string() + "/calibration.json";
+  CliResult r =
+      RunCli({"calibrate", "--from", "/nonexistent-dir", "--out", out});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent-dir"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
+}  // namespace perflab::testing

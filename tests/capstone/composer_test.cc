@@ -1,0 +1,204 @@
+// The composer against a fake model whose answers are known: medians of 3
+// (not means), factors, outcomes, $/1M by the cost formula worked by hand,
+// CPU shares, the rig's loads and seeds, and elasticities of a model whose
+// RPS is an explicit function of one cost.
+#include "tools/capstone/composer.h"
+
+#include <map>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace perflab::capstone {
+namespace {
+
+using ::testing::ElementsAre;
+
+// Per-seed multipliers: the median of {1.0, 1.3, 0.8} is 1.0, the mean 1.033.
+double SeedFactor(uint64_t seed) {
+  static const std::map<uint64_t, double> kBySeed = {
+      {42, 1.0}, {43, 1.3}, {44, 0.8}};
+  return kBySeed.at(seed);
+}
+
+struct FakeModel {
+  std::vector<sim::OrderServiceLoad> loads;
+  std::vector<uint64_t> seeds;
+
+  StepRunner Runner() {
+    return [this](const sim::Calibration& cal,
+                  const sim::OrderServiceConfig& config,
+                  const sim::OrderServiceLoad& load,
+                  uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
+      loads.push_back(load);
+      seeds.push_back(seed);
+      const double m = SeedFactor(seed);
+      // Base RPS 100; the index x8; the cache x2; a 100 us scan halves it.
+      const double base = 100 * (config.index ? 8 : 1) *
+                          (config.cache ? 2 : 1) * 200 /
+                          (100 + cal.orders_query_scan_us);
+      sim::OrderServiceResult r;
+      r.rps = base * m;
+      r.avg_ms = 1000 / base * m;
+      r.p95_ms = 5000 / base * m;
+      r.p99_ms = load.open ? (config.index ? 5 : 25) * m : 10000 / base * m;
+      r.cpu_cores = 4 * m;
+      r.cpu.database = 3 * m;
+      r.cpu.http = 0.5 * m;
+      r.cpu.other = 0.5 * m;
+      r.queries_per_request = config.cache ? 0.1 : 81;
+      r.cache_hit_ratio = config.cache ? 0.9 : 0;
+      r.generator_utilisation = 0.01 * m;
+      return r;
+    };
+  }
+};
+
+ComposeOptions Options(const std::string& steps) {
+  ComposeOptions o;
+  o.steps = *ParseSteps(steps);
+  for (const auto& f : sim::CalibrationFields()) o.calibration.*f.member = 0;
+  o.calibration.orders_query_scan_us = 100;
+  return o;
+}
+
+TEST(Composer, MediansFactorsOutcomesAndCost) {
+  FakeModel fake;
+  absl::StatusOr<Composition> c =
+      Compose(Options("index,cache"), fake.Runner());
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->figures.size(), 3u);
+  EXPECT_THAT(c->seeds, ElementsAre(42, 43, 44));
+  // Base RPS with a 100 us scan: 100 * 200 / 200 = 100; x8; x2.
+  EXPECT_DOUBLE_EQ(c->figures[0].rps, 100);
+  EXPECT_DOUBLE_EQ(c->figures[1].rps, 800);
+  EXPECT_DOUBLE_EQ(c->figures[2].rps, 1600);
+  EXPECT_DOUBLE_EQ(c->figures[0].avg_ms, 10);
+  EXPECT_DOUBLE_EQ(c->figures[0].p95_ms, 50);
+  EXPECT_DOUBLE_EQ(c->figures[0].p99_ms, 100);
+  EXPECT_DOUBLE_EQ(c->figures[0].open_p99_ms, 25);
+  EXPECT_DOUBLE_EQ(c->figures[2].open_p99_ms, 5);
+  EXPECT_DOUBLE_EQ(c->figures[0].factor, 0);
+  EXPECT_DOUBLE_EQ(c->figures[1].factor, 8);
+  EXPECT_DOUBLE_EQ(c->figures[2].factor, 2);
+  EXPECT_DOUBLE_EQ(c->figures[2].cache_hit_ratio, 0.9);
+  EXPECT_DOUBLE_EQ(c->figures[2].queries_per_request, 0.1);
+  // CPU: 3 of 4 cores in the database, 0.5 HTTP, 0.5 other.
+  EXPECT_DOUBLE_EQ(c->figures[0].cpu_cores, 4);
+  EXPECT_DOUBLE_EQ(c->figures[0].cpu_share.database, 75);
+  EXPECT_DOUBLE_EQ(c->figures[0].cpu_share.http, 12.5);
+  EXPECT_DOUBLE_EQ(c->figures[0].cpu_share.other, 12.5);
+  EXPECT_DOUBLE_EQ(c->figures[0].cpu_share.gc, 0);
+  EXPECT_DOUBLE_EQ(c->figures[0].generator_utilisation, 0.01);
+  // $/1M: (8 x 0.040 + 1 x 0.0045) $/h / (0.6 x 100 x 3600) x 1e6.
+  EXPECT_NEAR(c->figures[0].usd_per_million, 1.5023148148, 1e-9);
+  EXPECT_NEAR(c->figures[2].usd_per_million, 1.5023148148 / 16, 1e-9);
+  // Outcomes: p99 100 -> 100/16; open 25 -> 5; RPS x16; cost x16.
+  EXPECT_DOUBLE_EQ(c->p99_x, 16);
+  EXPECT_DOUBLE_EQ(c->open_p99_x, 5);
+  EXPECT_DOUBLE_EQ(c->rps_x, 16);
+  EXPECT_NEAR(c->cost_x, 16, 1e-12);
+}
+
+TEST(Composer, RunsTheCaseStudysRig) {
+  FakeModel fake;
+  ASSERT_TRUE(Compose(Options("index"), fake.Runner()).ok());
+  // 2 steps x (3 closed + 3 open).
+  ASSERT_EQ(fake.loads.size(), 12u);
+  int closed = 0, open = 0;
+  for (const sim::OrderServiceLoad& l : fake.loads) {
+    EXPECT_EQ(l.warmup_s, 8);
+    if (l.open) {
+      ++open;
+      EXPECT_EQ(l.rate_per_s, 40);
+      EXPECT_EQ(l.duration_s, 20);
+    } else {
+      ++closed;
+      EXPECT_EQ(l.clients, 32);
+      EXPECT_EQ(l.duration_s, 15);
+    }
+  }
+  EXPECT_EQ(closed, 6);
+  EXPECT_EQ(open, 6);
+}
+
+TEST(Composer, RightSizingHalvesTheVcpuPrice) {
+  FakeModel fake;
+  absl::StatusOr<Composition> c = Compose(Options("right-size"), fake.Runner());
+  ASSERT_TRUE(c.ok());
+  // Same RPS (the fake ignores cores): (4 x 0.040 + 0.0045) / (8 x 0.040 +
+  // 0.0045) = 0.1645 / 0.3245.
+  EXPECT_NEAR(c->figures[1].usd_per_million / c->figures[0].usd_per_million,
+              0.1645 / 0.3245, 1e-12);
+}
+
+TEST(Composer, ElasticityOfAnExplicitFunction) {
+  FakeModel fake;
+  ComposeOptions o = Options("index");
+  o.sensitivity = true;
+  absl::StatusOr<Composition> c = Compose(o, fake.Runner());
+  ASSERT_TRUE(c.ok());
+  // RPS ~ 1 / (100 + s) at s = 100: (1/210 - 1/190) / (0.2 x 1/200)
+  // = 200 x (190 - 210) / (210 x 190 x 0.2) = -4000 / 7980.
+  size_t scan = 0;
+  const auto& fields = sim::CalibrationFields();
+  while (fields[scan].name != "orders_query_scan_us") ++scan;
+  for (size_t step = 0; step < 2; ++step) {
+    ASSERT_EQ(c->sensitivity[step].size(), fields.size());
+    EXPECT_NEAR(c->sensitivity[step][scan].elasticity, -4000.0 / 7980, 1e-12);
+    for (size_t k = 0; k < fields.size(); ++k) {
+      if (k != scan) {
+        EXPECT_EQ(c->sensitivity[step][k].elasticity, 0);
+      }
+    }
+    EXPECT_THAT(TopThree(c->sensitivity[step]), ElementsAre(scan));
+  }
+  // 12 main runs + 2 steps x 1 non-zero cost x 2 signs x 3 repeats.
+  EXPECT_EQ(fake.seeds.size(), 24u);
+}
+
+TEST(Composer, TopThreeMostNegativeFirstTiesInFieldOrder) {
+  std::vector<Elasticity> row(5);
+  row[0].elasticity = -0.2;
+  row[1].elasticity = 0.5;
+  row[2].elasticity = -0.9;
+  row[3].elasticity = -0.2;
+  row[4].elasticity = -0.1;
+  EXPECT_THAT(TopThree(row), ElementsAre(2, 0, 3));
+}
+
+TEST(Composer, SameInputsSameBytesForAnyJobs) {
+  FakeModel a, b;
+  ComposeOptions o = Options("");
+  o.sensitivity = true;
+  absl::StatusOr<Composition> one = Compose(o, a.Runner());
+  o.jobs = 3;
+  absl::StatusOr<Composition> three = Compose(o, b.Runner());
+  ASSERT_TRUE(one.ok() && three.ok());
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  EXPECT_EQ(ToJson(*one, id, {}), ToJson(*three, id, {}));
+  EXPECT_EQ(core::ToText(ToDocument(*one, id, {})),
+            core::ToText(ToDocument(*three, id, {})));
+}
+
+TEST(Composer, ModelErrorsAndBadOptionsPropagate) {
+  int calls = 0;
+  StepRunner failing =
+      [&calls](const sim::Calibration&, const sim::OrderServiceConfig&,
+               const sim::OrderServiceLoad&,
+               uint64_t) -> absl::StatusOr<sim::OrderServiceResult> {
+    if (++calls == 4) return absl::InternalError("model broke");
+    return sim::OrderServiceResult{};
+  };
+  absl::StatusOr<Composition> c = Compose(Options("index"), failing);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), "model broke");
+  ComposeOptions o = Options("index");
+  o.repeats = 0;
+  EXPECT_EQ(Compose(o, failing).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace perflab::capstone

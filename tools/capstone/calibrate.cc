@@ -1,0 +1,369 @@
+#include "tools/capstone/calibrate.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>  // environ, access, gethostname
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "rapidjson/document.h"
+#include "tools/compare/gbench_json.h"
+
+namespace perflab::capstone {
+namespace {
+
+absl::Status Bad(const std::string& what) {
+  return absl::InvalidArgumentError(what);
+}
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Bad(absl::StrCat("'", path,
+                            "': cannot read; accepted: a readable "
+                            "file"));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// "BM_X/iterations:12/real_time" -> "BM_X/real_time" (run names in the map
+// leave out the fixed iteration count).
+std::string StripIterations(std::string name) {
+  const size_t at = name.find("/iterations:");
+  if (at == std::string::npos) return name;
+  size_t end = name.find('/', at + 1);
+  if (end == std::string::npos) end = name.size();
+  return name.erase(at, end - at);
+}
+
+// A benchmark filter matching exactly `name`, with or without /iterations:N
+// before /real_time or at the end.
+std::string FilterFor(const std::string& name) {
+  std::string escaped;
+  for (char ch : name) {
+    if (std::string_view(".^$|()[]{}*+?\\").find(ch) != std::string::npos) {
+      escaped += '\\';
+    }
+    escaped += ch;
+  }
+  const std::string it = "(/iterations:[0-9]+)?";
+  const size_t rt = escaped.find("/real_time");
+  if (rt != std::string::npos) {
+    escaped.insert(rt, it);
+  } else {
+    escaped += it;
+  }
+  return "^" + escaped + "$";
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Runs bench_<family> on `names` into a JSON file; returns its text.
+absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
+                                      const std::string& family,
+                                      const std::vector<std::string>& names) {
+  const std::string binary = absl::StrCat(options.bench_dir, "/bench_", family);
+  if (access(binary.c_str(), X_OK) != 0) {
+    return Bad(absl::StrCat("benchmark binary '", binary,
+                            "' not found; accepted: a built bench dir "
+                            "(tools/lab build) or --from DIR"));
+  }
+  std::vector<std::string> filters;
+  filters.reserve(names.size());
+  for (const std::string& n : names) filters.push_back(FilterFor(n));
+  char tmpl[] = "/tmp/perflab-calibrate-XXXXXX";
+  const int fd = mkstemp(tmpl);
+  if (fd < 0) return absl::InternalError("cannot create a temporary file");
+  close(fd);
+  const std::string out = tmpl;
+  std::vector<std::string> args = {
+      binary,
+      absl::StrCat("--benchmark_filter=", absl::StrJoin(filters, "|")),
+      absl::StrCat("--benchmark_repetitions=", options.quick ? 3 : 5),
+      absl::StrCat("--benchmark_min_time=", options.quick ? "0.05" : "0.5"),
+      "--benchmark_out_format=json",
+      absl::StrCat("--benchmark_out=", out)};
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // The benchmark's console table goes to our stderr: progress, not output.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr,
+                             argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    std::remove(out.c_str());
+    return absl::InternalError(
+        absl::StrCat("benchmark binary '", binary, "' failed"));
+  }
+  absl::StatusOr<std::string> text = ReadText(out);
+  std::remove(out.c_str());
+  return text;
+}
+
+// Google Benchmark writes NaN (a cv of a constant counter) and Infinity,
+// which strict JSON readers refuse; they only ever appear in aggregate rows,
+// which the reader skips, so they become null.
+std::string WithoutNonFinite(std::string text) {
+  for (const char* word : {"-NaN", "NaN", "-Infinity", "Infinity"}) {
+    const std::string from = absl::StrCat(": ", word);
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at)) {
+      text.replace(at, from.size(), ": null");
+    }
+  }
+  return text;
+}
+
+struct Measured {
+  double median = 0;
+  std::string unit;
+};
+
+}  // namespace
+
+std::string DefaultMapPath() {
+  return absl::StrCat(PERFLAB_SOURCE_DIR, "/bench/benchmarks.json");
+}
+std::string DefaultSeedPath() {
+  return absl::StrCat(PERFLAB_SOURCE_DIR, "/fixtures/calibration/seed-h2.json");
+}
+std::string DefaultBenchDir() {
+  return absl::StrCat(PERFLAB_BINARY_DIR, "/bench");
+}
+
+absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
+    std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return Bad(
+        "benchmark map: malformed JSON; accepted: bench/benchmarks.json");
+  }
+  // A const view: RapidJSON 1.1's non-const iterators compare ambiguously
+  // in C++20.
+  const rapidjson::Value& root = doc;
+  auto section = root.FindMember("calibration");
+  if (section == root.MemberEnd() || !section->value.IsObject()) {
+    return Bad(
+        "benchmark map: no \"calibration\" object; accepted: "
+        "bench/benchmarks.json with a calibration section");
+  }
+  std::vector<FieldSource> out;
+  for (auto m = section->value.MemberBegin(); m != section->value.MemberEnd();
+       ++m) {
+    const rapidjson::Value& e = m->value;
+    if (!e.IsObject()) return Bad("benchmark map: an entry is not an object");
+    auto text = [&e](const char* key) -> std::string {
+      auto it = e.FindMember(key);
+      return it != e.MemberEnd() && it->value.IsString() ? it->value.GetString()
+                                                         : "";
+    };
+    FieldSource s;
+    s.field = m->name.GetString();
+    s.family = text("family");
+    s.benchmark = text("benchmark");
+    s.metric = text("metric");
+    bool known = false;
+    for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+      known = known || f.name == s.field;
+    }
+    if (!known) {
+      return Bad(absl::StrCat("benchmark map: field '", s.field,
+                              "' is not a calibration field; accepted: the "
+                              "names in fixtures/calibration/README.md"));
+    }
+    for (const FieldSource& o : out) {
+      if (o.field == s.field) {
+        return Bad(absl::StrCat("benchmark map: field '", s.field,
+                                "' is mapped twice; accepted: once"));
+      }
+    }
+    if (s.family.empty() || s.benchmark.empty() || s.metric.empty()) {
+      return Bad(absl::StrCat("benchmark map: field '", s.field,
+                              "' needs family, benchmark and metric"));
+    }
+    auto conv = e.FindMember("conversion");
+    if (conv != e.MemberEnd() && conv->value.IsObject()) {
+      const rapidjson::Value& c = conv->value;
+      if (auto m = c.FindMember("minus");
+          m != c.MemberEnd() && m->value.IsString()) {
+        s.minus = m->value.GetString();
+      }
+      if (auto m = c.FindMember("multiply");
+          m != c.MemberEnd() && m->value.IsNumber()) {
+        s.multiply = m->value.GetDouble();
+      }
+      if (auto m = c.FindMember("why");
+          m != c.MemberEnd() && m->value.IsString()) {
+        s.why = m->value.GetString();
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+absl::StatusOr<double> ConvertUnit(double value, std::string_view from_unit,
+                                   std::string_view field_unit) {
+  static const std::map<std::string, double, std::less<>> kToNs = {
+      {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  auto from = kToNs.find(from_unit);
+  auto to = kToNs.find(field_unit);
+  if (from != kToNs.end() && to != kToNs.end()) {
+    return value * from->second / to->second;
+  }
+  if (from_unit.empty() && field_unit == "MiB") return value / (1 << 20);
+  if (from_unit.empty() && from_unit == field_unit) return value;
+  return Bad(absl::StrCat("cannot convert '", std::string(from_unit), "' to '",
+                          std::string(field_unit),
+                          "'; accepted: a time unit to us/ms, bytes to MiB"));
+}
+
+absl::StatusOr<CalibrationFile> Calibrate(
+    const CalibrateOptions& options,
+    const std::function<void(std::string_view)>& log) {
+  absl::StatusOr<std::string> map_text = ReadText(options.map_path);
+  if (!map_text.ok()) return map_text.status();
+  absl::StatusOr<std::vector<FieldSource>> map = ParseCalibrationMap(*map_text);
+  if (!map.ok()) return map.status();
+
+  // Unmeasured fields: the seed-h2 calibration when it is there.
+  CalibrationFile file;
+  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  file.sources.assign(fields.size(), "");
+  bool have_seed = false;
+  if (!options.seed_path.empty() &&
+      std::filesystem::exists(options.seed_path)) {
+    absl::StatusOr<CalibrationFile> seed =
+        ReadCalibrationFile(options.seed_path);
+    if (!seed.ok()) return seed.status();
+    file.values = seed->values;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      file.sources[i] =
+          absl::StrCat("not measured here; seed-h2: ", seed->sources[i]);
+    }
+    have_seed = true;
+  }
+  if (!have_seed) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      file.sources[i] =
+          "not measured here; the case study's figure (sim::Calibration "
+          "default, the seed-h2 value)";
+    }
+  }
+
+  // Families in map order; each runs (or is read) once for all its names.
+  std::vector<std::string> families;
+  std::map<std::string, std::vector<std::string>> names;
+  for (const FieldSource& s : *map) {
+    if (std::find(families.begin(), families.end(), s.family) ==
+        families.end()) {
+      families.push_back(s.family);
+    }
+    names[s.family].push_back(s.benchmark);
+    if (!s.minus.empty()) names[s.family].push_back(s.minus);
+  }
+  std::map<std::string, std::string> texts;
+  for (const std::string& family : families) {
+    absl::StatusOr<std::string> text;
+    if (!options.from_dir.empty()) {
+      text = ReadText(absl::StrCat(options.from_dir, "/", family, ".json"));
+    } else {
+      if (log) log(absl::StrCat("calibrate: running bench_", family));
+      text = RunFamily(options, family, names[family]);
+    }
+    if (!text.ok()) return text.status();
+    texts[family] = WithoutNonFinite(*std::move(text));
+  }
+  auto measure = [&](const std::string& family, const std::string& metric,
+                     const std::string& name) -> absl::StatusOr<Measured> {
+    absl::StatusOr<std::vector<compare::BenchmarkSamples>> samples =
+        compare::ParseGbenchJson(texts[family], metric);
+    if (!samples.ok()) {
+      return Bad(absl::StrCat("bench_", family,
+                              " results: ", samples.status().message()));
+    }
+    for (const compare::BenchmarkSamples& s : *samples) {
+      if (StripIterations(s.name) == name && !s.values.empty()) {
+        return Measured{Median(s.values), s.unit};
+      }
+    }
+    return Bad(absl::StrCat("benchmark '", name, "' (", metric,
+                            ") not found in the ", family,
+                            " results; accepted: the names of "
+                            "bench/benchmarks.json"));
+  };
+  const std::string rig =
+      options.from_dir.empty()
+          ? absl::StrCat("this machine, ",
+                         options.quick ? "3 x 0.05 s" : "5 x 0.5 s",
+                         " repetitions")
+          : absl::StrCat("read from ", options.from_dir);
+  for (const FieldSource& s : *map) {
+    size_t index = 0;
+    while (fields[index].name != s.field) ++index;
+    absl::StatusOr<Measured> a = measure(s.family, s.metric, s.benchmark);
+    if (!a.ok()) return a.status();
+    double value = a->median;
+    std::string arithmetic = absl::StrFormat(
+        "bench_%s %s median %s %.6g %s", s.family, s.benchmark, s.metric,
+        a->median, a->unit.empty() ? "bytes" : a->unit);
+    if (!s.minus.empty()) {
+      absl::StatusOr<Measured> b = measure(s.family, s.metric, s.minus);
+      if (!b.ok()) return b.status();
+      value -= b->median;
+      absl::StrAppendFormat(&arithmetic, " - %s %.6g", s.minus, b->median);
+    }
+    if (s.multiply != 1)
+      absl::StrAppendFormat(&arithmetic, " x %g", s.multiply);
+    value *= s.multiply;
+    absl::StatusOr<double> converted =
+        ConvertUnit(value, a->unit, fields[index].unit);
+    if (!converted.ok()) {
+      return Bad(absl::StrCat("field '", s.field,
+                              "': ", converted.status().message()));
+    }
+    if (*converted < 0) {
+      absl::StrAppend(&arithmetic, " (negative: noise; clamped to 0)");
+      *converted = 0;
+    }
+    file.values.*fields[index].member = *converted;
+    file.sources[index] =
+        absl::StrFormat("%s = %.6g %s%s (%s)", arithmetic, *converted,
+                        std::string(fields[index].unit),
+                        s.why.empty() ? "" : absl::StrCat("; ", s.why), rig);
+  }
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  file.name = "this-machine";
+  file.description =
+      absl::StrCat("perflab calibrate", options.quick ? " --quick" : "", " on ",
+                   host, " (", std::thread::hardware_concurrency(),
+                   " hardware threads); unmeasured fields from seed-h2");
+  return file;
+}
+
+}  // namespace perflab::capstone

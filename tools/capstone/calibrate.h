@@ -1,0 +1,64 @@
+// `perflab calibrate`: measures the calibration on this machine. Runs the
+// benchmark families the map names (bench/benchmarks.json, section
+// "calibration": field -> benchmark, family, metric, conversion), or reads
+// their Google Benchmark JSON from a directory (reports/bench/ of
+// `tools/lab bench`), takes the median of the repetitions, converts units
+// (times to the field's us/ms, bytes to MiB with the stated JVM factor) and
+// fills the fields no benchmark measures from the seed-h2 calibration, saying
+// so in each field's source. Not thread-safe (spawns benchmark processes).
+#ifndef PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
+#define PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tools/capstone/calibration_io.h"
+
+namespace perflab::capstone {
+
+struct CalibrateOptions {
+  bool quick = false;     // 3 repetitions of 0.05 s instead of 5 of 0.5 s
+  std::string from_dir;   // non-empty: read <from_dir>/<family>.json instead
+  std::string map_path;   // bench/benchmarks.json
+  std::string bench_dir;  // holds the bench_<family> binaries
+  std::string seed_path;  // seed-h2 calibration for unmeasured fields; if
+                          // missing, sim::Calibration's defaults are used
+};
+
+// One entry of the map's "calibration" section.
+struct FieldSource {
+  std::string field;      // a sim::CalibrationFields() name
+  std::string family;     // "db" -> bench_db, <from_dir>/db.json
+  std::string benchmark;  // run name without /iterations:N
+  std::string metric;     // "cpu_time", "real_time" or a counter name
+  std::string minus;      // optional: a benchmark subtracted (same metric)
+  double multiply = 1;    // applied after the subtraction
+  std::string why;        // the arithmetic in words
+};
+
+// Parses the "calibration" section of the map. Unknown fields, a field
+// mapped twice, missing keys: InvalidArgument naming the entry.
+absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
+    std::string_view json);
+
+// Converts a median in `from_unit` ("ns", "us", "ms", "s" for times; ""
+// for counters, taken as bytes when the field is in MiB) to `field_unit`.
+absl::StatusOr<double> ConvertUnit(double value, std::string_view from_unit,
+                                   std::string_view field_unit);
+
+// Paths of this checkout and build, fixed at configure time: the benchmark
+// map, the seed-h2 calibration and the bench binaries.
+std::string DefaultMapPath();
+std::string DefaultSeedPath();
+std::string DefaultBenchDir();
+
+absl::StatusOr<CalibrationFile> Calibrate(
+    const CalibrateOptions& options,
+    const std::function<void(std::string_view)>& log);
+
+}  // namespace perflab::capstone
+
+#endif  // PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_

@@ -1,0 +1,49 @@
+// Reading and writing calibration files (format "perflab-calibration-1"):
+//
+//   {"format": "perflab-calibration-1", "name": "...", "description": "...",
+//    "fields": {"<name>": {"value": <number>, "unit": "<unit>",
+//                          "source": "<figure or benchmark, and arithmetic>"}}}
+//
+// Every field of sim::CalibrationFields() must be present exactly once with
+// its unit and a finite value >= 0; anything else is InvalidArgument with one
+// line naming the field and what is accepted. The simulator never sees this
+// file, only the sim::Calibration it becomes. Pure functions; thread-safe.
+#ifndef PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_
+#define PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/scenarios/calibration.h"
+
+namespace perflab::capstone {
+
+inline constexpr std::string_view kCalibrationFormat = "perflab-calibration-1";
+
+struct CalibrationFile {
+  std::string name;         // short identity, e.g. "seed-h2" or "this-machine"
+  std::string description;  // one sentence: where the numbers come from
+  sim::Calibration values;
+  // One per sim::CalibrationFields() entry, same order: where the value comes
+  // from (benchmark or published figure, and the arithmetic).
+  std::vector<std::string> sources;
+};
+
+// Parses the JSON text of a calibration file.
+absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json);
+
+// Reads and parses `path`; errors start with the path.
+absl::StatusOr<CalibrationFile> ReadCalibrationFile(const std::string& path);
+
+// Renders `file` as JSON (fields in CalibrationFields() order, numbers in
+// shortest round-trip form), so ParseCalibration(Write(f)) == f.
+std::string WriteCalibration(const CalibrationFile& file);
+
+// A short identity of a file's bytes: "sha256:<64 hex digits>".
+std::string ContentHash(std::string_view bytes);
+
+}  // namespace perflab::capstone
+
+#endif  // PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_

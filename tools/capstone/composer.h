@@ -1,0 +1,98 @@
+// The capstone composer: runs the order-service model once per step, loop
+// and repeat (closed loop of 32 clients for 15 s and open loop at 40 req/s
+// for 20 s, each after 8 s of discarded warm-up; 3 repeats with seeds
+// seed, seed+1, seed+2), reports each metric's median over the repeats, the
+// factor of each step against the previous one, the outcomes baseline against
+// final, $/1M at example prices, and optionally the elasticity of RPS to
+// every calibrated cost (--sensitivity). Renders the result as a Document
+// (table, csv, and Markdown through compare::ToMarkdown) and as JSON with
+// the nested cpu_share.
+// Compose is thread-compatible; it is safe to call from several threads with
+// different options if the StepRunner is thread-safe.
+#ifndef PERFLAB_TOOLS_CAPSTONE_COMPOSER_H_
+#define PERFLAB_TOOLS_CAPSTONE_COMPOSER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/document.h"
+#include "models/cost.h"
+#include "tools/capstone/runs.h"
+#include "tools/capstone/steps.h"
+
+namespace perflab::capstone {
+
+struct ComposeOptions {
+  std::vector<const Step*> steps;  // from ParseSteps; baseline first
+  sim::Calibration calibration;    // costs the model reads
+  int repeats = 3;                 // per step and loop; the median is reported
+  uint64_t seed = 42;              // repeat r runs with seed + r
+  models::CostOptions cost;        // example prices and target utilisation
+  int jobs = 1;                    // workers; never changes the output
+  bool sensitivity = false;        // also the elasticity of RPS to each cost
+  double sensitivity_delta = 0.1;  // +-10 % of each calibrated cost
+};
+
+// Application CPU by category, in percent of its cores used.
+struct CpuPercent {
+  double database = 0, http = 0, serialisation = 0, gc = 0, other = 0;
+};
+
+struct StepFigures {
+  double rps = 0, avg_ms = 0, p95_ms = 0, p99_ms = 0;  // closed loop
+  double open_p99_ms = 0;                              // open loop
+  double cpu_cores = 0, queries_per_request = 0, cache_hit_ratio = 0;
+  double usd_per_million = 0;  // 0 when rps is 0
+  CpuPercent cpu_share;
+  double generator_utilisation = 0;  // closed loop, 0..1
+  double factor = 0;                 // rps / previous step's rps (0: first)
+};
+
+struct Elasticity {
+  double minus_rps = 0, plus_rps = 0;  // RPS at cost x (1 -+ delta)
+  double elasticity = 0;  // (plus - minus) / (2 delta rps); 0 if cost is 0
+};
+
+struct Composition {
+  std::vector<const Step*> steps;
+  std::vector<StepFigures> figures;  // one per step
+  std::vector<uint64_t> seeds;       // one per repeat
+  // Outcomes, baseline against the last step: "x lower" for p99, open p99
+  // and cost, "x higher" for RPS. 0 when a divisor is 0.
+  double p99_x = 0, open_p99_x = 0, rps_x = 0, cost_x = 0;
+  // With --sensitivity: [step][field of sim::CalibrationFields()].
+  std::vector<std::vector<Elasticity>> sensitivity;
+  double sensitivity_delta = 0;
+};
+
+// Runs and composes; errors are the model's (InvalidArgument for bad
+// options: no steps, repeats < 1, jobs < 1, delta outside (0, 1)).
+absl::StatusOr<Composition> Compose(const ComposeOptions& options,
+                                    const StepRunner& runner,
+                                    const Progress& progress = nullptr);
+
+// The three fields whose cost most lowers RPS when it grows (most negative
+// elasticity first; ties in field order), fewer if fewer are negative.
+std::vector<size_t> TopThree(const std::vector<Elasticity>& row);
+
+// Where the calibration came from, printed with every table.
+struct CalibrationIdentity {
+  std::string name;  // the file's "name"
+  std::string path;  // as given on the command line
+  std::string hash;  // ContentHash of the file's bytes
+};
+
+// Steps table beside the case study's figures, outcomes, notes; with
+// sensitivity, one more table of elasticities and the top three per step.
+core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
+                          const models::CostOptions& cost);
+// JSON: {calibration, seeds, prices, steps: [{..., cpu_share: {...}}],
+// outcomes, sensitivity?}. Deterministic: shortest round-trip numbers.
+std::string ToJson(const Composition& c, const CalibrationIdentity& id,
+                   const models::CostOptions& cost);
+
+}  // namespace perflab::capstone
+
+#endif  // PERFLAB_TOOLS_CAPSTONE_COMPOSER_H_

@@ -1,0 +1,45 @@
+// The seam between the composer and whatever runs the order-service model:
+// a StepRunner runs one simulation (tests inject a fake with known answers),
+// and ExecuteRuns runs a batch of them with results collected by index, so
+// the output never depends on how many workers ran them. Today the batch runs
+// sequentially; the experiment runner of tools/sweep/ replaces the body of
+// ExecuteRuns (one change) once it is on main. Thread-safe if the runner is.
+#ifndef PERFLAB_TOOLS_CAPSTONE_RUNS_H_
+#define PERFLAB_TOOLS_CAPSTONE_RUNS_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/scenarios/calibration.h"
+#include "sim/scenarios/order_service.h"
+
+namespace perflab::capstone {
+
+using StepRunner = std::function<absl::StatusOr<sim::OrderServiceResult>(
+    const sim::Calibration&, const sim::OrderServiceConfig&,
+    const sim::OrderServiceLoad&, uint64_t seed)>;
+
+// The real model: sim::RunOrderService.
+StepRunner OrderServiceRunner();
+
+struct Run {
+  sim::Calibration calibration;
+  sim::OrderServiceConfig config;
+  sim::OrderServiceLoad load;
+  uint64_t seed = 0;
+};
+
+// Called after each finished run with (finished, total).
+using Progress = std::function<void(size_t done, size_t total)>;
+
+// Runs every run; result i belongs to runs[i]. The first failing run (lowest
+// index) is the error. `jobs` is the number of workers (>= 1).
+absl::StatusOr<std::vector<sim::OrderServiceResult>> ExecuteRuns(
+    const std::vector<Run>& runs, const StepRunner& runner, int jobs,
+    const Progress& progress = nullptr);
+
+}  // namespace perflab::capstone
+
+#endif  // PERFLAB_TOOLS_CAPSTONE_RUNS_H_

@@ -1,0 +1,304 @@
+// perflab capstone: the case study's ten-step table composed from a
+// calibration and the simulated order service; perflab calibrate: the
+// calibration measured on this machine. Both validate every input before
+// running or writing anything: bad input is one line, exit 2, no file.
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/atomic_file.h"
+#include "tools/capstone/calibrate.h"
+#include "tools/capstone/calibration_io.h"
+#include "tools/capstone/composer.h"
+#include "tools/capstone/steps.h"
+#include "tools/compare/markdown.h"
+#include "tools/perflab/commands.h"
+
+namespace perflab::cli {
+namespace {
+
+constexpr char kDefaultCalibration[] = "reports/calibration.json";
+
+struct CapstoneArgs {
+  std::string calibration;
+  std::string steps;
+  double db_round_trip_ms = -1;  // < 0: the calibration's own
+  bool sensitivity = false;
+  bool list_steps = false;
+  int jobs = 1;
+  std::string format = "table";
+  std::string out_dir = "reports";
+  models::CostOptions cost;
+  std::string json;  // the run's JSON, rendered by --format json
+};
+
+CLI::Validator UtilisationRange() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || v <= 0 ||
+            v > 1) {
+          return absl::StrCat("got '", text, "'; accepted: a number in (0, 1]");
+        }
+        return "";
+      },
+      "NUMBER");
+}
+
+core::Document StepList() {
+  core::Document doc("capstone steps: each changes one setting of the model");
+  core::Table& t = doc.AddTable(
+      "steps", "Steps",
+      {{"name", "step"}, {"change", "key=value"}, {"meaning", "meaning"}});
+  for (const capstone::Step& s : capstone::AllSteps()) {
+    t.Add(
+        {std::string(s.name), capstone::StepChange(s), std::string(s.change)});
+  }
+  doc.Note(
+      "--steps NAME,NAME,... applies a subset in any order after the "
+      "baseline.");
+  return doc;
+}
+
+absl::StatusOr<std::string> Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--calibration '", path,
+                     "': cannot read; accepted: a readable "
+                     "perflab-calibration-1 file"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
+  if (a.list_steps) return StepList();
+  // Every input is checked before the first run and the first write.
+  absl::StatusOr<std::vector<const capstone::Step*>> steps =
+      capstone::ParseSteps(a.steps);
+  if (!steps.ok()) return steps.status();
+  std::string path = a.calibration;
+  if (path.empty()) {
+    if (!std::filesystem::exists(kDefaultCalibration)) {
+      return absl::InvalidArgumentError(
+          "--calibration: none given and reports/calibration.json is "
+          "missing; accepted: a calibration file (try "
+          "fixtures/calibration/reference.json, or run perflab calibrate "
+          "--quick first)");
+    }
+    path = kDefaultCalibration;
+  }
+  absl::StatusOr<std::string> bytes = Slurp(path);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<capstone::CalibrationFile> file =
+      capstone::ParseCalibration(*bytes);
+  if (!file.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", file.status().message()));
+  }
+
+  capstone::ComposeOptions options;
+  options.steps = *steps;
+  options.calibration = file->values;
+  if (a.db_round_trip_ms >= 0) {
+    options.calibration.db_round_trip_ms = a.db_round_trip_ms;
+  }
+  options.cost = a.cost;
+  options.jobs = a.jobs;
+  options.sensitivity = a.sensitivity;
+  const auto start = std::chrono::steady_clock::now();
+  // Progress only when the composition takes more than a second (stderr:
+  // never part of the output).
+  capstone::Progress progress = [start](size_t done, size_t total) {
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    if (elapsed > std::chrono::seconds(1) &&
+        (done == total || done % 10 == 0)) {
+      std::cerr << "perflab capstone: " << done << "/" << total << " runs\n";
+    }
+  };
+  absl::StatusOr<capstone::Composition> c =
+      capstone::Compose(options, capstone::OrderServiceRunner(), progress);
+  if (!c.ok()) return c.status();
+
+  capstone::CalibrationIdentity id{file->name, path,
+                                   capstone::ContentHash(*bytes)};
+  core::Document doc = capstone::ToDocument(*c, id, a.cost);
+  if (a.db_round_trip_ms >= 0) {
+    doc.Note(absl::StrCat("--db-round-trip-ms ", a.db_round_trip_ms,
+                          " replaces the calibration's database round trip."));
+  }
+  a.json = capstone::ToJson(*c, id, a.cost);
+  const std::string dir = a.out_dir;
+  for (const auto& [name, content] :
+       {std::pair<std::string, std::string>{"capstone.md",
+                                            compare::ToMarkdown(doc)},
+        {"capstone.csv", core::ToCsv(doc)},
+        {"capstone.json", a.json}}) {
+    absl::Status s =
+        core::WriteFileAtomic(absl::StrCat(dir, "/", name), content);
+    if (!s.ok()) return s;
+  }
+  return doc;
+}
+
+struct CalibrateArgs {
+  capstone::CalibrateOptions options;
+  std::string out = kDefaultCalibration;
+  bool schema = false;
+  std::string format = "table";
+};
+
+// The schema of fixtures/calibration/README.md: every field, its unit and
+// meaning, and the benchmark the map measures it with (or seed-h2).
+absl::StatusOr<core::Document> Schema(const CalibrateArgs& a) {
+  std::ifstream in(a.options.map_path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<capstone::FieldSource>> map =
+      capstone::ParseCalibrationMap(text.str());
+  if (!map.ok()) return map.status();
+  core::Document doc("calibration fields (perflab-calibration-1)");
+  core::Table& t = doc.AddTable("fields", "Fields",
+                                {{"field", "field"},
+                                 {"unit", "unit"},
+                                 {"meaning", "meaning"},
+                                 {"measured_by", "perflab calibrate reads"}});
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    std::string by = "not measured: seed-h2 value";
+    for (const capstone::FieldSource& s : *map) {
+      if (s.field != f.name) continue;
+      by = absl::StrCat(
+          "bench_", s.family, " `", s.benchmark, "` ", s.metric,
+          s.minus.empty() ? "" : absl::StrCat(" - `", s.minus, "`"),
+          s.multiply == 1 ? "" : absl::StrCat(" x ", s.multiply));
+    }
+    t.Add({absl::StrCat("`", std::string(f.name), "`"), std::string(f.unit),
+           std::string(f.meaning), by});
+  }
+  return doc;
+}
+
+absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
+  absl::StatusOr<capstone::CalibrationFile> file = capstone::Calibrate(
+      a.options, [](std::string_view line) { std::cerr << line << "\n"; });
+  if (!file.ok()) return file.status();
+  const std::string text = capstone::WriteCalibration(*file);
+  absl::Status s = core::WriteFileAtomic(a.out, text);
+  if (!s.ok()) return s;
+  core::Document doc(absl::StrCat("calibration written to ", a.out));
+  doc.Set("name", "name", file->name);
+  doc.Set("description", "description", file->description);
+  doc.Set("hash", "identity", capstone::ContentHash(text));
+  core::Table& t = doc.AddTable("fields", "Fields",
+                                {{"field", "field"},
+                                 {"value", "value", 4},
+                                 {"unit", "unit"},
+                                 {"source", "source"}});
+  const auto& fields = sim::CalibrationFields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    t.Add({std::string(fields[i].name), file->values.*fields[i].member,
+           std::string(fields[i].unit), file->sources[i]});
+  }
+  return doc;
+}
+
+}  // namespace
+
+void AddCapstoneCommands(CLI::App& root, Registry& registry) {
+  CLI::App* cmd = root.add_subcommand(
+      "capstone",
+      "the case study's ten-step table composed from a calibration and the "
+      "simulated order service (writes reports/capstone.{md,csv,json})");
+  auto a = std::make_shared<CapstoneArgs>();
+  cmd->add_option("--calibration", a->calibration,
+                  "calibration file (default reports/calibration.json)");
+  cmd->add_option("--steps", a->steps,
+                  "NAME,NAME,... subset in any order (see --list-steps)");
+  cmd->add_option("--db-round-trip-ms", a->db_round_trip_ms,
+                  "network round trip per statement, replaces the "
+                  "calibration's (0: embedded database)")
+      ->check(NonNegative());
+  cmd->add_flag("--sensitivity", a->sensitivity,
+                "also the elasticity of RPS to every cost (+-10 %)");
+  cmd->add_flag("--list-steps", a->list_steps,
+                "print the steps as the key=value each changes");
+  cmd->add_option("--jobs", a->jobs, "worker threads, >= 1 (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--out-dir", a->out_dir,
+                  "where capstone.{md,csv,json} go (default reports)");
+  cmd->add_option("--usd-per-vcpu-hour", a->cost.usd_per_vcpu_hour,
+                  "EXAMPLE price of a vCPU-hour (default 0.040)")
+      ->check(Positive());
+  cmd->add_option("--usd-per-gib-hour", a->cost.usd_per_gib_hour,
+                  "EXAMPLE price of a GiB-hour (default 0.0045)")
+      ->check(NonNegative());
+  cmd->add_option("--target-utilisation", a->cost.target_utilisation,
+                  "share of the measured RPS planned for (default 0.6)")
+      ->check(UtilisationRange());
+  cmd->add_option("--format", a->format,
+                  "output: table, json, csv, md (default table)")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  cmd->callback([&registry, a] {
+    registry.chosen() =
+        Registry::Choice{[a]() { return RunCapstone(*a); }, &a->format};
+    registry.extras().render = [a](const core::Document& doc,
+                                   const std::string& f) {
+      if (f == "md") return compare::ToMarkdown(doc);
+      if (f == "json") {
+        return a->json.empty() ? core::Render(doc, core::Format::kJson)
+                               : a->json;
+      }
+      return core::Render(
+          doc, f == "csv" ? core::Format::kCsv : core::Format::kTable);
+    };
+  });
+
+  CLI::App* cal = root.add_subcommand(
+      "calibrate",
+      "measure the model's costs on this machine (benchmarks) into "
+      "reports/calibration.json");
+  auto c = std::make_shared<CalibrateArgs>();
+  c->options.map_path = capstone::DefaultMapPath();
+  c->options.bench_dir = capstone::DefaultBenchDir();
+  c->options.seed_path = capstone::DefaultSeedPath();
+  cal->add_flag("--quick", c->options.quick,
+                "3 repetitions of 0.05 s (at most 2 minutes)");
+  cal->add_option("--from", c->options.from_dir,
+                  "read <DIR>/<family>.json (tools/lab bench output) instead "
+                  "of running the benchmarks");
+  cal->add_option("--out", c->out,
+                  "where to write (default reports/calibration.json)");
+  cal->add_option("--bench-dir", c->options.bench_dir,
+                  "directory of the bench_<family> binaries");
+  cal->add_option("--map", c->options.map_path,
+                  "benchmark map (default bench/benchmarks.json)");
+  cal->add_flag("--schema", c->schema,
+                "print the fields (unit, meaning, benchmark) instead");
+  cal->add_option("--format", c->format,
+                  "output: table, json, csv, md (default table)")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  cal->callback([&registry, c] {
+    registry.chosen() = Registry::Choice{
+        [c]() { return c->schema ? Schema(*c) : RunCalibrate(*c); },
+        &c->format};
+    registry.extras().render = [](const core::Document& doc,
+                                  const std::string& f) {
+      if (f == "md") return compare::ToMarkdown(doc);
+      return core::Render(doc, f == "json"  ? core::Format::kJson
+                               : f == "csv" ? core::Format::kCsv
+                                            : core::Format::kTable);
+    };
+  });
+}
+
+}  // namespace perflab::cli
