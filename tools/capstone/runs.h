@@ -1,9 +1,8 @@
 // The seam between the composer and whatever runs the order-service model:
 // a StepRunner runs one simulation (tests inject a fake with known answers),
 // and ExecuteRuns runs a batch of them with results collected by index, so
-// the output never depends on how many workers ran them. Today the batch runs
-// sequentially; the experiment runner of tools/sweep/ replaces the body of
-// ExecuteRuns (one change) once it is on main. Thread-safe if the runner is.
+// the output never depends on how many workers ran them (core::ParallelFor,
+// as the sweep uses). Thread-safe if the runner is.
 #ifndef PERFLAB_TOOLS_CAPSTONE_RUNS_H_
 #define PERFLAB_TOOLS_CAPSTONE_RUNS_H_
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/parallel.h"
 #include "models/hdr_codec.h"
 #include "models/histogram.h"
 #include "sim/scenarios/scenario.h"
@@ -126,60 +127,32 @@ absl::StatusOr<std::vector<RunResult>> RunRuns(const Experiment& e,
                                                const std::vector<int64_t>& runs,
                                                const RunFn& fn,
                                                const RunnerOptions& options) {
-  int jobs = options.jobs;
-  if (jobs <= 0) jobs = static_cast<int>(std::thread::hardware_concurrency());
-  if (jobs <= 0) jobs = 1;
-  jobs = static_cast<int>(
-      std::min<int64_t>(jobs, std::max<int64_t>(1, std::ssize(runs))));
-
   std::vector<RunResult> results(runs.size());
-  std::vector<absl::Status> errors(runs.size());
-  std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
-  // The lowest failing position so far: later runs are skipped, earlier ones
-  // still run, so the error reported is the same for every J.
-  std::atomic<int64_t> first_failure{INT64_MAX};
   Progress progress(options, std::ssize(runs));
-
-  auto work = [&] {
-    for (;;) {
-      int64_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= std::ssize(runs)) return;
-      if (i > first_failure.load(std::memory_order_relaxed)) return;
-      size_t slot = static_cast<size_t>(i);
-      int64_t k = runs[slot];
-      uint64_t seed = RunSeed(e, k);
-      absl::StatusOr<core::Document> doc =
-          fn(e.scenario, PointSets(e, k / e.replications), seed);
-      if (doc.ok()) {
-        results[slot] = ResultOf(*doc, k, seed);
-      } else {
-        errors[slot] = doc.status();
-        int64_t seen = first_failure.load(std::memory_order_relaxed);
-        while (i < seen && !first_failure.compare_exchange_weak(seen, i)) {
-        }
-      }
-      done.fetch_add(1, std::memory_order_relaxed);
-    }
-  };
-
-  std::vector<std::thread> workers;
-  workers.reserve(static_cast<size_t>(jobs));
-  for (int j = 0; j < jobs; ++j) workers.emplace_back(work);
   std::thread watcher([&] { progress.Watch(done); });
-  for (std::thread& t : workers) t.join();
+  absl::Status status = core::ParallelFor(
+      std::ssize(runs), options.jobs,
+      [&](int64_t i) -> absl::Status {
+        const size_t slot = static_cast<size_t>(i);
+        const int64_t k = runs[slot];
+        const uint64_t seed = RunSeed(e, k);
+        absl::StatusOr<core::Document> doc =
+            fn(e.scenario, PointSets(e, k / e.replications), seed);
+        if (!doc.ok()) {
+          return absl::Status(
+              doc.status().code(),
+              absl::StrCat("run ", k, " (",
+                           absl::StrJoin(PointSets(e, k / e.replications), " "),
+                           " seed ", seed, "): ", doc.status().message()));
+        }
+        results[slot] = ResultOf(*doc, k, seed);
+        return absl::OkStatus();
+      },
+      [&](int64_t finished) { done.store(finished); });
   progress.Finish();
   watcher.join();
-
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (errors[i].ok()) continue;
-    int64_t k = runs[i];
-    return absl::Status(
-        errors[i].code(),
-        absl::StrCat("run ", k, " (",
-                     absl::StrJoin(PointSets(e, k / e.replications), " "),
-                     " seed ", RunSeed(e, k), "): ", errors[i].message()));
-  }
+  if (!status.ok()) return status;
   return results;
 }
 
