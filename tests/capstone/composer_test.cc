@@ -4,7 +4,9 @@
 // RPS is an explicit function of one cost.
 #include "tools/capstone/composer.h"
 
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -22,7 +24,9 @@ double SeedFactor(uint64_t seed) {
   return kBySeed.at(seed);
 }
 
+// Called from the composer's worker threads: what it records is guarded.
 struct FakeModel {
+  std::mutex mu;
   std::vector<sim::OrderServiceLoad> loads;
   std::vector<uint64_t> seeds;
 
@@ -31,8 +35,11 @@ struct FakeModel {
                   const sim::OrderServiceConfig& config,
                   const sim::OrderServiceLoad& load,
                   uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
-      loads.push_back(load);
-      seeds.push_back(seed);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        loads.push_back(load);
+        seeds.push_back(seed);
+      }
       const double m = SeedFactor(seed);
       // Base RPS 100; the index x8; the cache x2; a 100 us scan halves it.
       const double base = 100 * (config.index ? 8 : 1) *
@@ -183,7 +190,7 @@ TEST(Composer, SameInputsSameBytesForAnyJobs) {
 }
 
 TEST(Composer, ModelErrorsAndBadOptionsPropagate) {
-  int calls = 0;
+  std::atomic<int> calls{0};
   StepRunner failing =
       [&calls](const sim::Calibration&, const sim::OrderServiceConfig&,
                const sim::OrderServiceLoad&,

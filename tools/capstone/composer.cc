@@ -83,9 +83,9 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
   if (options.steps.empty()) {
     return absl::InvalidArgumentError("capstone: no steps; accepted: >= 1");
   }
-  if (options.repeats < 1 || options.jobs < 1) {
+  if (options.repeats < 1 || options.jobs < 0) {
     return absl::InvalidArgumentError(
-        "capstone: repeats and jobs must be >= 1");
+        "capstone: repeats must be >= 1 and jobs >= 0 (0: every core)");
   }
   if (!(options.sensitivity_delta > 0 && options.sensitivity_delta < 1)) {
     return absl::InvalidArgumentError(

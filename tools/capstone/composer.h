@@ -30,7 +30,7 @@ struct ComposeOptions {
   int repeats = 3;                 // per step and loop; the median is reported
   uint64_t seed = 42;              // repeat r runs with seed + r
   models::CostOptions cost;        // example prices and target utilisation
-  int jobs = 1;                    // workers; never changes the output
+  int jobs = 0;  // workers (0: every core); never changes the output
   bool sensitivity = false;        // also the elasticity of RPS to each cost
   double sensitivity_delta = 0.1;  // +-10 % of each calibrated cost
 };

@@ -33,7 +33,7 @@ struct CapstoneArgs {
   double db_round_trip_ms = -1;  // < 0: the calibration's own
   bool sensitivity = false;
   bool list_steps = false;
-  int jobs = 1;
+  int jobs = 0;  // worker threads; 0: every core
   std::string format = "table";
   std::string out_dir = "reports";
   models::CostOptions cost;
@@ -232,8 +232,10 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                 "also the elasticity of RPS to every cost (+-10 %)");
   cmd->add_flag("--list-steps", a->list_steps,
                 "print the steps as the key=value each changes");
-  cmd->add_option("--jobs", a->jobs, "worker threads, >= 1 (default 1)")
-      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--jobs", a->jobs,
+                  "worker threads (default 0: every core); the output is the "
+                  "same for any number")
+      ->check(CLI::Range(0, 1024));
   cmd->add_option("--out-dir", a->out_dir,
                   "where capstone.{md,csv,json} go (default reports)");
   cmd->add_option("--usd-per-vcpu-hour", a->cost.usd_per_vcpu_hour,
