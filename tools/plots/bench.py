@@ -34,6 +34,10 @@ def bench_ratios(bench_dir, out):
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{r[0]}: {r[1]}" for r in rows], fontsize=8)
     ax.set_xscale("log")
+    style.plain_log(ax.xaxis)
+    for y, r in zip(ys, rows):
+        ax.annotate(f"x{r[4]:,.2f}", (r[4], y), xytext=(3, 0), textcoords="offset points",
+                    va="center", fontsize=8)
     ax.axvline(1, color="#444444", linewidth=1)
     style.label(ax, 0, "speed-up: before time / after time (×, log scale)", "benchmark pair")
     ax.grid(axis="y", visible=False)
