@@ -35,6 +35,14 @@ function(perflab_test name)
     PROPERTIES LABELS "${ARG_LABELS}"
     NO_PRETTY_VALUES
     DISCOVERY_TIMEOUT 60)
+  # Multi-threaded tests (label threads) also build under one target, so the
+  # tsan preset builds only them: `cmake --build --preset tsan`.
+  if("threads" IN_LIST ARG_LABELS)
+    if(NOT TARGET perflab_threads_tests)
+      add_custom_target(perflab_threads_tests)
+    endif()
+    add_dependencies(perflab_threads_tests ${name})
+  endif()
 endfunction()
 
 # perflab_benchmark(NAME SOURCES ... DEPS ...): a Google Benchmark binary, also

@@ -54,6 +54,56 @@ inline constexpr int64_t kCacheTtlS = 30;
 // Capstone chapter: the rig, 32 closed-loop clients.
 inline constexpr int64_t kClosedLoopClients = 32;
 
+// ---- Figures the scenarios print beside their own (the shape table). ----
+// Laws chapter: coordinated omission, 100 req/s for 60 s, a 5 s freeze.
+inline constexpr int64_t kCoClosedSamples = 5'501;
+inline constexpr double kCoClosedMaxMs = 5'005;
+inline constexpr double kCoIntendedP99Ms = 4'705;
+inline constexpr double kCoOpenP99Ms = 4'405;
+// Laws chapter: the three-mode latency mixture of 100,000 requests, and two
+// instances' p99s averaged against their merged traffic.
+inline constexpr double kMixtureMeanMs = 26.0;
+inline constexpr double kMixtureP50Ms = 15.1;
+inline constexpr double kMixtureP99Ms = 184.5;
+inline constexpr double kMixtureP999Ms = 1'803.6;
+inline constexpr double kAveragedP99Ms = 510;
+inline constexpr double kMergedP99Ms = 940;
+// Laws chapter: the pool the Little's Law example picks for L = 15.
+inline constexpr int64_t kLittlePoolPicked = 20;
+// Laws chapter: the USL worked example peaks at N = 22 with C(22) = 7.40.
+inline constexpr double kUslPeakN = 22;
+// Pools chapter: 400 closed-loop clients, a 50 ms handler, 12 cores.
+inline constexpr int64_t kThreadCapClients = 400;
+inline constexpr double kThreadCapHandlerMs = 50;
+inline constexpr int64_t kThreadCapCores = 12;
+inline constexpr double kThreads10PerS = 198;
+inline constexpr double kThreads50PerS = 983;
+inline constexpr double kThreads200PerS = 3'874;
+inline constexpr double kThreads200MeanMs = 103;
+inline constexpr double kThreads200P99Ms = 148;
+inline constexpr double kVirtualPerS = 5'950;
+inline constexpr double kVirtualMeanMs = 67;
+inline constexpr double kVirtualP99Ms = 160;
+// Pools chapter: 2,000 sequential loopback GETs, requests per second.
+inline constexpr double kHttpClosePerS = 784;
+inline constexpr double kHttpKeepAlivePerS = 1'757;
+inline constexpr double kHttpsClosePerS = 167;
+inline constexpr double kHttpsKeepAlivePerS = 1'055;
+inline constexpr double kNagleStallMs = 43.7;
+// Pools chapter: the load balancer's sporadic 502, about 1 in 2,000 requests.
+inline constexpr double kKeepaliveRace502Pct = 100.0 / 2'000;
+// Contention chapter: moving the row-locking UPDATE off the request path.
+inline constexpr double kLockP90BeforeMs = 4'000;
+inline constexpr double kLockP90AfterMs = 1'000;
+inline constexpr double kLockMaxBeforeMs = 5'000;
+inline constexpr double kLockMaxAfterMs = 2'000;
+inline constexpr double kLockThroughputGain = 2;
+// Capstone chapter: the page cache's hit ratio at step 8, 5,293 req/s over
+// the workload's 5,000 customers.
+inline constexpr double kCacheHitRatio = 0.97;
+inline constexpr double kCacheStepPerS = 5'293;
+inline constexpr int64_t kCustomers = 5'000;
+
 }  // namespace perflab::case_study
 
 #endif  // PERFLAB_CORE_CASE_STUDY_H_

@@ -76,6 +76,13 @@ class Histogram {
 
   const HistogramOptions& options() const { return options_; }
 
+  // The raw bucket array, in HdrHistogram's own index order (same sub-bucket
+  // count, unit magnitude and bucket count), for codecs such as hdr_codec.h.
+  size_t CountsLength() const { return counts_.size(); }
+  int64_t CountAtIndex(size_t index) const { return counts_[index]; }
+  // The lowest value that falls into bucket `index` (< CountsLength()).
+  int64_t ValueAtIndex(size_t index) const { return ValueAt(index); }
+
   bool operator==(const Histogram& o) const;
 
  private:

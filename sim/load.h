@@ -25,8 +25,10 @@ namespace perflab::sim {
 struct LoadOptions {
   enum class Kind { kClosed, kConstant, kPoisson };
   Kind kind = Kind::kClosed;
-  int64_t clients = 32;     // closed loop: concurrent clients
-  Time think = 0;           // closed loop: pause between response and next send
+  int64_t clients = 32;  // closed loop: concurrent clients
+  Time think = 0;        // closed loop: pause between response and next send
+  bool exponential_think = false;  // closed loop: think ~ Exp(think), as load
+                                   // tools draw it, instead of fixed
   Time stagger = 0;         // closed loop: first sends spread over [0, stagger)
   double rate_per_s = 100;  // open loop: arrival rate
   Time end = kForever;      // open loop: no arrivals from this time on

@@ -1,7 +1,8 @@
 // Measurement for simulated runs: a latency recorder (exact nearest-rank
 // percentiles while the sample count is small enough to keep, the models
 // histogram beyond that) and a Meter that applies the warm-up and measured
-// window, counts errors, and samples the in-flight count L on a fixed period.
+// window, counts errors, samples the in-flight count L on a fixed period, and
+// hands what the steady-state check needs (sim/steady_state.h) to the caller.
 // Single-threaded, like the Simulation it belongs to.
 #ifndef PERFLAB_SIM_MEASURE_H_
 #define PERFLAB_SIM_MEASURE_H_
@@ -12,6 +13,7 @@
 #include "models/histogram.h"
 #include "sim/engine.h"
 #include "sim/resource.h"
+#include "sim/steady_state.h"
 
 namespace perflab::sim {
 
@@ -74,6 +76,9 @@ class Meter {
   void End(Time start, bool ok = true);
 
   Summary Summarise() const;
+  // The window's figures for CheckSteady (warm-up, window, W, L, lambda W and
+  // the two halves); the caller adds offered load and capacity if it knows.
+  SteadyInputs SteadyWindow() const;
   const LatencyRecorder& latencies() const { return latencies_; }
 
  private:
@@ -99,6 +104,11 @@ class Meter {
   int64_t left_ = 0;  // completions + errors in the window
   __int128 time_in_system_ = 0;
   int64_t samples_ = 0;
+  // Completions per half of the window, with latency sums for the mean and
+  // its standard error (seconds).
+  int64_t half_n_[2] = {0, 0};
+  double half_sum_s_[2] = {0, 0};
+  double half_sum2_s_[2] = {0, 0};
   mutable __int128 sample_sum2_ = 0;  // twice the sum of the samples
 };
 

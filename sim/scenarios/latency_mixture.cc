@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "models/histogram.h"
+#include "models/percentiles.h"
 #include "sim/random.h"
 #include "sim/scenarios/internal/common.h"
 #include "sim/scenarios/internal/plot_tables.h"
@@ -99,6 +101,30 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   t.Add({std::string("sick"), s.PercentileMs(99)});
   t.Add({std::string("average of p99s"), avg});
   t.Add({std::string("merged histograms"), ToMs(merged.Percentile(99))});
+  // A tail percentile needs about ten samples above it to mean anything.
+  constexpr double kTailSamples = 10;
+  for (double pct : {99.0, 99.9}) {
+    if (n < models::SamplesForTail(pct, kTailSamples)) {
+      doc.Note(absl::StrCat(
+          "warning: p", pct, " rests on ",
+          absl::StrFormat("%.1f", static_cast<double>(n) * (1 - pct / 100)),
+          " samples above it; it needs ",
+          models::SamplesForTail(pct, kTailSamples),
+          " requests for about ten (raise samples)."));
+    }
+  }
+  namespace cs = case_study;
+  if (n == 100'000 && p.Number("slow_share") == 0.025 &&
+      p.Number("stall_share") == 0.005) {
+    AddCaseStudyTable(
+        doc,
+        {{"mean (ms)", cs::kMixtureMeanMs, all.MeanMs()},
+         {"p50 (ms)", cs::kMixtureP50Ms, all.PercentileMs(50)},
+         {"p99 (ms)", cs::kMixtureP99Ms, all.PercentileMs(99)},
+         {"p99.9 (ms)", cs::kMixtureP999Ms, all.PercentileMs(99.9)},
+         {"average of two p99s (ms)", cs::kAveragedP99Ms, avg},
+         {"merged p99 (ms)", cs::kMergedP99Ms, ToMs(merged.Percentile(99))}});
+  }
   doc.Note(
       "Percentiles of one sample set are exact nearest-rank; the merged p99 "
       "comes from adding histogram buckets (3 significant digits).");

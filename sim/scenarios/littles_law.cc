@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "models/little.h"
+#include "models/queues.h"
 #include "sim/random.h"
 #include "sim/scenarios/internal/common.h"
 
@@ -45,7 +47,7 @@ absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
 }
 
 absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
-  core::Document doc("Little's Law: L = lambda x W, measured three ways");
+  core::Document doc("Little's Law: L = lambda x W, measured two ways");
   core::Table& t =
       doc.AddTable("rows", "Rows",
                    {{"rate_per_s", "offered (req/s)", 0},
@@ -80,10 +82,32 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   if (!pool.ok()) return pool.status();
   doc.Set("pool_in_flight", "pool sizing: measured L at the peak", s->l_sampled,
           2);
-  doc.Set("pool_minimum", "pool sizing: smallest pool that does not queue",
+  doc.Set("pool_minimum", "pool sizing: ceil(L), holds only the mean in flight",
           pool->minimum);
-  doc.Set("pool_with_headroom", "pool sizing: with headroom",
+  doc.Set("pool_with_headroom", "pool sizing: ceil(L) with headroom",
           pool->with_headroom);
+  // Holding the mean is not enough under Poisson arrivals: at pool = ceil(L)
+  // most requests queue. Erlang C gives the pool for a stated P(wait).
+  const double target = p.Number("pool_wait_probability");
+  const double erlangs = peak * hold_ms / 1e3;
+  int64_t erlang_pool = static_cast<int64_t>(std::floor(erlangs)) + 1;
+  double p_wait = 1;
+  double p_wait_at_minimum = 1;
+  for (;; ++erlang_pool) {
+    absl::StatusOr<models::QueueMetrics> q =
+        models::MMc(static_cast<int>(erlang_pool), peak, 1e3 / hold_ms);
+    if (!q.ok()) return q.status();
+    if (erlang_pool == pool->minimum) p_wait_at_minimum = q->p_wait;
+    p_wait = q->p_wait;
+    if (p_wait <= target) break;
+  }
+  doc.Set("pool_wait_probability_at_minimum",
+          "P(wait) at ceil(L) under Poisson arrivals (Erlang C)",
+          p_wait_at_minimum, 3);
+  doc.Set("pool_erlang_c", "pool sizing: smallest pool with P(wait) <= target",
+          erlang_pool);
+  doc.Set("pool_erlang_c_wait_probability", "its P(wait) (Erlang C)", p_wait,
+          3);
   doc.AddTable("pool_sizing", "Pool sizing",
                {{"rate_per_s", "peak (req/s)", 0},
                 {"hold_ms", "hold (ms)", 0},
@@ -91,6 +115,23 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
                 {"minimum", "minimum pool"},
                 {"with_headroom", "with headroom"}})
       .Add({peak, hold_ms, s->l_sampled, pool->minimum, pool->with_headroom});
+  doc.Note(
+      absl::StrCat("Pool sizing: ceil(L) = ", pool->minimum,
+                   " holds the mean in flight, "
+                   "but under Poisson arrivals ",
+                   absl::StrFormat("%.0f", p_wait_at_minimum * 100),
+                   " % of requests would wait for a connection (Erlang C at ",
+                   absl::StrFormat("%g", erlangs), " Erlangs); ", erlang_pool,
+                   " connections keep P(wait) at or below ",
+                   p.Text("pool_wait_probability"), "."));
+  namespace cs = case_study;
+  if (peak == cs::kLittleRatePerS && hold_ms == cs::kLittleHoldMs) {
+    AddCaseStudyTable(
+        doc, {{"L at 250 req/s x 60 ms",
+               cs::kLittleRatePerS * cs::kLittleHoldMs / 1e3, s->l_sampled},
+              {"pool picked", static_cast<double>(cs::kLittlePoolPicked),
+               static_cast<double>(erlang_pool)}});
+  }
   doc.Note(
       "lambda counts arrivals in the window, W is the mean time in system of "
       "the requests that left in it, L the mean of the periodic samples.");
@@ -120,6 +161,9 @@ Scenario LittlesLawScenario() {
               "pool sizing: hold time (ms)", true),
        NumKey("pool_headroom", DefaultText(case_study::kLittleHeadroom), 0, 10,
               "pool sizing: headroom fraction"),
+       NumKey("pool_wait_probability", "0.2", 0, 1,
+              "pool sizing: accepted share of requests that wait (Erlang C)",
+              true),
        MaxPendingKey()},
       Run};
 }

@@ -64,6 +64,8 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
                                  {"l_little", "lambda x W", 1},
                                  {"max_backlog", "max pending updates"}});
   double before = 0;
+  Summary rows[2];
+  double p90[2] = {0, 0};
   for (bool in_path : {true, false}) {
     Simulation sim(BudgetFrom(p));
     const MeterOptions mo = MeterOptionsFrom(p);
@@ -88,6 +90,8 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
     const Summary s = meter.Summarise();
     if (in_path) before = s.throughput_per_s;
+    rows[in_path ? 0 : 1] = s;
+    p90[in_path ? 0 : 1] = meter.latencies().PercentileMs(90);
     t.Add({std::string(in_path ? "in request path" : "moved off (batched)"),
            s.throughput_per_s, s.mean_ms, meter.latencies().PercentileMs(90),
            s.max_ms, lock.Stats().utilisation, s.l_sampled, s.l_little,
@@ -103,6 +107,20 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
       "path, "
       "throughput is capped at 1 / lock hold and the queue for it is the "
       "latency.");
+  namespace cs = case_study;
+  AddCaseStudyTable(doc,
+                    {{"p90 before (ms)", cs::kLockP90BeforeMs, p90[0]},
+                     {"p90 after (ms)", cs::kLockP90AfterMs, p90[1]},
+                     {"max before (ms)", cs::kLockMaxBeforeMs, rows[0].max_ms},
+                     {"max after (ms)", cs::kLockMaxAfterMs, rows[1].max_ms},
+                     {"throughput after / before", cs::kLockThroughputGain,
+                      before > 0 ? rows[1].throughput_per_s / before : 0.0}});
+  doc.Note(
+      "The case study's p90 fell 4x and its max 2.5x; here they fall less "
+      "because only the lock queue is modelled. Missing: the database's own "
+      "contention under the lock (lock waits that hold connections and "
+      "threads, so other requests queue behind them too) and the CPU the "
+      "waiting transactions burn.");
   return doc;
 }
 

@@ -3,10 +3,12 @@
 // for one server with any service distribution).
 #include "sim/mmc.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "models/queues.h"
 #include "sim/scenarios/internal/common.h"
 
@@ -46,6 +48,13 @@ absl::StatusOr<core::Document> RunMmcScenario(const Params& p, uint64_t seed) {
   o.service_rate_per_s = p.Number("service_rate_per_s");
   o.service = ServiceOf(p.Text("service"));
   o.service_cv = p.Number("service_cv");
+  if (p.Text("service") != "lognormal" && o.service_cv != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'service_cv' = '", p.Text("service_cv"),
+        "' with service = ", p.Text("service"),
+        ": only service=lognormal reads it (exp has cv 1, det cv 0); "
+        "accepted service=lognormal, or leave service_cv at 1"));
+  }
   o.customers = p.Integer("customers");
   o.warmup_customers = p.Integer("warmup_customers");
   o.seed = seed;
@@ -62,8 +71,9 @@ absl::StatusOr<core::Document> RunMmcScenario(const Params& p, uint64_t seed) {
   doc.Set("rho", "offered utilisation lambda / (c mu)", r->rho, 3);
   doc.Set("customers", "measured customers", r->customers);
   doc.Set("mean_wait_s", "mean wait in queue (s)", r->mean_wait_s, 4);
+  // No interval for a run with no steady state: it would pretend to one.
   doc.Set("mean_wait_ci95_s", "95 % confidence half-width (s, batch means)",
-          r->mean_wait_ci95_s, 4);
+          r->unstable ? core::Value() : core::Value(r->mean_wait_ci95_s), 4);
   doc.Set("mean_response_s", "mean time in system (s)", r->mean_response_s, 4);
   doc.Set("p_wait", "share that had to queue", r->p_wait, 4);
   doc.Set("utilisation", "server utilisation", r->utilisation, 4);
@@ -90,23 +100,38 @@ absl::StatusOr<core::Document> RunMmcScenario(const Params& p, uint64_t seed) {
   return doc;
 }
 
+// Customers for a point at utilisation rho: the reference count up to
+// rho = 0.5, then scaled with 1 / (1 - rho)^2 (the queue's relaxation time
+// grows like that, and so does the variance of its mean), capped.
+int64_t CustomersFor(double rho, int64_t reference, int64_t cap) {
+  const double scale = rho <= 0.5 ? 1 : (0.5 / (1 - rho)) * (0.5 / (1 - rho));
+  return std::min<int64_t>(cap, static_cast<int64_t>(std::llround(
+                                    static_cast<double>(reference) * scale)));
+}
+
 absl::StatusOr<core::Document> RunHockeyStick(const Params& p, uint64_t seed) {
   core::Document doc("Hockey stick: latency against utilisation");
   core::Table& t = doc.AddTable("rows", "Rows",
                                 {{"servers", "servers"},
                                  {"rho", "utilisation", 2},
+                                 {"customers", "customers"},
                                  {"sim_response_ms", "simulated W (ms)", 2},
+                                 {"ci95_ms", "95 % half-width (ms)", 2},
                                  {"analytic_response_ms", "analytic W (ms)", 2},
                                  {"error_pct", "error (%)", 2},
+                                 {"ci95_pct", "95 % half-width (%)", 2},
                                  {"sim_p99_ms", "simulated p99 (ms)", 1}});
   const double service_s = p.Number("service_ms") / 1e3;
+  const double target_pct = p.Number("target_ci_pct");
+  double widest_pct = 0;
   for (double c : p.Numbers("servers")) {
     for (double rho : p.Numbers("utilisations")) {
       MmcOptions o;
       o.servers = static_cast<int64_t>(c);
       o.service_rate_per_s = 1.0 / service_s;
       o.arrival_rate_per_s = rho * c / service_s;
-      o.customers = p.Integer("customers");
+      o.customers =
+          CustomersFor(rho, p.Integer("customers"), p.Integer("max_customers"));
       o.seed = seed;
       o.budget = BudgetFrom(p);
       absl::StatusOr<MmcResult> r = RunMmc(o);
@@ -114,15 +139,35 @@ absl::StatusOr<core::Document> RunHockeyStick(const Params& p, uint64_t seed) {
       std::optional<models::QueueMetrics> a = Analytic(o);
       const double sim_ms = r->mean_response_s * 1e3;
       const double an_ms = a ? a->mean_response_s * 1e3 : 0;
-      t.Add({static_cast<int64_t>(c), rho, sim_ms,
+      // W = wait + service: the wait's batch-means interval and the service
+      // times' own sampling error (exponential: sd = mean) together.
+      const double service_ci_s =
+          1.96 * service_s / std::sqrt(static_cast<double>(r->customers));
+      const double ci_ms = std::hypot(r->mean_wait_ci95_s, service_ci_s) * 1e3;
+      const double ci_pct = an_ms > 0 ? ci_ms / an_ms * 100 : 0;
+      widest_pct = std::max(widest_pct, ci_pct);
+      t.Add({static_cast<int64_t>(c), rho, r->customers, sim_ms, ci_ms,
              a ? core::Value(an_ms) : core::Value(),
              a ? core::Value((sim_ms - an_ms) / an_ms * 100) : core::Value(),
-             r->p99_response_s * 1e3});
+             a ? core::Value(ci_pct) : core::Value(), r->p99_response_s * 1e3});
     }
   }
+  doc.Set("widest_ci95_pct", "widest 95 % half-width (% of analytic W)",
+          widest_pct, 2);
   doc.Note(
       "Latency stays near the service time until utilisation passes ~0.7, "
       "then bends up like a hockey stick; more servers bend later.");
+  doc.Note(absl::StrCat(
+      "Read each error against its 95 % half-width (20 batch means): a "
+      "difference inside it is sampling noise, not bias. Customers grow with "
+      "1 / (1 - rho)^2 from ",
+      p.Text("customers"), " at rho <= 0.5 (at most ", p.Text("max_customers"),
+      ") so every half-width stays within ", p.Text("target_ci_pct"), " %",
+      widest_pct <= target_pct
+          ? "."
+          : absl::StrCat("; warning: the widest is ",
+                         absl::StrFormat("%.1f", widest_pct),
+                         " % (raise max_customers).")));
   return doc;
 }
 
@@ -148,17 +193,22 @@ Scenario MmcScenario() {
 }
 
 Scenario HockeyStickScenario() {
-  return {"hockey-stick",
-          "mean latency against utilisation, M/M/1 and M/M/c, simulated and "
-          "analytic",
-          {ListKey("servers", "1,4", 1, 1000, "server counts c"),
-           ListKey("utilisations", "0.1,0.3,0.5,0.7,0.8,0.9,0.95", 0, 0.99,
-                   "utilisations rho", true),
-           NumKey("service_ms", "10", 0, 1e6, "mean service time (ms)", true),
-           IntKey("customers", "200000", 1000, 1000000000,
-                  "measured customers per point"),
-           MaxPendingKey()},
-          RunHockeyStick};
+  return {
+      "hockey-stick",
+      "mean latency against utilisation, M/M/1 and M/M/c, simulated and "
+      "analytic",
+      {ListKey("servers", "1,4", 1, 1000, "server counts c"),
+       ListKey("utilisations", "0.1,0.3,0.5,0.7,0.8,0.9,0.95", 0, 0.99,
+               "utilisations rho", true),
+       NumKey("service_ms", "10", 0, 1e6, "mean service time (ms)", true),
+       IntKey("customers", "100000", 1000, 1000000000,
+              "measured customers per point at rho <= 0.5"),
+       IntKey("max_customers", "10000000", 1000, 1000000000,
+              "cap on customers per point"),
+       NumKey("target_ci_pct", "5", 0, 100,
+              "stated width: 95 % half-width (% of W) to stay within", true),
+       MaxPendingKey()},
+      RunHockeyStick};
 }
 
 const ScenarioRegistration kMmc(MmcScenario);

@@ -14,15 +14,15 @@ Process Request(Simulation& sim, Meter& meter,
 }
 
 Process ClosedClient(Simulation& sim, Meter& meter,
-                     std::shared_ptr<Handler> handler, Time offset,
-                     Time think) {
+                     std::shared_ptr<Handler> handler, Time offset, Dist think,
+                     std::shared_ptr<Rng> rng) {
   co_await sim.Delay(offset);
   while (true) {
     const Time start = sim.now();
     meter.Begin();
     const bool ok = co_await (*handler)();
     meter.End(start, ok);
-    if (think > 0) co_await sim.Delay(think);
+    if (think.mean > 0) co_await sim.Delay(SampleNs(think, *rng));
   }
 }
 
@@ -43,12 +43,16 @@ void StartLoad(Simulation& sim, Meter& meter, const LoadOptions& o,
   auto shared = std::make_shared<Handler>(std::move(handler));
   if (o.kind == LoadOptions::Kind::kClosed) {
     Rng starts(seed, "load/starts");
+    const Dist think = o.exponential_think
+                           ? Dist::Exp(static_cast<double>(o.think))
+                           : Dist::Constant(static_cast<double>(o.think));
+    auto think_rng = std::make_shared<Rng>(seed, "load/think");
     for (int64_t i = 0; i < o.clients; ++i) {
       const Time offset =
           o.stagger > 0 ? static_cast<Time>(starts.Uniform01() *
                                             static_cast<double>(o.stagger))
                         : 0;
-      sim.Spawn(ClosedClient(sim, meter, shared, offset, o.think));
+      sim.Spawn(ClosedClient(sim, meter, shared, offset, think, think_rng));
     }
     return;
   }

@@ -101,6 +101,11 @@ void Meter::End(Time start, bool ok) {
   time_in_system_ += now - start;
   if (ok) {
     latencies_.Record(now - start);
+    const int half = now - window_start() < options_.window / 2 ? 0 : 1;
+    const double v = ToSec(now - start);
+    ++half_n_[half];
+    half_sum_s_[half] += v;
+    half_sum2_s_[half] += v * v;
   } else {
     ++errors_;
   }
@@ -127,6 +132,31 @@ Summary Meter::Summarise() const {
     s.l_little = static_cast<double>(left_) / window_s * w_s;
   }
   return s;
+}
+
+SteadyInputs Meter::SteadyWindow() const {
+  const Summary s = Summarise();
+  SteadyInputs in;
+  in.warmup_s = ToSec(options_.warmup);
+  in.window_s = ToSec(options_.window);
+  if (left_ > 0) {
+    in.mean_response_s = static_cast<double>(time_in_system_) / left_ / kSec;
+  }
+  if (samples_ > 0) in.l_sampled = s.l_sampled;
+  in.l_little = s.l_little;
+  for (int h = 0; h < 2; ++h) {
+    const auto n = static_cast<double>(half_n_[h]);
+    in.half_completed[h] = n;
+    if (half_n_[h] == 0) continue;
+    in.half_mean_s[h] = half_sum_s_[h] / n;
+    if (half_n_[h] > 1) {
+      const double var = std::max(
+          0.0, (half_sum2_s_[h] - n * in.half_mean_s[h] * in.half_mean_s[h]) /
+                   (n - 1));
+      in.half_se_s[h] = std::sqrt(var / n);
+    }
+  }
+  return in;
 }
 
 }  // namespace perflab::sim

@@ -68,7 +68,7 @@ CLI::Validator Percent() {
                   [](double v) { return v > 0 && v <= 100; });
 }
 
-void Registry::Produces(CLI::App* cmd, Runner run, bool csv) {
+void Registry::Produces(CLI::App* cmd, Runner run, bool csv, Emit emit) {
   formats_.emplace_back(std::make_unique<std::string>("table"));
   std::string* format = formats_.back().get();
   std::vector<std::string> accepted = {"table", "json"};
@@ -77,8 +77,9 @@ void Registry::Produces(CLI::App* cmd, Runner run, bool csv) {
          "--format", *format,
          "output: " + absl::StrJoin(accepted, ", ") + " (default table)")
       ->check(CLI::IsMember(accepted));
-  cmd->callback([this, format, run = std::move(run)] {
+  cmd->callback([this, format, run = std::move(run), emit = std::move(emit)] {
     chosen_ = Choice{run, format};
+    emit_ = emit;
   });
 }
 
@@ -96,6 +97,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddFixturesCommands(app, registry);
   AddRealityCommands(app, registry);
   AddCompareCommands(app, registry);
+  AddSweepCommands(app, registry);
 
   try {
     app.parse(argc, argv);
@@ -132,17 +134,25 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   const Registry::Extras& extras = registry.extras();
+  const int exit_code = extras.exit_code ? extras.exit_code() : 0;
   if (extras.render) {
     out << extras.render(*doc, *choice.format);
-  } else {
-    absl::StatusOr<core::Format> format = core::ParseFormat(*choice.format);
-    if (!format.ok()) {
-      err << "perflab: " << format.status().message() << "\n";
-      return 2;
-    }
-    out << core::Render(*doc, *format);
+    return exit_code;
   }
-  return extras.exit_code ? extras.exit_code() : 0;
+  absl::StatusOr<core::Format> format = core::ParseFormat(*choice.format);
+  if (!format.ok()) {
+    err << "perflab: " << format.status().message() << "\n";
+    return 2;
+  }
+  if (registry.emit()) {
+    if (absl::Status s = registry.emit()(*doc, *format, out); !s.ok()) {
+      err << CommandPath(Deepest(&app)) << ": " << s.message() << "\n";
+      return s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+    }
+    return exit_code;
+  }
+  out << core::Render(*doc, *format);
+  return exit_code;
 }
 
 }  // namespace perflab::cli

@@ -21,13 +21,19 @@
 namespace perflab::cli {
 
 using Runner = std::function<absl::StatusOr<core::Document>()>;
+// Replaces printing the rendered Document on stdout (commands with --out
+// FILE); its error is reported like the runner's.
+using Emit = std::function<absl::Status(const core::Document&, core::Format,
+                                        std::ostream& out)>;
 
 // Owns the parse tree and remembers which leaf was chosen.
 class Registry {
  public:
   // `cmd` produces the Document `run` returns: adds `--format table|json[|csv]`
   // and the runner that is called once parsing and validation succeed.
-  void Produces(CLI::App* cmd, Runner run, bool csv = true);
+  // `emit`, when set, writes the result instead of printing it on stdout.
+  void Produces(CLI::App* cmd, Runner run, bool csv = true,
+                Emit emit = nullptr);
 
   // Set by the chosen leaf's callback during parsing.
   struct Choice {
@@ -35,6 +41,8 @@ class Registry {
     const std::string* format = nullptr;
   };
   Choice& chosen() { return chosen_; }
+  // The chosen leaf's Emit; null: print on stdout.
+  const Emit& emit() const { return emit_; }
 
   // Optional, set by a chosen leaf that renders formats of its own (compare's
   // md) or has an exit code beyond 0 and 2 (compare: 1 when slower).
@@ -49,6 +57,7 @@ class Registry {
   std::vector<std::unique_ptr<std::string>> formats_;
   Choice chosen_;
   Extras extras_;
+  Emit emit_;
 };
 
 // Flag validators whose messages say what is accepted. They reject NaN and

@@ -16,6 +16,8 @@ void AddRealityCommands(CLI::App& root,
                         Registry& registry);  // reality_commands.cc
 void AddCompareCommands(CLI::App& root,
                         Registry& registry);  // compare_command.cc
+void AddSweepCommands(CLI::App& root,
+                      Registry& registry);  // sweep_commands.cc
 
 }  // namespace perflab::cli
 

@@ -27,7 +27,7 @@ def thread_pool(perflab, out):
                                  title=f"Thread pool: {clients} closed-loop clients, 50 ms handler")
     xs = [t for t, _ in counted]
     ceil = [field(d, "ceiling_per_s") for _, d in counted]
-    a1.plot(xs, ceil, color=C[0], label="formula: threads / handler time")
+    a1.plot(xs, ceil, color=C[0], label="formula: perflab's ceiling (the binding limit)")
     a1.plot(xs, [field(d, "throughput_per_s") for _, d in counted], "o", color=C[1],
             label="simulated, request threads", zorder=4)
     a1.plot([clients], [field(virtual, "throughput_per_s")], "*", markersize=12, color=C[2],
@@ -37,7 +37,7 @@ def thread_pool(perflab, out):
     style.label(a1, 0, "request threads", "throughput (req/s)", "throughput")
     a1.legend(loc="upper left", fontsize=8)
     a2.plot(xs, [clients / c * 1000 for c in ceil], color=C[0],
-            label=f"formula: {clients} clients / (threads / handler time)")
+            label=f"formula: {clients} clients / ceiling")
     a2.plot(xs, [field(d, "mean_ms") for _, d in counted], "o", color=C[1],
             label="simulated, request threads", zorder=4)
     a2.plot([clients], [field(virtual, "mean_ms")], "*", markersize=12, color=C[2],

@@ -52,12 +52,15 @@ def build(perflab, out, calibration, bench_dir):
     import laws
     import pools
     import style
+    import sweep
     style.apply()
     sections = []
     for make in (laws.latency_mixture, laws.coordinated_omission, laws.littles_law,
                  pools.thread_pool, pools.pool_starvation, laws.usl, laws.hockey_stick,
                  pools.keepalive_race):
         sections += make(perflab, out)
+    if perflab.has_command("sweep"):
+        sections += sweep.mmc_sweep(perflab, out)
     sections += bench.bench_ratios(bench_dir, out)
     for s in sections:
         s.write_csv(out)

@@ -1,5 +1,8 @@
 #include "sim/scenarios/internal/common.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace perflab::sim {
 
 std::vector<core::Column> SummaryColumns() {
@@ -50,6 +53,31 @@ void AddResourceTable(core::Document& doc,
     const ResourceStats s = r->Stats();
     t.Add({r->name(), r->capacity(), s.utilisation, s.mean_queue_length,
            s.max_queue_length, s.mean_wait_s * 1e3, s.timeouts});
+  }
+}
+
+void AddSteadyFields(core::Document& doc, const SteadyVerdict& v) {
+  doc.Set("steady", "steady result", v.steady);
+  if (v.steady) return;
+  doc.Set("steady_reasons", "why not steady", absl::StrJoin(v.reasons, "; "));
+  for (const std::string& r : v.reasons) {
+    doc.Note(absl::StrCat("warning: not a steady result: ", r, "."));
+  }
+}
+
+void AddCaseStudyTable(core::Document& doc,
+                       const std::vector<CaseStudyRow>& rows) {
+  if (rows.empty()) return;
+  core::Table& t = doc.AddTable("case_study", "Beside the case study",
+                                {{"figure", "figure"},
+                                 {"case_study", "case study", 1},
+                                 {"perflab", "perflab", 1},
+                                 {"difference_pct", "difference (%)", 1}});
+  for (const CaseStudyRow& r : rows) {
+    t.Add({r.figure, r.case_study, r.perflab,
+           r.case_study != 0
+               ? core::Value((r.perflab - r.case_study) / r.case_study * 100)
+               : core::Value()});
   }
 }
 

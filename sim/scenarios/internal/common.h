@@ -15,6 +15,7 @@
 #include "sim/measure.h"
 #include "sim/resource.h"
 #include "sim/scenarios/scenario.h"
+#include "sim/steady_state.h"
 
 namespace perflab::sim {
 
@@ -97,6 +98,21 @@ void AddSummaryFields(core::Document& doc, const Meter& meter);
 // A "resources" table: each resource's utilisation, queue and timeouts.
 void AddResourceTable(core::Document& doc,
                       const std::vector<const Resource*>& rs);
+
+// The shared steady-state verdict of a one-window run: a `steady` field
+// (true/false), `steady_reasons` when false, and a plain warning note.
+void AddSteadyFields(core::Document& doc, const SteadyVerdict& v);
+
+// One row of the shape table: a case-study figure beside perflab's.
+struct CaseStudyRow {
+  std::string figure;  // what it is, with its unit: "p99, 200 threads (ms)"
+  double case_study = 0;
+  double perflab = 0;
+};
+// The "case_study" table (figure, case study, perflab, difference %), the
+// side by side figures.md asks for. Nothing is added for an empty list.
+void AddCaseStudyTable(core::Document& doc,
+                       const std::vector<CaseStudyRow>& rows);
 
 }  // namespace perflab::sim
 

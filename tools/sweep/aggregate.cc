@@ -1,0 +1,174 @@
+#include "tools/sweep/aggregate.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "models/hdr_codec.h"
+#include "models/histogram.h"
+#include "models/student_t.h"
+
+namespace perflab::sweep {
+namespace {
+
+// A per-run percentile such as p99_ms or p999_ms: replaced by the merged
+// histogram's figure when one exists, since averaging percentiles is wrong.
+bool IsPercentile(const std::string& key) {
+  return key.size() > 2 && key[0] == 'p' && key[1] >= '0' && key[1] <= '9' &&
+         key.find('[') == std::string::npos;
+}
+
+struct Stat {
+  std::vector<double> xs;  // in replication order: sums are reproducible
+};
+
+// Histogram values are simulator time (nanoseconds); tables print ms.
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+}  // namespace
+
+absl::StatusOr<core::Document> Aggregate(
+    const Experiment& e, const std::vector<RunResult>& results) {
+  const int64_t points = GridPoints(e);
+  core::Document doc(absl::StrCat("sweep: ", e.scenario, ", ", points,
+                                  " grid point(s) x ", e.replications,
+                                  " replication(s)"));
+  doc.Set("scenario", "scenario", e.scenario);
+  doc.Set("grid_points", "grid points", points);
+  doc.Set("replications", "replications per point", e.replications);
+  doc.Set("runs", "runs", TotalRuns(e));
+  doc.Set("seed", "base seed S (run k uses S + k)",
+          absl::StrCat(e.seed));  // a string: uint64 does not fit int64
+  doc.Set("fingerprint", "experiment fingerprint", Fingerprint(e));
+
+  std::vector<core::Column> point_cols = {{"point", "point"}};
+  for (const Axis& a : e.axes) point_cols.push_back({a.key, a.key});
+  point_cols.push_back({"first_seed", "first seed"});
+  // Rows are collected first: AddTable may move earlier tables.
+  std::vector<std::vector<core::Value>> point_rows, metric_rows;
+  const std::vector<core::Column> metric_cols = {
+      {"point", "point"},
+      {"metric", "metric"},
+      {"n", "n"},
+      {"mean", "mean", 4},
+      {"ci95_half_width", "+- 95 %", 4},
+      {"min", "min", 4},
+      {"max", "max", 4}};
+
+  std::vector<std::vector<core::Value>> latency_rows;
+  std::map<int64_t, double> t_cache;  // n -> t(0.975, n - 1)
+  bool any_histogram = false, any_without = false;
+
+  for (int64_t p = 0; p < points; ++p) {
+    std::vector<core::Value> prow = {p};
+    std::vector<std::string> sets = PointSets(e, p);
+    for (const std::string& s : sets)
+      prow.emplace_back(s.substr(s.find('=') + 1));
+    prow.emplace_back(absl::StrCat(RunSeed(e, p * e.replications)));
+    point_rows.push_back(std::move(prow));
+
+    // Metrics in first-seen order over the point's replications.
+    std::vector<std::string> order;
+    std::map<std::string, Stat> stats;
+    std::optional<models::Histogram> merged;
+    bool missing_histogram = false;
+    for (int64_t r = 0; r < e.replications; ++r) {
+      const RunResult& run =
+          results[static_cast<size_t>(p * e.replications + r)];
+      for (const auto& [key, v] : run.values) {
+        auto [it, fresh] = stats.try_emplace(key);
+        if (fresh) order.push_back(key);
+        it->second.xs.push_back(v);
+      }
+      if (run.histogram_hdr.empty()) {
+        missing_histogram = true;
+        continue;
+      }
+      absl::StatusOr<models::Histogram> h =
+          models::DecodeHdrBase64(run.histogram_hdr);
+      if (!h.ok()) return h.status();
+      if (!merged) {
+        merged = std::move(*h);
+      } else if (absl::Status s = merged->Merge(*h); !s.ok()) {
+        return s;
+      }
+    }
+    bool use_histogram = merged.has_value() && !missing_histogram;
+    any_histogram |= use_histogram;
+    any_without |= !use_histogram;
+
+    for (const std::string& key : order) {
+      if (use_histogram && IsPercentile(key)) continue;
+      const std::vector<double>& xs = stats[key].xs;
+      int64_t n = std::ssize(xs);
+      double sum = 0, lo = xs[0], hi = xs[0];
+      for (double x : xs) {
+        sum += x;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      double mean = sum / static_cast<double>(n);
+      core::Value half;  // empty for n = 1: no spread to speak of
+      if (n >= 2) {
+        double ss = 0;
+        for (double x : xs) ss += (x - mean) * (x - mean);
+        double sd = std::sqrt(ss / static_cast<double>(n - 1));
+        auto [it, fresh] = t_cache.try_emplace(n, 0.0);
+        if (fresh) it->second = models::StudentTQuantile(0.975, n - 1.0);
+        half = it->second * sd / std::sqrt(static_cast<double>(n));
+      }
+      metric_rows.push_back({p, key, n, mean, half, lo, hi});
+    }
+    if (use_histogram) {
+      latency_rows.push_back({p, merged->Count(), Ms(merged->Percentile(50)),
+                              Ms(merged->Percentile(90)),
+                              Ms(merged->Percentile(99)),
+                              Ms(merged->Percentile(99.9)), Ms(merged->Max())});
+    }
+  }
+
+  core::Table& pts = doc.AddTable("points", "Grid points", point_cols);
+  for (auto& row : point_rows) pts.Add(std::move(row));
+  core::Table& metrics = doc.AddTable(
+      "metrics", "Mean over replications, 95 % confidence half-width",
+      metric_cols);
+  for (auto& row : metric_rows) metrics.Add(std::move(row));
+  if (any_histogram) {
+    core::Table& lat = doc.AddTable(
+        "latency", "Latency of all replications together (merged histograms)",
+        {{"point", "point"},
+         {"count", "samples"},
+         {"p50_ms", "p50 (ms)", 3},
+         {"p90_ms", "p90 (ms)", 3},
+         {"p99_ms", "p99 (ms)", 3},
+         {"p999_ms", "p99.9 (ms)", 3},
+         {"max_ms", "max (ms, bucket)", 3}});
+    for (auto& row : latency_rows) lat.Add(std::move(row));
+  }
+  std::string source = any_histogram && any_without ? "mixed"
+                       : any_histogram              ? "merged_histograms"
+                                       : "mean_of_per_run_percentiles";
+  doc.Set("percentiles_from", "latency percentiles from", source);
+  if (any_histogram) {
+    doc.Note(
+        "Latency percentiles come from merging every replication's histogram "
+        "(exact merge, bucket resolution), not from averaging per-run "
+        "percentiles; per-run pNN fields are left out of the metrics.");
+  }
+  if (any_without) {
+    doc.Note(
+        "The scenario attached no latency histogram for some point(s): their "
+        "percentiles (pNN metrics) are the mean +- 95 % CI of the per-run "
+        "percentiles, which understates the tail when runs differ.");
+  }
+  doc.Note(absl::StrCat(
+      "Run k = point x ", e.replications,
+      " + replication uses seed S + k; reproduce one with: perflab sim ",
+      e.scenario, " --set ... --seed <first_seed + replication>."));
+  return doc;
+}
+
+}  // namespace perflab::sweep

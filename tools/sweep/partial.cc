@@ -1,0 +1,222 @@
+#include "tools/sweep/partial.h"
+
+#include <map>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "rapidjson/document.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+namespace perflab::sweep {
+namespace {
+
+constexpr int kFormatVersion = 1;
+using Writer = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>,
+                                 rapidjson::UTF8<>, rapidjson::CrtAllocator,
+                                 rapidjson::kWriteNanAndInfFlag>;
+
+void Str(Writer& w, const std::string& s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+absl::Status Bad(const std::string& name, const std::string& what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, ": not a perflab sweep partial (", what,
+                   "); accepted: a file written by perflab sweep --shard"));
+}
+
+}  // namespace
+
+std::string PartialToJson(const Partial& part) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  const Experiment& e = part.experiment;
+  w.StartObject();
+  w.Key("perflab_sweep_partial");
+  w.Int(kFormatVersion);
+  w.Key("fingerprint");
+  Str(w, Fingerprint(e));
+  w.Key("experiment");
+  Str(w, Describe(e));
+  w.Key("scenario");
+  Str(w, e.scenario);
+  w.Key("axes");
+  w.StartArray();
+  for (const Axis& a : e.axes) {
+    w.StartObject();
+    w.Key("key");
+    Str(w, a.key);
+    w.Key("values");
+    w.StartArray();
+    for (const std::string& v : a.values) Str(w, v);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("replications");
+  w.Int64(e.replications);
+  w.Key("seed");
+  Str(w, absl::StrCat(e.seed));  // a string: JSON readers lose uint64 bits
+  w.Key("shard");
+  w.Int64(part.shard.index);
+  w.Key("shards");
+  w.Int64(part.shard.count);
+  w.Key("runs");
+  w.StartArray();
+  for (const RunResult& r : part.runs) {
+    w.StartObject();
+    w.Key("run");
+    w.Int64(r.run);
+    w.Key("seed");
+    Str(w, absl::StrCat(r.seed));
+    w.Key("values");
+    w.StartObject();
+    for (const auto& [k, v] : r.values) {
+      Str(w, k);  // keys repeat in document order; JSON objects keep it
+      w.Double(v);
+    }
+    w.EndObject();
+    if (!r.histogram_hdr.empty()) {
+      w.Key("latency_histogram_hdr_v2");
+      Str(w, r.histogram_hdr);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+}
+
+absl::StatusOr<Partial> ParsePartial(const std::string& json,
+                                     const std::string& name) {
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag>(
+      json.c_str(), json.size());
+  if (d.HasParseError() || !d.IsObject()) return Bad(name, "invalid JSON");
+  if (!d.HasMember("perflab_sweep_partial") ||
+      !d["perflab_sweep_partial"].IsInt() ||
+      d["perflab_sweep_partial"].GetInt() != kFormatVersion) {
+    return Bad(name, "no perflab_sweep_partial = 1");
+  }
+  auto str = [&](const rapidjson::Value& o, const char* key) -> const char* {
+    return o.IsObject() && o.HasMember(key) && o[key].IsString()
+               ? o[key].GetString()
+               : nullptr;
+  };
+  auto i64 = [&](const rapidjson::Value& o, const char* key, int64_t* out) {
+    if (!o.IsObject() || !o.HasMember(key) || !o[key].IsInt64()) return false;
+    *out = o[key].GetInt64();
+    return true;
+  };
+  Partial p;
+  Experiment& e = p.experiment;
+  const char* scenario = str(d, "scenario");
+  const char* seed = str(d, "seed");
+  if (scenario == nullptr || seed == nullptr ||
+      !absl::SimpleAtoi(seed, &e.seed) ||
+      !i64(d, "replications", &e.replications) ||
+      !i64(d, "shard", &p.shard.index) || !i64(d, "shards", &p.shard.count) ||
+      !d.HasMember("axes") || !d["axes"].IsArray() || !d.HasMember("runs") ||
+      !d["runs"].IsArray()) {
+    return Bad(name, "a header field is missing");
+  }
+  e.scenario = scenario;
+  for (const rapidjson::Value& a : d["axes"].GetArray()) {
+    Axis axis;
+    const char* key = str(a, "key");
+    if (key == nullptr || !a.HasMember("values") || !a["values"].IsArray()) {
+      return Bad(name, "an axis is malformed");
+    }
+    axis.key = key;
+    for (const rapidjson::Value& v : a["values"].GetArray()) {
+      if (!v.IsString()) return Bad(name, "an axis value is not a string");
+      axis.values.emplace_back(v.GetString());
+    }
+    e.axes.push_back(std::move(axis));
+  }
+  const char* fp = str(d, "fingerprint");
+  if (fp == nullptr || Fingerprint(e) != fp) {
+    return Bad(name, "its fingerprint does not match its contents");
+  }
+  for (const rapidjson::Value& r : d["runs"].GetArray()) {
+    RunResult run;
+    const char* rs = str(r, "seed");
+    if (!i64(r, "run", &run.run) || rs == nullptr ||
+        !absl::SimpleAtoi(rs, &run.seed) || !r.HasMember("values") ||
+        !r["values"].IsObject()) {
+      return Bad(name, "a run is malformed");
+    }
+    for (const auto& m : r["values"].GetObject()) {
+      if (!m.value.IsNumber()) return Bad(name, "a run value is not a number");
+      run.values.emplace_back(m.name.GetString(), m.value.GetDouble());
+    }
+    if (const char* h = str(r, "latency_histogram_hdr_v2")) {
+      run.histogram_hdr = h;
+    }
+    p.runs.push_back(std::move(run));
+  }
+  return p;
+}
+
+absl::StatusOr<Merged> MergeParts(const std::vector<Partial>& parts,
+                                  const std::vector<std::string>& names) {
+  if (parts.empty()) {
+    return absl::InvalidArgumentError(
+        "sweep-merge: no parts given; accepted: one or more partial files");
+  }
+  const Partial& first = parts[0];
+  std::map<int64_t, size_t> by_shard;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Partial& p = parts[i];
+    if (Fingerprint(p.experiment) != Fingerprint(first.experiment) ||
+        p.shard.count != first.shard.count) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          names[i], " is from a different experiment than ", names[0], " (",
+          Describe(p.experiment), " shards=", p.shard.count, " vs ",
+          Describe(first.experiment), " shards=", first.shard.count, ")"));
+    }
+    auto [it, fresh] = by_shard.try_emplace(p.shard.index, i);
+    if (!fresh) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shard ", p.shard.index, "/", p.shard.count,
+                       " given twice: ", names[it->second], " and ", names[i]));
+    }
+  }
+  std::vector<std::string> missing;
+  for (int64_t s = 1; s <= first.shard.count; ++s) {
+    if (!by_shard.contains(s)) {
+      missing.push_back(absl::StrCat(s, "/", first.shard.count));
+    }
+  }
+  if (!missing.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("missing shard(s) ", absl::StrJoin(missing, ", "), " of ",
+                     Describe(first.experiment)));
+  }
+  Merged m;
+  m.experiment = first.experiment;
+  const int64_t total = TotalRuns(m.experiment);
+  m.runs.resize(static_cast<size_t>(total));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::vector<int64_t> want = ShardRuns(parts[i].experiment, parts[i].shard);
+    bool same = want.size() == parts[i].runs.size();
+    for (size_t j = 0; same && j < want.size(); ++j) {
+      same = parts[i].runs[j].run == want[j];
+    }
+    if (!same) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          names[i], ": shard ", parts[i].shard.index, "/", parts[i].shard.count,
+          " should hold ", want.size(), " runs (k mod N = I - 1) but holds ",
+          parts[i].runs.size(), " or others"));
+    }
+    for (const RunResult& r : parts[i].runs) {
+      m.runs[static_cast<size_t>(r.run)] = r;
+    }
+  }
+  return m;
+}
+
+}  // namespace perflab::sweep
