@@ -35,7 +35,7 @@ def thread_pool(perflab, out):
     a1.axhline(field(virtual, "ceiling_per_s"), color="#888888", linestyle=":", linewidth=1,
                label="CPU ceiling: cores / CPU per request")
     style.label(a1, 0, "request threads", "throughput (req/s)", "throughput")
-    a1.legend(loc="upper left", fontsize=8)
+    a1.legend(loc="lower right", fontsize=8)
     a2.plot(xs, [clients / c * 1000 for c in ceil], color=C[0],
             label=f"formula: {clients} clients / ceiling")
     a2.plot(xs, [field(d, "mean_ms") for _, d in counted], "o", color=C[1],
@@ -77,7 +77,7 @@ def pool_starvation(perflab, out):
         a2.plot(column(pts, "t_s"), column(pts, "timeouts"), color=C[i], label=name)
     style.label(a1, 0, "time (s)", "pending acquires (requests)", "waiting for a connection")
     style.label(a2, 1, "time (s)", "timeouts so far (requests)", "timed out after 30 s")
-    a1.legend(loc="upper left", fontsize=8)
+    a1.legend(loc="lower right", fontsize=8)
     a2.legend(loc="upper left", fontsize=8)
     style.save(fig, os.path.join(out, "pool_starvation.svg"))
     worst = summary[-1]
