@@ -9,6 +9,7 @@
 #include "models/histogram.h"
 #include "sim/cpu.h"
 #include "sim/scenarios/internal/common.h"
+#include "sim/scenarios/internal/plot_tables.h"
 
 namespace perflab::sim {
 namespace {
@@ -161,6 +162,10 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
     t.Add({std::string(c.name), c.rec.Count(), c.rec.PercentileMs(50),
            c.rec.PercentileMs(99), c.rec.PercentileMs(99.9), c.rec.MaxMs()});
   }
+  // The three percentile curves on one chart (tools/plots).
+  AddSpectrumTable(doc, {{"closed_actual", &clients[0].rec},
+                         {"closed_intended", &clients[1].rec},
+                         {"open", &clients[2].rec}});
   doc.Note(
       "closed-actual waits for each response and times from its actual send: "
       "the freeze costs one slow sample and the requests it would have sent "

@@ -9,6 +9,7 @@
 #include "models/percentiles.h"
 #include "sim/random.h"
 #include "sim/scenarios/internal/common.h"
+#include "sim/scenarios/internal/plot_tables.h"
 
 namespace perflab::sim {
 namespace {
@@ -75,6 +76,9 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   m.Add({std::string("< 50 ms"), modes.count[0]});
   m.Add({std::string("50-500 ms"), modes.count[1]});
   m.Add({std::string(">= 500 ms"), modes.count[2]});
+  // For the plots (tools/plots): the spectrum and the three modes drawn.
+  AddSpectrumTable(doc, {{"latency", &all}});
+  AddLogHistogramTable(doc, all, 10);
 
   // Two instances: one healthy, one with a stalled 5 %.
   Mixture healthy;

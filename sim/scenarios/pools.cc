@@ -2,6 +2,8 @@
 // at several offered rates against a pool with an acquire timeout. Below pool /
 // hold the pool copes; past it, pending grows until acquires time out.
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "models/little.h"
@@ -37,6 +39,16 @@ Process Arrivals(Simulation& sim, Meter& meter, Resource& pool, Time timeout,
   }
 }
 
+// Every `period`, one timeline row: pending acquires and timeouts so far.
+Process Sample(Simulation& sim, Resource& pool, Time period, double rate,
+               std::vector<std::vector<core::Value>>& rows) {
+  while (true) {
+    co_await sim.Delay(period);
+    rows.push_back(
+        {rate, ToSec(sim.now()), pool.queued(), pool.Stats().timeouts});
+  }
+}
+
 absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
                                        Names n) {
   const int64_t size = p.Integer("pool");
@@ -60,6 +72,10 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
                                  {"timeouts", "timeouts", 0},
                                  {"first_timeout_s", "first timeout (s)", 1},
                                  {"p99_ms", "p99 (ms)", 1}});
+  // Pending and timeouts over time, for the plots; only when asked for, as
+  // it is one row per rate and period.
+  const Time period = SecToNs(p.Number("timeline_s"));
+  std::vector<std::vector<core::Value>> timeline;
   for (double rate : p.Numbers("rates_per_s")) {
     Simulation sim(BudgetFrom(p));
     MeterOptions mo;
@@ -73,6 +89,7 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
     const Dist hold =
         exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Constant(hold_ms * 1e6);
     sim.Spawn(Arrivals(sim, meter, pool, timeout, gap, hold, arr, svc));
+    if (period > 0) sim.Spawn(Sample(sim, pool, period, rate, timeline));
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
     const Summary s = meter.Summarise();
     const ResourceStats rs = pool.Stats();
@@ -86,6 +103,14 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
                                  : core::Value(),
            s.p99_ms});
   }
+  if (period > 0) {
+    doc.AddTable("timeline", "Timeline",
+                 {{"offered_per_s", "offered (req/s)", 0},
+                  {"t_s", "time (s)", 1},
+                  {"pending", "pending acquires", 0},
+                  {"timeouts", "timeouts so far", 0}})
+        .rows = std::move(timeline);
+  }
   doc.Note(absl::StrCat(
       "Past ", ceiling,
       " req/s the pool cannot keep up: pending grows by the excess "
@@ -97,6 +122,9 @@ std::vector<KeySpec> CommonKeys() {
   return {ChoiceKey("arrivals", "poisson", {"poisson", "constant"},
                     "arrival process"),
           ChoiceKey("hold", "det", {"det", "exp"}, "hold time distribution"),
+          NumKey("timeline_s", "0", 0, 86400,
+                 "sample pending and timeouts this often into a timeline "
+                 "table (s; 0 = no table)"),
           MaxPendingKey()};
 }
 

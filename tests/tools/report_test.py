@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Tests of tools/plots/report.py (ctest label `report`).
+
+  report_test.py PERFLAB SOURCE_DIR [unittest args]
+
+Deterministic: two renders of the same inputs are byte-identical. Valid: each
+SVG parses as XML and carries its title and axis labels as text. Fresh: a
+regeneration matches the committed reports/ byte for byte. Bad input: one
+line, exit 2, the output folder untouched. Exit 77 (skipped) when
+/usr/bin/python3 has no matplotlib.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+PERFLAB = SOURCE = None
+PYTHON = "/usr/bin/python3"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def script():
+    return os.path.join(SOURCE, "tools", "plots", "report.py")
+
+
+def run(out, *extra, python_flags=()):
+    return subprocess.run([PYTHON, *python_flags, script(), "--perflab", PERFLAB, "--out", out,
+                           *extra], capture_output=True, text=True, check=False)
+
+
+def digests(folder):
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                out[name] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+class Report(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="perflab-report-test.")
+        cls.first = os.path.join(cls.tmp, "first")
+        r = run(cls.first, "--bench", os.path.join(SOURCE, "reports", "bench"))
+        if r.returncode != 0:
+            raise AssertionError(f"report failed: {r.stderr}")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_two_renders_are_byte_identical(self):
+        second = os.path.join(self.tmp, "second")
+        r = run(second, "--bench", os.path.join(SOURCE, "reports", "bench"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        a, b = digests(self.first), digests(second)
+        self.assertGreaterEqual(len([n for n in a if n.endswith(".svg")]), 9)
+        self.assertEqual(a, b)
+
+    def test_each_svg_has_title_and_axis_labels_as_text(self):
+        with open(os.path.join(self.first, "README.md"), encoding="utf-8") as f:
+            index = f.read()
+        for name in sorted(os.listdir(self.first)):
+            if not name.endswith(".svg"):
+                continue
+            with self.subTest(svg=name):
+                self.assertIn(f"]({name})", index)  # the index shows every plot
+                root = ET.parse(os.path.join(self.first, name)).getroot()
+                self.assertEqual(root.tag, SVG + "svg")
+                texts = {}
+                for g in root.iter(SVG + "g"):
+                    gid = g.get("id", "")
+                    texts[gid] = "".join(t.text or "" for t in g.iter(SVG + "text")).strip()
+                self.assertTrue(texts.get("title"), "no title")
+                xl = [v for k, v in texts.items() if k.startswith("xlabel-")]
+                yl = [v for k, v in texts.items() if k.startswith("ylabel-")]
+                self.assertTrue(xl and all(xl), "no x-axis label")
+                self.assertTrue(yl and all(yl), "no y-axis label")
+                # A unit or a scale in every y label: "(ms)", "(req/s)", "(%)" ...
+                for label in yl:
+                    self.assertRegex(label, r"\(.+\)", label)
+
+    def test_no_date_or_version_in_svg(self):
+        for name in os.listdir(self.first):
+            if name.endswith(".svg"):
+                with open(os.path.join(self.first, name), encoding="utf-8") as f:
+                    text = f.read()
+                self.assertNotIn("<dc:date>", text, name)
+                self.assertNotIn("Matplotlib v", text, name)
+
+    def test_committed_reports_are_fresh(self):
+        committed = os.path.join(SOURCE, "reports")
+        want = {n: d for n, d in digests(committed).items()
+                if n == "README.md" or n.endswith((".svg", ".csv"))}
+        got = digests(self.first)
+        stale = sorted(n for n in set(want) | set(got) if want.get(n) != got.get(n))
+        self.assertEqual(stale, [], "reports/ is stale against the code: run `tools/lab report` "
+                         "and commit reports/ (files that differ: " + ", ".join(stale) + ")")
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="perflab-report-bad.")
+        self.out = os.path.join(self.tmp, "reports")
+        os.makedirs(os.path.join(self.out, "bench"))
+        with open(os.path.join(self.out, "README.md"), "w", encoding="utf-8") as f:
+            f.write("previous report\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def assertOneLineExit2(self, r, *words):
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        for w in words:
+            self.assertIn(w, r.stderr)
+        with open(os.path.join(self.out, "README.md"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "previous report\n")  # untouched
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["reports"])  # no temp folder left
+
+    def test_missing_matplotlib_names_the_package(self):
+        # -S: no site-packages, so Debian's matplotlib is out of reach.
+        r = run(self.out, python_flags=("-S",))
+        self.assertOneLineExit2(r, "python3-matplotlib", "apt-get install")
+
+    def test_malformed_bench_summary(self):
+        with open(os.path.join(self.out, "bench", "summary.json"), "w", encoding="utf-8") as f:
+            f.write("{\"pairs\": [")
+        r = run(self.out)
+        self.assertOneLineExit2(r, "summary.json", "not valid JSON")
+
+    def test_missing_calibration(self):
+        r = run(self.out, "--calibration", os.path.join(self.tmp, "absent.json"))
+        self.assertOneLineExit2(r, "absent.json")
+
+    def test_missing_perflab(self):
+        r = subprocess.run([PYTHON, script(), "--perflab", os.path.join(self.tmp, "nope"),
+                            "--out", self.out], capture_output=True, text=True, check=False)
+        self.assertOneLineExit2(r, "--perflab", "tools/lab build")
+
+
+if __name__ == "__main__":
+    PERFLAB, SOURCE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    probe = subprocess.run([PYTHON, "-c", "import matplotlib"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        print("skipped: /usr/bin/python3 has no matplotlib (apt-get install python3-matplotlib)")
+        sys.exit(77)
+    unittest.main(argv=[sys.argv[0], *sys.argv[3:]], verbosity=2)

@@ -1,0 +1,73 @@
+"""Running perflab and reading what it prints: the only way numbers enter the
+report. Every failure is a ReportError with one line naming the input."""
+
+import json
+import subprocess
+
+
+class ReportError(Exception):
+    """Bad or missing input: report.py prints it as one line and exits 2."""
+
+
+class Perflab:
+    def __init__(self, binary):
+        self.binary = binary
+        self.commands = []  # every command run, in order (for the index page)
+
+    def json(self, *args):
+        cmd = [self.binary, *args, "--format", "json"]
+        self.commands.append(" ".join(["perflab", *args]))
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        except OSError as e:
+            raise ReportError(f"cannot run perflab '{self.binary}': {e.strerror}; "
+                              "build it with tools/lab build or pass --perflab PATH")
+        if out.returncode != 0:
+            first = (out.stderr.strip().splitlines() or ["(no message)"])[0]
+            raise ReportError(f"'{' '.join(cmd[1:])}' failed (exit {out.returncode}): {first}")
+        return parse_json(out.stdout, f"output of 'perflab {' '.join(args)}'")
+
+    def has_command(self, name):
+        """Whether `perflab --help` lists `name` among its subcommands."""
+        out = subprocess.run([self.binary, "--help"], capture_output=True, text=True, check=False)
+        listed = out.stdout.split("Subcommands:", 1)[-1].splitlines()
+        return any(line.split()[:1] == [name] for line in listed)
+
+
+def parse_json(text, what):
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{what} is not valid JSON ({e.msg} at line {e.lineno})")
+    if not isinstance(doc, dict):
+        raise ReportError(f"{what} is not a JSON object")
+    return doc
+
+
+def load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ReportError(f"cannot read {path}: {e.strerror}")
+    return parse_json(text, path)
+
+
+def field(doc, key):
+    if key not in doc:
+        raise ReportError(f"perflab output '{doc.get('title', '?')}' has no field '{key}'")
+    return doc[key]
+
+
+def table(doc, key):
+    rows = doc.get(key)
+    if not isinstance(rows, list) or not rows:
+        raise ReportError(f"perflab output '{doc.get('title', '?')}' has no table '{key}'")
+    return rows
+
+
+def column(rows, key):
+    try:
+        return [r[key] for r in rows]
+    except (KeyError, TypeError):
+        raise ReportError(f"a perflab table has no column '{key}'")
