@@ -46,7 +46,9 @@ std::string GbenchJson(const std::vector<Bench>& benches) {
     // An aggregate row, which the reader must ignore.
     rows.push_back(absl::StrCat(
         R"({"name":")", b.name, R"(_median","run_name":")", b.name,
-        R"(","run_type":"aggregate","aggregate_name":"median","real_time":1,"cpu_time":1,"time_unit":")",
+        R"(","run_type":"aggregate","aggregate_name":"median","real_time":1,"cpu_time":1,)"
+        // Google Benchmark writes NaN for the cv of a constant counter.
+        R"("fullscan_steps":NaN,"time_unit":")",
         b.unit, R"("})"));
   }
   return absl::StrCat(R"({"context":{"date":"x","num_cpus":2},"benchmarks":[)",

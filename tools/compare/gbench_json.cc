@@ -25,7 +25,10 @@ absl::StatusOr<std::vector<BenchmarkSamples>> ParseGbenchJson(
     std::string_view text, std::string_view metric) {
   rapidjson::Document doc;
   // kParseFullPrecisionFlag: read doubles exactly as written.
-  doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
+  // kParseNanAndInfFlag: Google Benchmark writes NaN for the cv of a constant
+  // counter (aggregate rows, which are skipped, but the file must parse).
+  doc.Parse<rapidjson::kParseFullPrecisionFlag |
+            rapidjson::kParseNanAndInfFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     return Bad(absl::StrCat(
         "not JSON: ", rapidjson::GetParseError_En(doc.GetParseError()),

@@ -19,6 +19,7 @@
 #include "models/percentiles.h"
 #include "models/queues.h"
 #include "models/usl.h"
+#include "sim/scenarios/order_service.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
@@ -531,17 +532,16 @@ void AddTour(CLI::App* models, Registry& reg) {
          {"vcpu", "vCPU", 0},
          {"usd_per_hour", "$/h", 3},
          {"usd_per_million", "$ per 1M", 3}});
-    for (auto [rps, vcpu] : std::vector<std::pair<double, double>>{{86, 8},
-                                                                   {691, 8},
-                                                                   {1224, 8},
-                                                                   {263, 8},
-                                                                   {1762, 8},
-                                                                   {1973, 8},
-                                                                   {2469, 8},
-                                                                   {5293, 8},
-                                                                   {5214, 8},
-                                                                   {6066, 4}}) {
-      absl::StatusOr<models::Cost> c = models::CostPerMillion(rps, vcpu, 1);
+    // The case study's ten steps: 8 vCPU until the last one right-sizes.
+    for (const case_study::CapstoneStepFigures& step :
+         case_study::kCapstoneTable) {
+      const double rps = step.rps;
+      const double vcpu =
+          std::string_view(step.step) == "right-size"
+              ? static_cast<double>(case_study::kRightSizedCores)
+              : static_cast<double>(sim::OrderServiceConfig{}.cores);
+      absl::StatusOr<models::Cost> c =
+          models::CostPerMillion(rps, vcpu, case_study::kCapstoneMemGib);
       if (!c.ok()) return c.status();
       cost.Add({rps, vcpu, c->usd_per_hour, c->usd_per_million});
     }
