@@ -8,6 +8,7 @@
 #include "models/queues.h"
 #include "sim/mmc.h"
 #include "sim/scenarios/scenario.h"
+#include "tests/sim/doc_helpers.h"
 
 namespace perflab::sim {
 namespace {
@@ -26,24 +27,11 @@ double Field(const core::Document& doc, const std::string& key) {
   return f == nullptr ? NAN : core::AsDouble(f->value);
 }
 
-// The cell of `column` in every row of table `key`.
+// The cell of `column` in every row of table `key` (tests/sim/doc_helpers.h).
 std::vector<core::Value> Column(const core::Document& doc,
                                 const std::string& key,
                                 const std::string& column) {
-  std::vector<core::Value> out;
-  const core::Table* t = doc.FindTable(key);
-  if (t == nullptr) {
-    ADD_FAILURE() << "no table " << key;
-    return out;
-  }
-  size_t c = 0;
-  while (c < t->columns.size() && t->columns[c].key != column) ++c;
-  if (c == t->columns.size()) {
-    ADD_FAILURE() << "no column " << column;
-    return out;
-  }
-  for (const auto& row : t->rows) out.push_back(row[c]);
-  return out;
+  return testing_helpers::Cells(doc, key, column);
 }
 std::vector<double> Numbers(const core::Document& doc, const std::string& key,
                             const std::string& column) {
