@@ -29,8 +29,30 @@ def script():
 
 
 def run(out, *extra, python_flags=()):
+    # The capstone with --sensitivity takes minutes: every render here reads the
+    # committed run (reports/capstone_run.csv); `tools/lab report` makes a fresh one.
     return subprocess.run([PYTHON, *python_flags, script(), "--perflab", PERFLAB, "--out", out,
-                           *extra], capture_output=True, text=True, check=False)
+                           "--capstone-run", os.path.join(SOURCE, "reports"), *extra],
+                          capture_output=True, text=True, check=False)
+
+
+def read_csv(path):
+    import csv
+    with open(path, encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def capstone_tables(path):
+    """The capstone's own CSV, split at its '# name' lines (parsed here, not by the report)."""
+    import csv
+    import io
+    with open(path, encoding="utf-8") as f:
+        blocks = f.read().split("\n# ")
+    out = {}
+    for b in blocks:
+        name, _, body = b.lstrip("# ").partition("\n")
+        out[name.strip()] = list(csv.DictReader(io.StringIO(body.strip())))
+    return out
 
 
 def digests(folder):
@@ -87,6 +109,38 @@ class Report(unittest.TestCase):
                 for label in yl:
                     self.assertRegex(label, r"\(.+\)", label)
 
+    def test_capstone_plots_show_the_run(self):
+        run_ = capstone_tables(os.path.join(self.first, "capstone_run.csv"))
+        for slug in ("rps", "p99", "cost", "cpu", "sensitivity"):
+            self.assertTrue(os.path.exists(os.path.join(self.first, f"capstone_{slug}.svg")), slug)
+        steps = {r["name"]: r for r in run_["steps"]}
+        case = {r["name"]: r for r in run_["case_study"]}
+        rps = read_csv(os.path.join(self.first, "capstone_rps.csv"))
+        self.assertEqual([r["step"] for r in rps], [r["name"] for r in run_["steps"]])
+        for r in rps:
+            self.assertAlmostEqual(float(r["perflab_rps"]), float(steps[r["step"]]["rps"]))
+            self.assertAlmostEqual(float(r["case_study_rps"]), float(case[r["step"]]["rps"]))
+        for r in read_csv(os.path.join(self.first, "capstone_p99.csv")):
+            self.assertAlmostEqual(float(r["perflab_open_p99_ms"]),
+                                   float(steps[r["step"]]["open_p99_ms"]))
+            self.assertAlmostEqual(float(r["case_study_p99_ms"]), float(case[r["step"]]["p99_ms"]))
+        for r in read_csv(os.path.join(self.first, "capstone_cpu.csv")):
+            # Each share is its own median over the repeats, so the sum is only near 100.
+            self.assertAlmostEqual(sum(float(v) for k, v in r.items() if k != "step"), 100,
+                                   delta=0.05)
+        # The boxed top three per step: the three most negative elasticities of
+        # the run's full sensitivity table, recomputed here by sorting.
+        want = {}
+        for r in run_["sensitivity"]:
+            want.setdefault(r["name"], []).append((float(r["elasticity"]), r["field"]))
+        got = {}
+        for r in read_csv(os.path.join(self.first, "capstone_sensitivity.csv")):
+            if r["rank"]:
+                got.setdefault(r["step"], {})[int(r["rank"])] = r["cost"]
+        for step, pairs in want.items():
+            top = [f for e, f in sorted(pairs, key=lambda p: p[0]) if e < 0][:3]
+            self.assertEqual([got[step][k] for k in sorted(got[step])], top, step)
+
     def test_no_date_or_version_in_svg(self):
         for name in os.listdir(self.first):
             if name.endswith(".svg"):
@@ -139,6 +193,11 @@ class BadInput(unittest.TestCase):
     def test_missing_calibration(self):
         r = run(self.out, "--calibration", os.path.join(self.tmp, "absent.json"))
         self.assertOneLineExit2(r, "absent.json")
+
+    def test_capstone_run_from_another_calibration(self):
+        r = run(self.out, "--calibration",
+                os.path.join(SOURCE, "fixtures", "calibration", "seed-h2.json"))
+        self.assertOneLineExit2(r, "capstone_run.csv", "seed-h2.json")
 
     def test_missing_perflab(self):
         r = subprocess.run([PYTHON, script(), "--perflab", os.path.join(self.tmp, "nope"),

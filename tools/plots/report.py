@@ -4,12 +4,15 @@ table behind each as CSV, and README.md, an index that shows each plot with
 its table and a paragraph on what it shows and which knob to turn next.
 
   /usr/bin/python3 tools/plots/report.py --perflab BUILD/tools/perflab
-      [--out DIR] [--calibration FILE] [--bench DIR]
+      [--out DIR] [--calibration FILE] [--bench DIR] [--capstone-run DIR]
 
 --out          where the report goes (default: <repo>/reports)
 --calibration  the calibration the capstone runs with (default:
                fixtures/calibration/reference.json when it exists)
 --bench        tools/lab bench's output, for the ratio bars (default: OUT/bench)
+--capstone-run a folder with the capstone_run.csv of an earlier report made
+               with the same calibration: the capstone plots read it instead
+               of running `perflab capstone --sensitivity` again (minutes)
 
 Every number comes from perflab's --format json output in this run. The report
 is written into a temporary folder beside OUT and renamed into place; entries
@@ -46,9 +49,10 @@ def owned(name):
     return name == "README.md" or name.endswith(OWNED_SUFFIXES)
 
 
-def build(perflab, out, calibration, bench_dir):
+def build(perflab, out, calibration, bench_dir, capstone_run=None):
     """Runs perflab, renders every plot into `out` and returns the sections."""
     import bench
+    import capstone
     import laws
     import pools
     import style
@@ -61,6 +65,8 @@ def build(perflab, out, calibration, bench_dir):
         sections += make(perflab, out)
     if perflab.has_command("sweep"):
         sections += sweep.mmc_sweep(perflab, out)
+    if perflab.has_command("capstone") and calibration is not None:
+        sections += capstone.capstone(perflab, out, calibration, ROOT, capstone_run)
     sections += bench.bench_ratios(bench_dir, out)
     for s in sections:
         s.write_csv(out)
@@ -75,9 +81,10 @@ def index(sections, perflab, calibration, bench_dir):
              "beside it as CSV. Regenerate with `tools/lab report`; the `report` ctest fails when "
              "the committed files no longer match what the code produces.", ""]
     missing = []
-    if not perflab.has_command("capstone"):
+    if not any(s.slug.startswith("capstone") for s in sections):
         missing.append("the capstone plots (RPS, p99, $/1M, CPU attribution and sensitivity per "
-                       "step): this perflab has no `capstone` command yet")
+                       "step): this perflab has no `capstone` command, or no calibration was "
+                       "given and fixtures/calibration/reference.json is absent")
     if not perflab.has_command("sweep"):
         missing.append("the sweep plot (M/M/c wait against utilisation with its 95 % band beside "
                        "Erlang C): this perflab has no `sweep` command yet")
@@ -93,7 +100,7 @@ def index(sections, perflab, calibration, bench_dir):
     for s in sections:
         lines += ["", f"## {s.title}", "", f"![{s.title}]({s.slug}.svg)", "", s.paragraph, ""]
         shown = s.shown if s.shown is not None else s.rows
-        lines += [markdown_table(s.columns, shown), ""]
+        lines += [markdown_table(s.shown_columns, shown), ""]
         note = "" if shown is s.rows else f" (the table above shows {len(shown)} of its {len(s.rows)} rows)"
         lines += [f"Data: [{s.slug}.csv]({s.slug}.csv){note}. Run:", ""]
         lines += [f"    {c}" for c in s.commands]
@@ -125,6 +132,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "reports"))
     ap.add_argument("--calibration", default=None)
     ap.add_argument("--bench", default=None)
+    ap.add_argument("--capstone-run", default=None)
     args = ap.parse_args()
     need_matplotlib()
     sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -150,7 +158,7 @@ def main():
         if calibration is not None:
             load_json(calibration)  # a missing or malformed file stops the report here
         perflab = Perflab(os.path.abspath(args.perflab))
-        sections = build(perflab, tmp, calibration, bench_dir)
+        sections = build(perflab, tmp, calibration, bench_dir, args.capstone_run)
         with open(os.path.join(tmp, "README.md"), "w", encoding="utf-8") as f:
             f.write(index(sections, perflab, calibration, bench_dir))
     except ReportError as e:

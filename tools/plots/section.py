@@ -7,7 +7,8 @@ import os
 
 
 class Section:
-    def __init__(self, slug, title, columns, rows, paragraph, commands, shown=None):
+    def __init__(self, slug, title, columns, rows, paragraph, commands, shown=None,
+                 shown_columns=None):
         self.slug = slug            # file stem: slug.svg, slug.csv
         self.title = title          # the figure's title, also the index heading
         self.columns = columns      # CSV header (names with units)
@@ -15,6 +16,7 @@ class Section:
         self.paragraph = paragraph  # what it shows and which knob to turn next
         self.commands = commands    # the perflab commands that produced it
         self.shown = shown          # rows for the index table (default: all)
+        self.shown_columns = shown_columns or columns  # header of the index table
 
     def write_csv(self, folder):
         buf = io.StringIO()

@@ -1,0 +1,335 @@
+"""Plots of the capstone: RPS, p99, $/1M, CPU attribution and what to fix
+next, per step, perflab's figures beside the case study's.
+
+The capstone with --sensitivity is by far the slowest thing the report runs
+(20 costs x 2 signs x 10 steps x 3 repeats x 2 loops), so it runs once per
+report and all five plots read that one run. Its CSV (every table of the run,
+the calibration's hash included) is kept as OUT/capstone_run.csv; report.py
+--capstone-run DIR renders from such a file instead of running the capstone
+again, after checking that it was made with the same calibration.
+"""
+
+import csv
+import hashlib
+import io
+import os
+import subprocess
+import tempfile
+
+import style
+from data import ReportError, load_json
+from section import Section, fmt
+
+C = style.COLORS
+RUN_CSV = "capstone_run.csv"
+CPU_PARTS = [("database_pct", "database"), ("http_pct", "HTTP + stub"),
+             ("serialisation_pct", "serialisation"), ("gc_pct", "GC"), ("other_pct", "other")]
+RIG_BOUND_PCT = 90  # load generator this busy: the step's RPS is the rig's ceiling
+CASE_STUDY = "#9a9a9a"  # the case study's bars: grey, so perflab's stand out
+# The composer's rig (core/case_study.h: kClosedLoopClients, kOpenLoopRatePerS);
+# the run's CSV does not carry them, so the titles name them here.
+CLIENTS, OPEN_RATE_PER_S = 32, 40
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def parse_run(text, what):
+    """The capstone's CSV: sections '# name', a header, rows, a blank line."""
+    tables, name, lines = {}, None, []
+    for line in text.splitlines() + [""]:
+        if line.startswith("# "):
+            name, lines = line[2:].strip(), []
+        elif line == "" and name is not None:
+            rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+            tables[name] = [{k: number(v) for k, v in r.items()} for r in rows]
+            name = None
+        elif name is not None:
+            lines.append(line)
+    for need in ("fields", "steps", "cpu_share", "case_study", "what_to_fix_next", "sensitivity"):
+        if not tables.get(need):
+            raise ReportError(f"{what} has no '{need}' table; run the capstone with --sensitivity "
+                              "(tools/lab report does)")
+    return tables
+
+
+def display_path(path, root):
+    """The calibration as the commands show it: relative to the repository."""
+    rel = os.path.relpath(os.path.abspath(path), root)
+    return path if rel.startswith("..") else rel
+
+
+def load_run(perflab, calibration, root, reuse_dir):
+    """Runs the capstone (or reads an earlier run) and returns (text, tables)."""
+    cal = display_path(calibration, root)
+    if reuse_dir:
+        path = os.path.join(reuse_dir, RUN_CSV)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise ReportError(f"--capstone-run: cannot read {path}: {e.strerror}")
+        tables = parse_run(text, path)
+        with open(calibration, "rb") as f:
+            want = "sha256:" + hashlib.sha256(f.read()).hexdigest()
+        got = {r["key"]: r["value"] for r in tables["fields"]}.get("calibration_hash")
+        if got != want:
+            raise ReportError(f"--capstone-run: {path} was made with calibration {got}, not "
+                              f"{cal} ({want}); rerun tools/lab report without --capstone-run")
+        return text, tables
+    scratch = tempfile.mkdtemp(prefix="perflab-capstone.")
+    cmd = [perflab.binary, "capstone", "--calibration", cal, "--sensitivity", "--format", "csv",
+           "--out-dir", scratch]
+    try:
+        out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
+    finally:
+        for name in os.listdir(scratch):
+            os.remove(os.path.join(scratch, name))
+        os.rmdir(scratch)
+    if out.returncode != 0:
+        first = (out.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise ReportError(f"'perflab capstone --calibration {cal}' failed (exit {out.returncode}): "
+                          f"{first}")
+    return out.stdout, parse_run(out.stdout, "output of 'perflab capstone'")
+
+
+def steps_axis(ax, names):
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.grid(axis="x", visible=False)
+
+
+def bars(ax, series, width=0.8):
+    """Grouped bars: series is [(label, values, colour, hatch)], one bar per step each."""
+    n = len(series)
+    w = width / n
+    for i, (label, values, color, hatch) in enumerate(series):
+        xs = [k - width / 2 + w * (i + 0.5) for k in range(len(values))]
+        if hatch is None:
+            ax.bar(xs, values, w, label=label, color=color, edgecolor="white", linewidth=0.5)
+        else:  # white with hatching in the series colour: same hue, other source
+            ax.bar(xs, values, w, label=label, color="white", hatch=hatch, edgecolor=color,
+                   linewidth=0.8)
+
+
+def capstone(perflab, out, calibration, root, reuse_dir=None):
+    text, t = load_run(perflab, calibration, root, reuse_dir)
+    with open(os.path.join(out, RUN_CSV), "w", encoding="utf-8") as f:
+        f.write(text)
+    cal = display_path(calibration, root)
+    command = f"perflab capstone --calibration {cal} --sensitivity --format csv"
+    commands = [f"{command} > {RUN_CSV}   # from the repository root; one run for all five"]
+    steps, cs = t["steps"], {r["name"]: r for r in t["case_study"]}
+    for s in steps:
+        if s["name"] not in cs:
+            raise ReportError(f"the capstone's case_study table has no step '{s['name']}'")
+    names = [s["name"] for s in steps]
+    calname = {r["key"]: r["value"] for r in t["fields"]}["calibration"]
+    gen = {r["name"]: r["generator_utilisation_pct"] for r in t["cpu_share"]}
+    return [rps_plot(out, steps, cs, names, calname, gen, scan_note(calibration, root), commands),
+            p99_plot(out, steps, cs, names, calname, commands),
+            cost_plot(out, steps, cs, names, calname, t["fields"], commands),
+            cpu_plot(out, t["cpu_share"], names, calname, commands),
+            sensitivity_plot(out, t["sensitivity"], t["what_to_fix_next"], names, calname,
+                             commands)]
+
+
+def scan_note(calibration, root):
+    """Why the baseline's height differs: this calibration's scan against the seed's."""
+    seed = os.path.join(root, "fixtures", "calibration", "seed-h2.json")
+    try:
+        ours = load_json(calibration)["fields"]["orders_query_scan_us"]["value"]
+        theirs = load_json(seed)["fields"]["orders_query_scan_us"]["value"]
+    except (ReportError, KeyError, TypeError):
+        return ""
+    if os.path.samefile(calibration, seed) or ours == theirs:
+        return ""
+    return (f"The baselines differ mostly by the table scan: {fmt(ours / 1000)} ms per query in "
+            f"this calibration against the case study's {fmt(theirs / 1000)} ms. ")
+
+
+def rps_plot(out, steps, cs, names, calname, gen, scan_note, commands):
+    fig, (ax,) = style.figure(width=9.6, title="Capstone: throughput per step, perflab beside "
+                              f"the case study ({CLIENTS} closed-loop clients)")
+    ours, theirs = [s["rps"] for s in steps], [cs[n]["rps"] for n in names]
+    bars(ax, [(f"perflab (calibration {calname})", ours, C[0], None),
+              ("case study", theirs, CASE_STUDY, None)])
+    bound = [k for k, n in enumerate(names) if gen[n] >= RIG_BOUND_PCT]
+    for k in bound:  # perflab's bar there measures the load generator, not the service
+        ax.annotate(f"load generator\n{gen[names[k]]:.0f} % busy", (k - 0.2, ours[k]),
+                    xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
+                    fontsize=7)
+    ax.set_ylim(0, max(ours + theirs) * 1.18)
+    steps_axis(ax, names)
+    style.label(ax, 0, "step (each adds one change to the previous)", "throughput (req/s)")
+    ax.legend(loc="upper left")
+    style.save(fig, os.path.join(out, "capstone_rps.svg"))
+    drop = steps[names.index("keep-alive")]
+    para = (f"Median RPS of 3 repeats per step with {CLIENTS} clients that never think. perflab goes "
+            f"from {fmt(ours[0], 0)} to {fmt(ours[-1], 0)} req/s (x{fmt(ours[-1] / ours[0])}), the "
+            f"case study from {fmt(theirs[0], 0)} to {fmt(theirs[-1], 0)} (x{fmt(theirs[-1] / theirs[0])}). "
+            f"At keep-alive perflab serves {fmt(drop['rps'], 0)} req/s and the case study "
+            f"{fmt(cs['keep-alive']['rps'], 0)} (factors x{fmt(drop['factor'], 2)} and "
+            f"x{fmt(drop['case_study_factor'], 2)}): reusing connections exposes the Nagle + "
+            f"delayed-ACK stall until tcp-nodelay. {scan_note}The shape, not the height, is what carries over. "
+            + (f"At {', '.join(names[k] for k in bound)} the simulated load generator is at least "
+               f"{min(gen[names[k]] for k in bound):.0f} % busy: those bars measure the rig, not "
+               f"the service (the sensitivity plot agrees). " if bound else "")
+            + "Next: `perflab capstone --calibration fixtures/calibration/seed-h2.json` (the case "
+            "study's own costs) or `--db-round-trip-ms 0.5` (a database across the network).")
+    cols = ["step", "perflab_rps", "case_study_rps", "perflab_factor", "case_study_factor",
+            "generator_utilisation_pct"]
+    rows = [[n, s["rps"], cs[n]["rps"], s["factor"], s["case_study_factor"], gen[n]]
+            for n, s in zip(names, steps)]
+    return Section("capstone_rps", "Capstone: RPS per step", cols, rows, para, commands)
+
+
+def p99_plot(out, steps, cs, names, calname, commands):
+    fig, (ax,) = style.figure(width=9.6, title="Capstone: p99 latency per step, closed and open "
+                              "loop, perflab beside the case study")
+    bars(ax, [(f"perflab, closed loop ({CLIENTS} clients)", [s["p99_ms"] for s in steps], C[0], None),
+              ("case study, closed loop", [cs[n]["p99_ms"] for n in names], C[0], "///"),
+              (f"perflab, open loop ({OPEN_RATE_PER_S} req/s)", [s["open_p99_ms"] for s in steps], C[1], None),
+              ("case study, open loop", [cs[n]["open_p99_ms"] for n in names], C[1], "///")])
+    ax.set_yscale("log")
+    style.plain_log(ax.yaxis)
+    steps_axis(ax, names)
+    style.label(ax, 0, "step (each adds one change to the previous)", "p99 latency (ms, log scale)")
+    ax.legend(loc="upper right", ncol=2, fontsize=8)
+    style.save(fig, os.path.join(out, "capstone_p99.svg"))
+    a, b = steps[0], steps[-1]
+    para = (f"Closed loop, p99 falls from {fmt(a['p99_ms'])} to {fmt(b['p99_ms'])} ms "
+            f"(x{fmt(a['p99_ms'] / b['p99_ms'])} lower; case study {fmt(cs[names[0]]['p99_ms'])} → "
+            f"{fmt(cs[names[-1]]['p99_ms'])} ms). The open loop at {OPEN_RATE_PER_S} req/s sees the service "
+            f"without the clients' own queue: {fmt(a['open_p99_ms'])} → {fmt(b['open_p99_ms'])} ms. "
+            f"In the closed loop the mean latency is clients / throughput, so p99 mirrors the RPS "
+            f"plot; the open-loop p99 is the service's own tail ({fmt(steps[1]['open_p99_ms'])} ms "
+            f"after {names[1]}, {fmt(b['open_p99_ms'])} ms at {names[-1]}). Next: `perflab capstone --steps baseline,index,keep-alive,tcp-nodelay` "
+            f"to isolate the Nagle stall, which shows in both loops.")
+    cols = ["step", "perflab_p99_ms", "case_study_p99_ms", "perflab_open_p99_ms",
+            "case_study_open_p99_ms"]
+    rows = [[n, s["p99_ms"], cs[n]["p99_ms"], s["open_p99_ms"], cs[n]["open_p99_ms"]]
+            for n, s in zip(names, steps)]
+    return Section("capstone_p99", "Capstone: p99 per step", cols, rows, para, commands)
+
+
+def cost_plot(out, steps, cs, names, calname, fields, commands):
+    f = {r["key"]: r["value"] for r in fields}
+    fig, (ax,) = style.figure(width=9.6, title="Capstone: cost per million requests, perflab "
+                              "beside the case study (example prices)")
+    ours, theirs = [s["usd_per_million"] for s in steps], [cs[n]["usd_per_million"] for n in names]
+    bars(ax, [(f"perflab (calibration {calname})", ours, C[2], None),
+              ("case study", theirs, CASE_STUDY, None)])
+    ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    steps_axis(ax, names)
+    style.label(ax, 0, "step (each adds one change to the previous)",
+                "$ per 1M requests (USD, log scale)")
+    ax.legend(loc="upper right")
+    style.save(fig, os.path.join(out, "capstone_cost.svg"))
+    para = (f"$/1M = instance $/h ÷ ({fmt(f['target_utilisation'], 1)} × RPS × 3,600) × 10⁶ at "
+            f"example prices (${f['usd_per_vcpu_hour']:g} per vCPU-hour, ${f['usd_per_gib_hour']:g} "
+            f"per GiB-hour): 8 vCPU until right-size, then 4. perflab: ${fmt(ours[0], 3)} → "
+            f"${fmt(ours[-1], 3)} (x{fmt(ours[0] / ours[-1])} cheaper); case study: "
+            f"${fmt(theirs[0], 3)} → ${fmt(theirs[-1], 3)} (x{fmt(theirs[0] / theirs[-1])}). Cost "
+            f"follows RPS until the last step, where halving the machine halves the cost at the "
+            f"same throughput. Next: `perflab capstone --usd-per-vcpu-hour 0.08` (your cloud's "
+            f"price) or `--target-utilisation 0.8` (less headroom).")
+    cols = ["step", "perflab_usd_per_million", "case_study_usd_per_million"]
+    rows = [[n, a, b] for n, a, b in zip(names, ours, theirs)]
+    return Section("capstone_cost", "Capstone: $/1M per step", cols, rows, para, commands)
+
+
+def cpu_plot(out, shares, names, calname, commands):
+    by = {r["name"]: r for r in shares}
+    fig, (ax,) = style.figure(width=9.6, title="Capstone: where the application's CPU goes, "
+                              f"per step (perflab, calibration {calname})")
+    bottom = [0.0] * len(names)
+    for i, (key, label) in enumerate(CPU_PARTS):
+        vals = [by[n][key] for n in names]
+        ax.bar(range(len(names)), vals, 0.7, bottom=bottom, label=label, color=C[i],
+               edgecolor="white", linewidth=0.5)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_ylim(0, 100)
+    steps_axis(ax, names)
+    style.label(ax, 0, "step (each adds one change to the previous)",
+                "share of application CPU (%)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    style.save(fig, os.path.join(out, "capstone_cpu.svg"))
+    b, i = by[names[0]], by["index"]
+    last = by[names[-1]]
+    para = (f"Each bar splits the application's CPU (the load generator's is left out) by what "
+            f"burnt it. At the baseline the database takes {fmt(b['database_pct'])} % (a table "
+            f"scan per order); the index drops it to {fmt(i['database_pct'])} % and the rest "
+            f"appears: serialisation {fmt(i['serialisation_pct'])} %, GC {fmt(i['gc_pct'])} %, "
+            f"other {fmt(i['other_pct'])} %. After the cache and the heap change GC is "
+            f"{fmt(last['gc_pct'])} % of the last step. Next: the largest slice of a step is the "
+            f"first candidate, but check the sensitivity plot: CPU share is not throughput when the "
+            f"bottleneck is a wait (a stub, a stall, a pool).")
+    cols = ["step"] + [k for k, _ in CPU_PARTS]
+    rows = [[n] + [by[n][k] for k, _ in CPU_PARTS] for n in names]
+    return Section("capstone_cpu", "Capstone: CPU attribution per step", cols, rows, para,
+                   commands)
+
+
+def sensitivity_plot(out, sens, top, names, calname, commands):
+    import matplotlib.colors as mcolors
+    from matplotlib.patches import Rectangle
+    tops = {r["name"]: [r["first"], r["second"], r["third"]] for r in top}
+    costs = []
+    for n in names:  # the costs that are in some step's top three, in first-seen order
+        for c in tops[n]:
+            if isinstance(c, str) and c not in ("", "-") and c not in costs:
+                costs.append(c)
+    e = {(r["name"], r["field"]): r["elasticity"] for r in sens}
+    grid = [[e.get((n, c), 0.0) for c in costs] for n in names]
+    fig, (ax,) = style.figure(width=9.6, height=5.4, title="Capstone: what to fix next, the "
+                              "elasticity of RPS to each cost (boxed: the step's top three)")
+    norm = mcolors.TwoSlopeNorm(vmin=-1.0, vcenter=0.0, vmax=1.0)
+    im = ax.imshow(grid, cmap="RdBu", norm=norm, aspect="auto")
+    for y, n in enumerate(names):
+        for x, c in enumerate(costs):
+            v = grid[y][x]
+            strong = abs(v) > 0.55
+            text = f"{v:+.2f}" if abs(v) >= 0.005 else f"{v:+.3f}" if abs(v) >= 0.0005 else "0"
+            ax.text(x, y, text, ha="center", va="center",
+                    fontsize=7, color="white" if strong else "black")
+            if c in tops[n]:
+                ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="black",
+                                       linewidth=1.4))
+    ax.set_xticks(range(len(costs)))
+    ax.set_xticklabels(costs, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels(names)
+    ax.grid(visible=False)
+    cb = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
+    cb.set_label("elasticity: % RPS change per % cost change")
+    style.label(ax, 0, "cost (calibration field, each moved ±10 %)",
+                "step (after its change)")
+    style.save(fig, os.path.join(out, "capstone_sensitivity.svg"))
+    first = {r["name"]: (r["first"], r["first_elasticity"]) for r in top}
+    said = "; ".join(f"{n}: {first[n][0]} ({first[n][1]:+.2f})" for n in names)
+    para = (f"Each cell is the elasticity of RPS to one calibrated cost at that step: RPS is "
+            f"rerun with the cost 10 % lower and 10 % higher, and -1 means RPS falls 1 % for each "
+            f"1 % the cost grows (that cost is the whole bottleneck). The top cost per step: {said}. "
+            f"A column that turns from red to white at the next step is the fix that step made. "
+            f"When generator_cpu_per_request_us leads, the simulated load generator is the "
+            f"bottleneck: give the rig more cores before trusting that step's RPS. "
+            f"Next: fix the boxed cost with the most negative value, and confirm with "
+            f"`perflab capstone --calibration FILE --sensitivity` after editing that field.")
+    cols = ["step", "cost", "elasticity", "rank"]
+    rows = []
+    for n in names:
+        for c in costs:
+            rows.append([n, c, e.get((n, c), 0.0), tops[n].index(c) + 1 if c in tops[n] else ""])
+    shown = [[r["name"], r["first"], r["first_elasticity"], r["second"], r["second_elasticity"],
+              r["third"], r["third_elasticity"]] for r in top]
+    return Section("capstone_sensitivity", "Capstone: what to fix next (sensitivity)", cols, rows,
+                   para, commands, shown=shown,
+                   shown_columns=["step", "first", "elasticity", "second", "elasticity", "third",
+                                  "elasticity"])
