@@ -141,6 +141,27 @@ class Report(unittest.TestCase):
             top = [f for e, f in sorted(pairs, key=lambda p: p[0]) if e < 0][:3]
             self.assertEqual([got[step][k] for k in sorted(got[step])], top, step)
 
+    def test_committed_capstone_run_matches_the_code(self):
+        # The renders reuse the committed run; this reruns the capstone itself
+        # (without --sensitivity, a few seconds) so a model change that moves
+        # any step's figure makes the committed report stale, and fails here.
+        out = os.path.join(self.tmp, "capstone-fresh")
+        r = subprocess.run([PERFLAB, "capstone", "--calibration",
+                            os.path.join(SOURCE, "fixtures", "calibration", "reference.json"),
+                            "--format", "csv", "--out-dir", out],
+                           capture_output=True, text=True, check=False, cwd=SOURCE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        fresh_path = os.path.join(self.tmp, "capstone-fresh.csv")
+        with open(fresh_path, "w", encoding="utf-8") as f:
+            f.write(r.stdout)
+        fresh = capstone_tables(fresh_path)
+        committed = capstone_tables(os.path.join(SOURCE, "reports", "capstone_run.csv"))
+        for table in ("steps", "cpu_share", "case_study", "outcomes"):
+            self.assertTrue(committed.get(table), f"no table '{table}' in the committed run")
+            self.assertEqual(fresh.get(table), committed.get(table),
+                             f"reports/capstone_run.csv table '{table}' is stale: "
+                             "run `tools/lab report` and commit reports/")
+
     def test_no_date_or_version_in_svg(self):
         for name in os.listdir(self.first):
             if name.endswith(".svg"):
