@@ -135,8 +135,8 @@ absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
            static_cast<double>(r->latency_from_send_ns.Percentile(q)) / 1e6});
   }
   doc.Note(
-      "The HdrHistogram text encoding of the experiments issue is not in "
-      "this tree yet; the percentiles above come from models::Histogram.");
+      "The percentiles above come from models::Histogram; this output does "
+      "not yet carry its HdrHistogram V2 encoding (models/hdr_codec.h).");
   return doc;
 }
 
