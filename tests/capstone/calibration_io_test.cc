@@ -103,6 +103,15 @@ TEST(CalibrationIo, UnknownField) {
       "'warp_drive_us' is unknown");
 }
 
+// The fuzzer found this: a key with an escaped newline put a line break in
+// the error. Errors quote it escaped and stay one line.
+TEST(CalibrationIo, UnknownFieldWithANewlineIsStillOneLine) {
+  ExpectBad(
+      ValidJson(
+          "", R"("warp\ndrive_us": {"value": 1, "unit": "us", "source": ""})"),
+      "'warp\\ndrive_us' is unknown");
+}
+
 TEST(CalibrationIo, RepeatedField) {
   ExpectBad(ValidJson("", absl::StrCat("\"", FirstName(),
                                        "\": {\"value\": 1, \"unit\": \"",

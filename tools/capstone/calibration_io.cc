@@ -20,8 +20,18 @@
 namespace perflab::capstone {
 namespace {
 
+// Every error is one line, even when it quotes a key or value from the file
+// that holds a newline or another control character: those are escaped.
 absl::Status Bad(std::string_view what) {
-  return absl::InvalidArgumentError(std::string(what));
+  std::string line;
+  for (char c : what) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      absl::StrAppend(&line, absl::CHexEscape(absl::string_view(&c, 1)));
+    } else {
+      line.push_back(c);
+    }
+  }
+  return absl::InvalidArgumentError(line);
 }
 
 std::string FieldNames() {
