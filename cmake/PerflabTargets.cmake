@@ -32,9 +32,18 @@ function(perflab_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-    PROPERTIES LABELS "${ARG_LABELS}"
+    TEST_LIST ${name}_TESTS
     NO_PRETTY_VALUES
     DISCOVERY_TIMEOUT 60)
+  # Labels are set by a script ctest includes after the discovered tests:
+  # passed through gtest_discover_tests' PROPERTIES, a list of two labels
+  # ("sim;unit") is split on the way and only the first one survives.
+  set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+  file(WRITE ${labels_file}
+    "if(${name}_TESTS)\n"
+    "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
   # Multi-threaded tests (label threads) also build under one target, so the
   # tsan preset builds only them: `cmake --build --preset tsan`.
   if("threads" IN_LIST ARG_LABELS)
