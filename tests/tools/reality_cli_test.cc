@@ -6,10 +6,14 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "bench/lab/http_server.h"
 #include "gtest/gtest.h"
+#include "models/hdr_codec.h"
+#include "rapidjson/document.h"
 #include "tests/tools/cli_runner.h"
 
 namespace perflab {
@@ -74,6 +78,42 @@ TEST(RealityCli, QuickKeepAliveRaceAgreesWithTheSimulation) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "\"rows\":2")) << r.out;
   EXPECT_TRUE(absl::StrContains(r.out, "\"within_goal\":2")) << r.out;
+}
+
+// `perflab load --format json` carries both latency histograms in
+// HdrHistogram's V2 encoding: decoded, each holds one value per answer
+// counted, and its percentiles are the ones printed beside it.
+TEST(RealityCli, LoadJsonCarriesHdrHistograms) {
+  auto server = lab::HttpServer::Start({.threads = 2, .handler_ms = 1});
+  ASSERT_TRUE(server.ok()) << server.status();
+  testing::CliResult r =
+      RunCli({"load", absl::StrCat("http://127.0.0.1:", (*server)->port(), "/"),
+              "--clients", "2", "--duration-s", "0.2", "--format", "json"});
+  (*server)->Stop();
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document json;
+  json.Parse(r.out.c_str());
+  ASSERT_FALSE(json.HasParseError()) << r.out;
+  const int64_t ok = json["ok"].GetInt64();
+  ASSERT_GT(ok, 0);
+  const rapidjson::Value& rows = json["percentiles"];
+  ASSERT_TRUE(rows.IsArray());
+  for (auto [key, column] : {std::pair{"latency_hdr", "latency_ms"},
+                             std::pair{"from_send_hdr", "from_send_ms"}}) {
+    ASSERT_TRUE(json[key].IsString()) << key;
+    auto h = models::DecodeHdrBase64(json[key].GetString());
+    ASSERT_TRUE(h.ok()) << key << ": " << h.status();
+    EXPECT_EQ(h->Count(), ok) << key;
+    for (const rapidjson::Value& row : rows.GetArray()) {
+      const double q = row["percentile"].GetDouble();
+      const double printed_ms = row[column].GetDouble();
+      // Decoding keeps bucket counts, so percentiles agree to a bucket:
+      // three significant digits, 0.1 % of the value.
+      EXPECT_NEAR(static_cast<double>(h->Percentile(q)) / 1e6, printed_ms,
+                  printed_ms * 1e-3 + 1e-6)
+          << key << " p" << q;
+    }
+  }
 }
 
 }  // namespace
