@@ -79,6 +79,16 @@ TEST(SteadyScenariosTest, LockContentionWithNoWarmUp) {
   ExpectFlagged(doc, {"in request path", "warmup_s"});
 }
 
+TEST(SteadyScenariosTest, GcHeapWithNoWarmUpAndAShortWindow) {
+  EXPECT_TRUE(Flag(RunDoc("gc-heap", {"duration_s=5"}), "steady"));
+  // A closed loop of 32 clients has W >= 32 / X, and X is at most the
+  // generator's 4 cores / 0.6594 ms = 6,066 req/s: W >= 5.3 ms, so 3 W >=
+  // 15.8 ms, more than 1 % of a 0.5 s window and longer than no warm-up.
+  core::Document doc =
+      RunDoc("gc-heap", {"heaps_mib=768", "warmup_s=0", "duration_s=0.5"});
+  ExpectFlagged(doc, {"768 MiB", "warmup_s"});
+}
+
 TEST(SteadyScenariosTest, MmcAndHockeyStickUseTheSameCheck) {
   // 4 servers x 1/s = 4/s of capacity against 3.6/s (default) or 5/s.
   EXPECT_TRUE(Flag(RunDoc("mmc", {"customers=20000"}), "steady"));
