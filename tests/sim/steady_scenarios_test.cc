@@ -101,5 +101,25 @@ TEST(SteadyScenariosTest, MmcAndHockeyStickUseTheSameCheck) {
   EXPECT_TRUE(Flag(hs, "steady"));
 }
 
+TEST(SteadyScenariosTest, HockeyStickBatchesAgainstTheAutocorrelationTime) {
+  // M/M/1 waits at rho = 0.95 stay correlated over (2 + 5 rho - 4 rho^2 +
+  // rho^3) / ((2 - rho)(1 - rho)^2) = 3.997 / 0.002625 = 1,523 customers.
+  // 2,000 reference customers scale by (0.5 / 0.05)^2 = 100 to 200,000:
+  // batches of 10,000 = 6.6 autocorrelation times, under 10: a warning.
+  // Ten times the customers gives 66: no warning, and the note explains.
+  core::Document few = RunDoc(
+      "hockey-stick",
+      {"servers=1", "utilisations=0.95", "customers=2000", "target_ci_pct=50"});
+  EXPECT_NEAR(testing_helpers::Num(few, "batch_over_autocorrelation"), 6.566,
+              0.01);
+  EXPECT_TRUE(AnyNoteHas(few, "warning: the shortest batch is only 7"));
+  core::Document enough =
+      RunDoc("hockey-stick", {"servers=1", "utilisations=0.95",
+                              "customers=20000", "target_ci_pct=50"});
+  EXPECT_NEAR(testing_helpers::Num(enough, "batch_over_autocorrelation"), 65.66,
+              0.1);
+  EXPECT_TRUE(AnyNoteHas(enough, "is not bias from batches too short"));
+}
+
 }  // namespace
 }  // namespace perflab::sim
