@@ -48,6 +48,12 @@ inline constexpr double kTunedHeapMib = 768;
 // cost per young-generation MiB copied or scanned).
 inline constexpr double kYoungPauseBaseMs = 2.5;
 inline constexpr double kYoungPausePerMibMs = 0.028;
+// Capstone chapter: the heap step's GC log, whole process lifetime: young
+// pauses and their total at 256 against 768 MiB.
+inline constexpr double kGcPauses256 = 401;
+inline constexpr double kGcPauses768 = 32;
+inline constexpr double kGcPauseTotal256Ms = 1'562;
+inline constexpr double kGcPauseTotal768Ms = 589;
 // Capstone chapter: the page cache, 10,000 entries with a 30 s TTL.
 inline constexpr int64_t kCacheEntries = 10'000;
 inline constexpr int64_t kCacheTtlS = 30;
@@ -72,6 +78,18 @@ inline constexpr double kMergedP99Ms = 940;
 inline constexpr int64_t kLittlePoolPicked = 20;
 // Laws chapter: the USL worked example peaks at N = 22 with C(22) = 7.40.
 inline constexpr double kUslPeakN = 22;
+// Laws chapter: the Hikari pool of 10 held ~50 ms "runs fine in a test at 100
+// req/s" and starts timing out "at 200 req/s" (its peak; 10 / 0.05 s = 200).
+inline constexpr double kPoolStarvationFineRatePerS = 100;
+inline constexpr double kPoolStarvationPeakRatePerS = 200;
+// Pools chapter: the HTTP client pool's ceiling 20 / 0.040 s = 500 calls/s
+// against 1,000 calls/s offered (200 threads x 5 calls/s): half the calls wait.
+inline constexpr double kClientPoolCeilingPerS = 500;
+inline constexpr double kClientPoolOfferedPerS = 1'000;
+// Laws chapter: the USL worked example's C(12), C(22) at the peak and C(64).
+inline constexpr double kUslC12 = 6.62;
+inline constexpr double kUslPeakCapacity = 7.40;
+inline constexpr double kUslC64 = 5.24;
 // Pools chapter: 400 closed-loop clients, a 50 ms handler, 12 cores.
 inline constexpr int64_t kThreadCapClients = 400;
 inline constexpr double kThreadCapHandlerMs = 50;

@@ -27,9 +27,16 @@ Process Arrivals(Simulation& sim, Meter& meter, Dist gap, Dist service,
   }
 }
 
-// Simulates one row: open arrivals at `rate`, each held `service_ms`.
-absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
-                                    double service_ms) {
+struct Row {
+  Summary summary;
+  SteadyVerdict verdict;
+};
+
+// Simulates one row: open arrivals at `rate`, each held `service_ms`. No
+// server limits it (every request is served at once), so the verdict checks
+// the warm-up, Little's Law and the trend, not offered load.
+absl::StatusOr<Row> SimulateRow(const Params& p, uint64_t seed, double rate,
+                                double service_ms) {
   const bool poisson = p.Text("arrivals") == "poisson";
   const bool exp_service = p.Text("service") == "exp";
   Simulation sim(BudgetFrom(p));
@@ -43,7 +50,7 @@ absl::StatusOr<Summary> SimulateRow(const Params& p, uint64_t seed, double rate,
                                    : Dist::Constant(service_ms * 1e6);
   sim.Spawn(Arrivals(sim, meter, gap, service, arr, svc));
   if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
-  return meter.Summarise();
+  return Row{meter.Summarise(), CheckSteady(meter.SteadyWindow())};
 }
 
 absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
@@ -56,17 +63,22 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
                     {"w_ms", "W measured (ms)", 3},
                     {"l_sampled", "L sampled", 3},
                     {"lambda_w", "lambda x W", 3},
-                    {"error_pct", "|L - lambda W| / lambda W (%)", 3}});
+                    {"error_pct", "|L - lambda W| / lambda W (%)", 3},
+                    {"steady", "steady"}});
   double worst = 0;
+  SteadyVerdict verdict;
   for (double rate : p.Numbers("rates_per_s")) {
     for (double service_ms : p.Numbers("service_ms")) {
-      absl::StatusOr<Summary> s = SimulateRow(p, seed, rate, service_ms);
-      if (!s.ok()) return s.status();
+      absl::StatusOr<Row> row = SimulateRow(p, seed, rate, service_ms);
+      if (!row.ok()) return row.status();
+      const Summary* s = &row->summary;
+      MergeSteady(verdict, absl::StrCat(rate, "/s x ", service_ms, " ms"),
+                  row->verdict);
       const double lw = s->arrival_rate_per_s * s->mean_ms / 1e3;
       const double err = lw > 0 ? std::fabs(s->l_sampled - lw) / lw * 100 : 0;
       worst = std::max(worst, err);
       t.Add({rate, service_ms, s->arrival_rate_per_s, s->mean_ms, s->l_sampled,
-             lw, err});
+             lw, err, row->verdict.steady});
     }
   }
   doc.Set("worst_error_pct", "worst |L - lambda W| / lambda W (%)", worst, 3);
@@ -75,8 +87,11 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   // measured in-flight count (pool >= L, plus headroom).
   const double peak = p.Number("pool_rate_per_s"),
                hold_ms = p.Number("pool_hold_ms");
-  absl::StatusOr<Summary> s = SimulateRow(p, seed, peak, hold_ms);
-  if (!s.ok()) return s.status();
+  absl::StatusOr<Row> peak_row = SimulateRow(p, seed, peak, hold_ms);
+  if (!peak_row.ok()) return peak_row.status();
+  MergeSteady(verdict, "pool sizing row", peak_row->verdict);
+  AddSteadyFields(doc, verdict);
+  const Summary* s = &peak_row->summary;
   absl::StatusOr<models::PoolSizing> pool = models::SizePool(
       s->arrival_rate_per_s, s->mean_ms / 1e3, p.Number("pool_headroom"));
   if (!pool.ok()) return pool.status();

@@ -62,7 +62,9 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
                                  {"lock_utilisation", "row lock busy", 3},
                                  {"l_sampled", "L sampled", 1},
                                  {"l_little", "lambda x W", 1},
-                                 {"max_backlog", "max pending updates"}});
+                                 {"max_backlog", "max pending updates"},
+                                 {"steady", "steady"}});
+  SteadyVerdict verdict;
   double before = 0;
   Summary rows[2];
   double p90[2] = {0, 0};
@@ -92,16 +94,22 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
     if (in_path) before = s.throughput_per_s;
     rows[in_path ? 0 : 1] = s;
     p90[in_path ? 0 : 1] = meter.latencies().PercentileMs(90);
+    // A closed loop cannot overload itself; users is what raises the load.
+    SteadyInputs in = meter.SteadyWindow();
+    in.load_knob = "users";
+    const SteadyVerdict v = CheckSteady(in);
+    MergeSteady(verdict, in_path ? "in request path" : "moved off", v);
     t.Add({std::string(in_path ? "in request path" : "moved off (batched)"),
            s.throughput_per_s, s.mean_ms, meter.latencies().PercentileMs(90),
            s.max_ms, lock.Stats().utilisation, s.l_sampled, s.l_little,
-           m.max_backlog});
+           m.max_backlog, v.steady});
     if (!in_path) AddResourceTable(doc, {&lock});
     if (!in_path && before > 0) {
       doc.Set("throughput_gain", "throughput after / before",
               s.throughput_per_s / before, 2);
     }
   }
+  AddSteadyFields(doc, verdict);
   doc.Note(
       "Closed loop of `users` with no think time: while the lock is in the "
       "path, "

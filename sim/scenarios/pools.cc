@@ -2,6 +2,7 @@
 // at several offered rates against a pool with an acquire timeout. Below pool /
 // hold the pool copes; past it, pending grows until acquires time out.
 #include <cmath>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,57 @@ Process Sample(Simulation& sim, Resource& pool, Time period, double rate,
   }
 }
 
+// One row's figures the case-study table and the verdict need.
+struct RowResult {
+  double rate = 0;
+  double served_per_s = 0;
+  double busy = 0;  // mean connections in use
+  int64_t timeouts = 0;
+};
+
+// The case study's figures, only when the pool and hold time are its own.
+std::vector<CaseStudyRow> CaseStudyRows(const Params& p, Names n,
+                                        const std::vector<RowResult>& rows) {
+  namespace cs = case_study;
+  std::vector<CaseStudyRow> out;
+  const int64_t size = p.Integer("pool");
+  const double hold_ms = p.Number(n.hold_key);
+  // The highest offered rate: past the ceiling, what the pool still serves.
+  const RowResult* top = nullptr;
+  for (const RowResult& r : rows) {
+    if (top == nullptr || r.rate > top->rate) top = &r;
+  }
+  if (std::string(n.hold_key) == "hold_ms") {
+    if (size != cs::kDbPoolSize || hold_ms != cs::kDbHoldMs) return out;
+    for (const RowResult& r : rows) {
+      if (r.rate != cs::kPoolStarvationFineRatePerS) continue;
+      // "Fine at 100 req/s": L = 100 x 0.05 = 5 connections busy, no timeout.
+      out.push_back({"connections busy at 100 req/s",
+                     cs::kPoolStarvationFineRatePerS * cs::kDbHoldMs / 1e3,
+                     r.busy});
+      out.push_back(
+          {"timeouts at 100 req/s", 0, static_cast<double>(r.timeouts)});
+    }
+    if (top != nullptr && top->rate >= cs::kPoolStarvationPeakRatePerS) {
+      out.push_back({"served at or past 200 req/s offered (req/s)",
+                     cs::kPoolStarvationPeakRatePerS, top->served_per_s});
+    }
+    return out;
+  }
+  if (size != cs::kClientPoolConnections || hold_ms != cs::kClientPoolCallMs) {
+    return out;
+  }
+  for (const RowResult& r : rows) {
+    if (r.rate != cs::kClientPoolOfferedPerS) continue;
+    out.push_back({"served at 1,000 calls/s offered (calls/s)",
+                   cs::kClientPoolCeilingPerS, r.served_per_s});
+    out.push_back({"share served at 1,000 calls/s offered",
+                   cs::kClientPoolCeilingPerS / cs::kClientPoolOfferedPerS,
+                   r.served_per_s / r.rate});
+  }
+  return out;
+}
+
 absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
                                        Names n) {
   const int64_t size = p.Integer("pool");
@@ -71,15 +123,17 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
                                  {"pending_at_end", "pending at end", 0},
                                  {"timeouts", "timeouts", 0},
                                  {"first_timeout_s", "first timeout (s)", 1},
-                                 {"p99_ms", "p99 (ms)", 1}});
+                                 {"p99_ms", "p99 (ms)", 1},
+                                 {"steady", "steady"}});
   // Pending and timeouts over time, for the plots; only when asked for, as
   // it is one row per rate and period.
   const Time period = SecToNs(p.Number("timeline_s"));
   std::vector<std::vector<core::Value>> timeline;
+  std::vector<RowResult> results;
+  SteadyVerdict verdict;
   for (double rate : p.Numbers("rates_per_s")) {
     Simulation sim(BudgetFrom(p));
-    MeterOptions mo;
-    mo.window = SecToNs(p.Number("duration_s"));
+    const MeterOptions mo = MeterOptionsFrom(p);
     Meter meter(sim, mo);
     Resource pool(sim, "pool", size);
     const std::string stream = absl::StrCat(rate);
@@ -90,18 +144,29 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
         exp_hold ? Dist::Exp(hold_ms * 1e6) : Dist::Constant(hold_ms * 1e6);
     sim.Spawn(Arrivals(sim, meter, pool, timeout, gap, hold, arr, svc));
     if (period > 0) sim.Spawn(Sample(sim, pool, period, rate, timeline));
+    if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
+    pool.ResetStats();
     if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
     const Summary s = meter.Summarise();
     const ResourceStats rs = pool.Stats();
     // At or past the ceiling no steady state exists: the queue only grows
     // (bounded here by the window, the timeout and the max_pending budget).
+    SteadyInputs in = meter.SteadyWindow();
+    in.offered_per_s = rate;
+    in.capacity_per_s = ceiling;
+    in.load_knob = "rates_per_s";
+    const SteadyVerdict v = CheckSteady(in);
+    MergeSteady(verdict, absl::StrCat("offered ", rate, "/s"), v);
     t.Add({rate, std::string(rate >= ceiling ? "unstable" : "stable"),
            s.throughput_per_s, rs.utilisation, rs.mean_wait_s * 1e3,
            rs.mean_queue_length, rs.max_queue_length, pool.queued(),
            rs.timeouts,
            rs.first_timeout >= 0 ? core::Value(ToSec(rs.first_timeout))
                                  : core::Value(),
-           s.p99_ms});
+           s.p99_ms, v.steady});
+    results.push_back({rate, s.throughput_per_s,
+                       rs.utilisation * static_cast<double>(size),
+                       rs.timeouts});
   }
   if (period > 0) {
     doc.AddTable("timeline", "Timeline",
@@ -115,6 +180,8 @@ absl::StatusOr<core::Document> RunPool(const Params& p, uint64_t seed,
       "Past ", ceiling,
       " req/s the pool cannot keep up: pending grows by the excess "
       "every second until waits reach the timeout."));
+  AddSteadyFields(doc, verdict);
+  AddCaseStudyTable(doc, CaseStudyRows(p, n, results));
   return doc;
 }
 
@@ -122,6 +189,8 @@ std::vector<KeySpec> CommonKeys() {
   return {ChoiceKey("arrivals", "poisson", {"poisson", "constant"},
                     "arrival process"),
           ChoiceKey("hold", "det", {"det", "exp"}, "hold time distribution"),
+          NumKey("warmup_s", "0", 0, 86400,
+                 "discarded warm-up before each run's window (s)"),
           NumKey("timeline_s", "0", 0, 86400,
                  "sample pending and timeouts this often into a timeline "
                  "table (s; 0 = no table)"),
@@ -140,7 +209,8 @@ Scenario PoolStarvationScenario() {
              "acquire timeout (ms, connectionTimeout)"),
       ListKey("rates_per_s", "100,150,200,250", 0, 1e6, "offered rates (req/s)",
               true),
-      NumKey("duration_s", "180", 0, 86400, "length of each run (s)", true)};
+      NumKey("duration_s", "180", 0, 86400, "measured window of each run (s)",
+             true)};
   for (KeySpec& k : CommonKeys()) keys.push_back(k);
   return {
       "pool-starvation",
@@ -162,7 +232,8 @@ Scenario ClientPoolScenario() {
              "wait-for-connection timeout (ms)"),
       ListKey("rates_per_s", "250,500,750,1000", 0, 1e6,
               "offered calls (calls/s)", true),
-      NumKey("duration_s", "60", 0, 86400, "length of each run (s)", true)};
+      NumKey("duration_s", "60", 0, 86400, "measured window of each run (s)",
+             true)};
   for (KeySpec& k : CommonKeys()) keys.push_back(k);
   return {
       "client-pool",

@@ -7,6 +7,8 @@
 #include "models/usl.h"
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "sim/random.h"
@@ -58,6 +60,7 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   const double x1 = 1e3 / work_ms;  // one worker: a job every work_ms
   double best_x = 0;
   int64_t best_n = 0;
+  std::vector<std::pair<int64_t, double>> capacity;  // N, simulated C(N)
   for (double nd : p.Numbers("workers")) {
     const int64_t n = static_cast<int64_t>(nd);
     Simulation sim(BudgetFrom(p));
@@ -71,6 +74,7 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
       best_n = n;
     }
     points.push_back({static_cast<double>(n), x});
+    capacity.emplace_back(n, x / x1);
     t.Add({n, x, x / x1,
            models::UslCapacity(sigma, kappa, static_cast<double>(n))});
   }
@@ -92,6 +96,20 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   doc.Note(
       "C(N) = X(N) / X(1), where one worker alone finishes a job every "
       "work_ms.");
+  // The laws chapter's worked example, when sigma and kappa are its own.
+  namespace cs = case_study;
+  if (sigma == cs::kUslSigma && kappa == cs::kUslKappa) {
+    std::vector<CaseStudyRow> rows = {
+        {"peak N", cs::kUslPeakN, static_cast<double>(best_n)}};
+    const std::pair<int64_t, double> figures[] = {
+        {12, cs::kUslC12}, {22, cs::kUslPeakCapacity}, {64, cs::kUslC64}};
+    for (const auto& [n, c] : figures) {
+      for (const auto& [sim_n, sim_c] : capacity) {
+        if (sim_n == n) rows.push_back({absl::StrCat("C(", n, ")"), c, sim_c});
+      }
+    }
+    AddCaseStudyTable(doc, rows);
+  }
   return doc;
 }
 

@@ -65,6 +65,15 @@ void AddSteadyFields(core::Document& doc, const SteadyVerdict& v) {
   }
 }
 
+void MergeSteady(SteadyVerdict& run, const std::string& row,
+                 const SteadyVerdict& v) {
+  if (v.steady) return;
+  run.steady = false;
+  for (const std::string& r : v.reasons) {
+    run.reasons.push_back(absl::StrCat(row, ": ", r));
+  }
+}
+
 void AddCaseStudyTable(core::Document& doc,
                        const std::vector<CaseStudyRow>& rows) {
   if (rows.empty()) return;

@@ -102,6 +102,10 @@ void AddResourceTable(core::Document& doc,
 // The shared steady-state verdict of a one-window run: a `steady` field
 // (true/false), `steady_reasons` when false, and a plain warning note.
 void AddSteadyFields(core::Document& doc, const SteadyVerdict& v);
+// For scenarios with one run per row: folds a row's verdict into the whole
+// run's (steady only when every row is), each reason prefixed with `row`.
+void MergeSteady(SteadyVerdict& run, const std::string& row,
+                 const SteadyVerdict& v);
 
 // One row of the shape table: a case-study figure beside perflab's.
 struct CaseStudyRow {
