@@ -134,6 +134,22 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
 
 }  // namespace
 
+bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
+  using C = Calibration;
+  const bool nplus1 = !config.join;
+  if (member == &C::orders_query_scan_us) return nplus1 && !config.index;
+  if (member == &C::orders_query_index_us) return nplus1 && config.index;
+  if (member == &C::item_statement_us) return nplus1;
+  if (member == &C::join_scan_us) return config.join && !config.index;
+  if (member == &C::join_index_us) return config.join && config.index;
+  if (member == &C::cache_hit_us) return config.cache;
+  if (member == &C::nagle_stall_ms) {
+    return config.keep_alive && !config.tcp_nodelay;
+  }
+  // connect_us too: keep-alive still opens its first connections.
+  return true;  // read on every request or by the GC and the generator
+}
+
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& cal, const OrderServiceConfig& config,
     const OrderServiceLoad& load, uint64_t seed) {

@@ -62,6 +62,12 @@ struct OrderServiceResult {
   std::optional<models::Histogram> latency;  // measured latencies (ns)
 };
 
+// Whether a run with `config` reads the calibration field `member` at all
+// (a scan cost with the index on, the stall without keep-alive, ...). A
+// field it does not read cannot change the result: the composer's
+// sensitivity skips it (a test checks the claim by running both).
+bool ReadsField(const OrderServiceConfig& config, double Calibration::*member);
+
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& calibration, const OrderServiceConfig& config,
     const OrderServiceLoad& load, uint64_t seed);
