@@ -9,6 +9,7 @@
 // every thread at a safepoint. The load generator has cores of its own.
 #include "sim/scenarios/order_service.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -36,6 +37,16 @@ constexpr int64_t kItemStatements = 80;
 constexpr int64_t kClientConnections = 256;
 // G1 marks concurrently once the old generation passes 45 % of the heap.
 constexpr double kInitiatingOccupancy = 0.45;
+
+// The vCPU count the calibration's effective_cores is quoted for.
+constexpr double kCalibratedVcpus = 8;
+
+// Whole cores of work for `config.cores` vCPUs, at least one.
+int64_t AppCores(const Calibration& cal, const OrderServiceConfig& config) {
+  const double cores = cal.effective_cores * static_cast<double>(config.cores) /
+                       kCalibratedVcpus;
+  return std::max<int64_t>(1, std::llround(cores));
+}
 
 Time Us(double us) { return static_cast<Time>(std::llround(us * 1e3)); }
 
@@ -113,6 +124,11 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
           ": accepted a finite number >= 0 (", std::string(f.unit), ")"));
     }
   }
+  if (cal.effective_cores < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "calibration field 'effective_cores' = ", cal.effective_cores,
+        ": accepted a number >= 1"));
+  }
   if (cal.generator_cores < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "calibration field 'generator_cores' = ", cal.generator_cores,
@@ -159,7 +175,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   mo.warmup = SecToNs(load.warmup_s);
   mo.window = SecToNs(load.duration_s);
   Meter meter(sim, mo);
-  Cpu cpu(sim, config.cores);
+  Cpu cpu(sim, AppCores(cal, config));
   Cpu generator(sim, std::llround(cal.generator_cores));
   GcOptions go;
   go.heap_mib = config.heap_mib;

@@ -49,6 +49,11 @@ TEST(CalibrationTest, BadValuesAreRejectedNamingTheField) {
       RunOrderService(c, OrderServiceConfig{}, OrderServiceLoad{}, 1);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("item_statement_us"), std::string::npos);
+  Calibration no_cores;
+  no_cores.effective_cores = 0.5;  // rounds to no whole core
+  r = RunOrderService(no_cores, OrderServiceConfig{}, OrderServiceLoad{}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("effective_cores"), std::string::npos);
   OrderServiceConfig small;
   small.heap_mib = 100;  // below the 206 MiB live set
   EXPECT_FALSE(
@@ -145,8 +150,8 @@ TEST(ReadsFieldTest, UnreadFieldsLeaveTheRunUnchanged) {
 }
 
 TEST_F(TenSteps, StepsMoveThroughputInTheCaseStudysDirection) {
-  // Up, up, down (the keep-alive stall), up (TCP_NODELAY), -, up, up.
-  // The pool step (+5) is not asserted: see the note below.
+  // The first eight steps: up, up, down (the keep-alive stall), up
+  // (TCP_NODELAY), up (pool 8: NOT met, see below), up, up.
   EXPECT_GT(results_[1].rps, 2 * results_[0].rps) << "index";
   EXPECT_GT(results_[2].rps, results_[1].rps) << "join";
   EXPECT_LT(results_[3].rps, results_[2].rps / 2) << "keep-alive stall";
@@ -164,31 +169,40 @@ TEST_F(TenSteps, HeapStepLowersCpuAtAboutTheSameThroughput) {
   EXPECT_LT(big.gc_pause_total_ms, small.gc_pause_total_ms);
 }
 
-TEST_F(TenSteps, WithinThirtyPercentWhereTheModelHasTheMechanism) {
-  // Baseline (pool-bound scan), keep-alive (the stall), and the three
-  // generator-bound steps.
-  for (int i : {0, 3, 7, 8, 9}) {
-    EXPECT_NEAR(Ratio(i), 1.0, 0.3) << kCaseStudy[i].name;
+TEST_F(TenSteps, CpuColumnFollowsTheCaseStudys) {
+  // Only the index step's 4.0 cores fed a field (effective_cores); the other
+  // nine CPU figures are predictions. Largest gap: virtual threads, 4.8
+  // measured against a model capped at 4.
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_NEAR(results_[i].cpu_cores, kCaseStudy[i].cpu_cores, 0.85)
+        << kCaseStudy[i].name;
   }
-  // The model's CPU at baseline is the case study's (the calibration's
-  // source), and the database holds most of it (JFR: 97 %).
-  EXPECT_NEAR(results_[0].cpu_cores, kCaseStudy[0].cpu_cores, 0.5);
+  // The database holds most of the baseline's CPU (JFR: 97 %).
   EXPECT_GT(results_[0].cpu.database / results_[0].cpu_cores, 0.9);
+  // A 4 vCPU step gets 4 x 4 / 8 = 2 cores of work: never more busy.
+  EXPECT_LE(results_[9].cpu_cores, 2.0 + 1e-9);
 }
 
-// Issue 9's target: within 30 % at >= 8 of 10 steps. Not met: at steps 1-6
-// the model is 1.3-1.7x faster than the case study. Every one of those steps
-// measured 3.7-4.8 busy cores of 8 while the model, with the same CPU per
-// request, keeps going to ~7 cores: the case study's service saturated near
-// half its nominal cores (the laptop's hyperthreads, the embedded database's
-// internal locking, the generator on the same box), a mechanism the model
-// lacks and no published figure calibrates. The pool step follows: with
-// the join's ~1 ms hold the model's 4 connections are never the bottleneck.
-TEST_F(TenSteps, DISABLED_WithinThirtyPercentAtEightOfTenSteps) {
+// Issue 9's fidelity must: within 30 % of the case study's RPS at >= 8 of
+// the 10 steps (with effective_cores, all ten were at seeds 7 and 42-44).
+TEST_F(TenSteps, WithinThirtyPercentAtEightOfTenSteps) {
   int close = 0;
-  for (int i = 0; i < 10; ++i) close += std::abs(Ratio(i) - 1) <= 0.3;
+  for (int i = 0; i < 10; ++i) {
+    close += std::abs(Ratio(i) - 1) <= 0.3;
+    EXPECT_NEAR(Ratio(i), 1.0, 0.3) << kCaseStudy[i].name << " (report)";
+  }
   EXPECT_GE(close, 8);
-  EXPECT_GT(results_[5].rps, results_[4].rps) << "pool 4 -> 8";
+}
+
+// Not met: the case study's pool 4 -> 8 step gains x1.12 with its CPU per
+// request falling from 3.7/1762 = 2,100 to 3.9/1973 = 1,977 us. In the
+// model steps 4-5 run at the ~4 effective cores with the same CPU per
+// request, so more connections cannot add throughput (x0.98 at seeds
+// 42-44). What the model lacks is a CPU cost of a contended pool (Hikari's
+// hand-off: waiters parking and waking), which no published figure
+// separates from the join's own CPU.
+TEST_F(TenSteps, DISABLED_PoolStepRaisesThroughput) {
+  EXPECT_GT(results_[5].rps, results_[4].rps);
 }
 
 }  // namespace
