@@ -262,6 +262,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   r.gc_pauses = gc->stats().collections;
   r.gc_pause_total_ms = ToMs(gc->stats().total_pause);
   r.timeouts = db.stats().timeouts;
+  r.events = sim.events_executed();
   r.latency = meter.latencies().histogram();
   return r;
 }

@@ -58,7 +58,8 @@ struct OrderServiceResult {
   double generator_utilisation = 0;  // the load generator's cores, 0..1
   int64_t gc_pauses = 0;
   double gc_pause_total_ms = 0;
-  int64_t timeouts = 0;                      // pool acquisitions that timed out
+  int64_t timeouts = 0;  // pool acquisitions that timed out
+  int64_t events = 0;    // engine events executed, warm-up included
   std::optional<models::Histogram> latency;  // measured latencies (ns)
 };
 
