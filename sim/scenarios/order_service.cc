@@ -166,6 +166,22 @@ bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
   return true;  // read on every request or by the GC and the generator
 }
 
+bool SameRun(const Calibration& a, const Calibration& b,
+             const OrderServiceConfig& config) {
+  for (const CalibrationField& f : CalibrationFields()) {
+    if (!ReadsField(config, f.member)) continue;
+    if (f.member == &Calibration::effective_cores) {
+      if (AppCores(a, config) != AppCores(b, config)) return false;
+    } else if (f.member == &Calibration::generator_cores) {
+      if (std::llround(a.generator_cores) != std::llround(b.generator_cores))
+        return false;
+    } else if (a.*f.member != b.*f.member) {
+      return false;
+    }
+  }
+  return true;
+}
+
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& cal, const OrderServiceConfig& config,
     const OrderServiceLoad& load, uint64_t seed) {

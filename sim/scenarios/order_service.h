@@ -69,6 +69,12 @@ struct OrderServiceResult {
 // sensitivity skips it (a test checks the claim by running both).
 bool ReadsField(const OrderServiceConfig& config, double Calibration::*member);
 
+// Whether runs with calibrations `a` and `b` must give identical results
+// for `config` (same seed): every field it reads is equal, the two core
+// counts compared as the whole cores the model rounds them to.
+bool SameRun(const Calibration& a, const Calibration& b,
+             const OrderServiceConfig& config);
+
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& calibration, const OrderServiceConfig& config,
     const OrderServiceLoad& load, uint64_t seed);

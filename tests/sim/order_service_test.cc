@@ -144,6 +144,25 @@ TEST(ReadsFieldTest, UnreadFieldsLeaveTheRunUnchanged) {
   // (the stall is read), TCP_NODELAY, pool 8 and virtual threads 6 each
   // (the stall again unread), cache on: 5 each for the last three.
   EXPECT_EQ(unread, 5 + 5 + 6 + 5 + 6 + 6 + 6 + 5 + 5 + 5);
+  // Whole cores: 4 +- 10 % is 4 for the app (2 at 4 vCPU) and the
+  // generator, so SameRun says so, and the runs agree bit for bit.
+  for (double f : {0.9, 1.1}) {
+    for (int step : {0, 9}) {
+      Calibration cores;
+      cores.effective_cores *= f;
+      cores.generator_cores *= f;
+      EXPECT_TRUE(SameRun(Calibration{}, cores, Cumulative(step)));
+      EXPECT_EQ(RunOrderService(cores, Cumulative(step), load, 3)->rps,
+                RunOrderService(Calibration{}, Cumulative(step), load, 3)->rps);
+    }
+  }
+  Calibration more_cores;
+  more_cores.effective_cores = 6;
+  EXPECT_FALSE(SameRun(Calibration{}, more_cores, Cumulative(0)));
+  Calibration join_cost;
+  join_cost.join_index_us *= 2;  // not read without the join
+  EXPECT_TRUE(SameRun(Calibration{}, join_cost, Cumulative(0)));
+  EXPECT_FALSE(SameRun(Calibration{}, join_cost, Cumulative(2)));
   Calibration scan;
   scan.orders_query_scan_us *= 1.5;
   EXPECT_NE(RunOrderService(scan, Cumulative(0), load, 3)->rps,

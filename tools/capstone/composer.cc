@@ -115,19 +115,27 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
   // three differ only by the changed cost and one run each suffices (the
   // simulation is deterministic per seed). A zero cost, or one this step
   // never reads, has no +-delta: its elasticity is 0 without running.
+  auto changed = [&](const sim::CalibrationField& f, double sign) {
+    sim::Calibration c = options.calibration;
+    c.*f.member *= 1 + sign * options.sensitivity_delta;
+    return c;
+  };
+  // Also skipped: a variant that cannot differ from the base run, such as
+  // 4 cores +-10 % (still 4 whole cores).
   auto varied = [&](const sim::OrderServiceConfig& config,
                     const sim::CalibrationField& f) {
     return options.calibration.*f.member != 0 &&
-           sim::ReadsField(config, f.member);
+           sim::ReadsField(config, f.member) &&
+           !(sim::SameRun(options.calibration, changed(f, -1), config) &&
+             sim::SameRun(options.calibration, changed(f, 1), config));
   };
   if (options.sensitivity) {
     for (const sim::OrderServiceConfig& config : configs) {
       for (const sim::CalibrationField& f : fields) {
         if (!varied(config, f)) continue;
         for (double sign : {-1.0, 1.0}) {
-          sim::Calibration changed = options.calibration;
-          changed.*f.member *= 1 + sign * options.sensitivity_delta;
-          runs.push_back({changed, config, ClosedLoad(), c.seeds.front()});
+          runs.push_back(
+              {changed(f, sign), config, ClosedLoad(), c.seeds.front()});
         }
       }
     }
@@ -357,8 +365,9 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
         "Sensitivity: common random numbers. Each cost at -",
         c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
         " % runs once, closed loop, with the first seed (", c.seeds.front(),
-        "), against the step's own run with that seed; costs that are zero "
-        "or that a step never reads are skipped (elasticity 0)."));
+        "), against the step's own run with that seed; costs that are zero, "
+        "that a step never reads, or whose +-delta rounds to the same whole "
+        "cores are not run (elasticity 0)."));
   }
   if (!InCaseStudyOrder(c.steps)) {
     doc.Note(
