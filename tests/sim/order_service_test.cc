@@ -24,6 +24,17 @@
 namespace perflab::sim {
 namespace {
 
+#ifdef PERFLAB_SANITIZED
+constexpr bool kShortRuns = true;
+#else
+constexpr bool kShortRuns = false;
+#endif
+// Sanitized builds run 2 s + 3 s, not the rig's 8 s + 15 s: the cache and
+// the GC are still warming up, so figures compared with the case study's
+// only hold at full length (the release pass runs them).
+constexpr const char* kShortRunsWhy =
+    "figures need the rig's 8 s warm-up and 15 s window";
+
 TEST(CalibrationTest, FieldListCoversEveryMemberOnce) {
   const auto& fields = CalibrationFields();
   // Every member is a double: the list is complete when it accounts for all.
@@ -181,6 +192,7 @@ TEST_F(TenSteps, StepsMoveThroughputInTheCaseStudysDirection) {
 }
 
 TEST_F(TenSteps, HeapStepLowersCpuAtAboutTheSameThroughput) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   const OrderServiceResult& small = results_[7];
   const OrderServiceResult& big = results_[8];
   EXPECT_NEAR(big.rps, small.rps, 0.05 * small.rps);
@@ -190,6 +202,7 @@ TEST_F(TenSteps, HeapStepLowersCpuAtAboutTheSameThroughput) {
 }
 
 TEST_F(TenSteps, CpuColumnFollowsTheCaseStudys) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   // Only the index step's 4.0 cores fed a field (effective_cores); the other
   // nine CPU figures are predictions. Largest gap: virtual threads, 4.8
   // measured against a model capped at 4.
@@ -209,6 +222,7 @@ TEST_F(TenSteps, CpuColumnFollowsTheCaseStudys) {
 // (With GC pauses costed on 8 threads while the model's pause stops its 4
 // effective cores, the cache step came out 7 % short.)
 TEST_F(TenSteps, CpuPerRequestIsTheCalibrationsSource) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   const std::array<std::pair<int, double>, 4> sources = {
       {{1, 4.0 / 691}, {4, 3.7 / 1762}, {7, 3.7 / 5293}, {8, 2.2 / 5214}}};
   for (const auto& [step, cores_s] : sources) {
@@ -220,6 +234,7 @@ TEST_F(TenSteps, CpuPerRequestIsTheCalibrationsSource) {
 // Issue 9's fidelity must: within 30 % of the case study's RPS at >= 8 of
 // the 10 steps (with effective_cores, all ten were at seeds 7 and 42-44).
 TEST_F(TenSteps, WithinThirtyPercentAtEightOfTenSteps) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   int close = 0;
   for (int i = 0; i < 10; ++i) {
     close += std::abs(Ratio(i) - 1) <= 0.3;
