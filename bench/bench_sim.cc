@@ -2,7 +2,9 @@
 // rho = 0.9 (counters customers_per_s and events_per_s), a 100,000-client
 // closed loop whose heap growth (malloc in-use bytes, its own, not the
 // process's peak) shows the memory cost per client, and the cost per event
-// as the number of pending events grows.
+// as the number of pending events grows; and the capstone's order-service
+// model at three of its steps (BM_OrderService), in simulated requests and
+// engine events per second of wall time.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <time.h>
@@ -13,6 +15,7 @@
 #include "sim/mmc.h"
 #include "sim/random.h"
 #include "sim/resource.h"
+#include "sim/scenarios/order_service.h"
 
 namespace {
 
@@ -172,6 +175,47 @@ void BM_PendingCallbacks(benchmark::State& state) {
   RunOneMsPerIteration(state, sim);
 }
 BENCHMARK(BM_PendingCallbacks)->RangeMultiplier(16)->Range(1 << 10, 1 << 20);
+
+// One closed-loop run of the capstone's order service with the seed-h2
+// calibration and the case study's rig (32 clients, 8 s warm-up, 15 s
+// window), as `perflab capstone` runs each step and repeat. Arg: the step
+// (1 index: 81 statements a request; 4 TCP_NODELAY: one join; 7 cache).
+void BM_OrderService(benchmark::State& state) {
+  const int64_t step = state.range(0);
+  perflab::sim::OrderServiceConfig config;
+  config.index = step >= 1;
+  config.join = step >= 2;
+  config.keep_alive = step >= 3;
+  config.tcp_nodelay = step >= 4;
+  if (step >= 5) config.db_pool = 8;
+  config.virtual_threads = step >= 6;
+  config.cache = step >= 7;
+  const perflab::sim::OrderServiceLoad load;
+  double requests = 0, events = 0;
+  for (auto _ : state) {
+    auto r = perflab::sim::RunOrderService(perflab::sim::Calibration{}, config,
+                                           load, 42);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    // Requests completed in the measured window (warm-up not counted).
+    requests += r->rps * load.duration_s;
+    events += static_cast<double>(r->events);
+  }
+  state.counters["sim_requests_per_s"] =
+      benchmark::Counter(requests, benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(events, benchmark::Counter::kIsRate);
+  // Plain counts per run, for instruction profiles (callgrind) without timing.
+  state.counters["events"] = events / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_OrderService)
+    ->ArgName("step")
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(7)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -76,7 +76,8 @@ class Cpu {
   void Advance();
   void Reschedule();
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
-  static void OnTick(void* ctx, uint64_t gen);
+  void Arm();  // schedules the wanted tick
+  static void OnTick(void* ctx, uint64_t seq);
   double Elapsed() const;
 
   Simulation* sim_;
@@ -85,7 +86,11 @@ class Cpu {
   Time last_ = 0;
   Time frozen_until_ = 0;
   uint64_t seq_ = 0;
-  uint64_t gen_ = 0;
+  static constexpr Time kNoTick = INT64_MAX;
+  Time want_at_ = kNoTick;   // when the next job finishes, as last computed
+  uint64_t want_seq_ = 0;    // and its place among events at that time
+  Time armed_at_ = kNoTick;  // the earliest tick scheduled in the engine
+  uint64_t armed_seq_ = 0;   // its seq; ticks with another seq are ignored
   std::priority_queue<Job, std::vector<Job>, std::greater<Job>> jobs_;
   // Core-nanoseconds of progress since the reset: exact integer total (so a
   // run without pauses or charges reports exactly the time-weighted

@@ -99,6 +99,16 @@ class Simulation {
   void Spawn(Process p);
 
   void Schedule(Time at, EventFn fn, void* ctx, uint64_t arg = 0) {
+    ScheduleAs(at, seq_++, fn, ctx, arg);
+  }
+  // For components that keep one engine event for many logical ones (a CPU's
+  // next finish, a pool's next timeout): TakeSeq() reserves the tie-breaking
+  // position an event scheduled now would get; ScheduleAs() later schedules
+  // an event in that position, so it runs exactly where the logical event
+  // would have (same time, same order among equal times).
+  uint64_t TakeSeq() { return seq_++; }
+  void ScheduleAs(Time at, uint64_t seq, EventFn fn, void* ctx,
+                  uint64_t arg = 0) {
     uint64_t slot;
     if (!free_slots_.empty()) {
       slot = free_slots_.back();
@@ -107,7 +117,7 @@ class Simulation {
       slot = payloads_.size();
       payloads_.emplace_back();
     }
-    payloads_[slot] = {seq_++, fn, ctx, arg};
+    payloads_[slot] = {seq, fn, ctx, arg};
     heap_.push_back({at, slot});
     SiftUp(heap_.size() - 1);
   }

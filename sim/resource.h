@@ -111,6 +111,9 @@ class Resource {
   uint32_t Enqueue(std::coroutine_handle<> h, Time timeout);
   bool Collect(uint32_t slot);
   static void OnTimeout(void* ctx, uint64_t arg);
+  static void OnDeadline(void* ctx, uint64_t arg);
+  void Expire(uint64_t key);
+  void Arm();
 
   Simulation* sim_;
   std::string name_;
@@ -121,6 +124,18 @@ class Resource {
   std::vector<Waiter> slots_;
   std::vector<uint32_t> free_slots_;
   std::deque<uint64_t> queue_;  // (slot << 32 | gen), FIFO; stale ones skipped
+  // Timeouts in deadline order, one engine event armed for the earliest: a
+  // 30 s timeout per wait would otherwise sit in the engine's heap for 30 s
+  // after its grant (millions of dead events in an N+1 model). A deadline
+  // earlier than the last one (a shorter timeout) gets its own event.
+  struct Deadline {
+    Time at;
+    uint64_t seq;  // the engine order the wait's own event would have had
+    uint64_t key;
+  };
+  std::deque<Deadline> deadlines_;
+  bool armed_ = false;      // an OnDeadline event is pending
+  uint64_t armed_seq_ = 0;  // its seq; others are stale
   int64_t grants_ = 0;
   int64_t timeouts_ = 0;
   __int128 wait_sum_ = 0;

@@ -48,6 +48,9 @@ const std::vector<CalibrationField>& CalibrationFields() {
        &C::generator_cpu_per_request_us},
       {"generator_cores", "cores", "cores the load generator owns",
        &C::generator_cores},
+      {"effective_cores", "cores",
+       "cores of simultaneous work the app's 8 vCPUs deliver",
+       &C::effective_cores},
   };
   return *fields;
 }

@@ -9,6 +9,7 @@
 // every thread at a safepoint. The load generator has cores of its own.
 #include "sim/scenarios/order_service.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -36,6 +37,16 @@ constexpr int64_t kItemStatements = 80;
 constexpr int64_t kClientConnections = 256;
 // G1 marks concurrently once the old generation passes 45 % of the heap.
 constexpr double kInitiatingOccupancy = 0.45;
+
+// The vCPU count the calibration's effective_cores is quoted for.
+constexpr double kCalibratedVcpus = 8;
+
+// Whole cores of work for `config.cores` vCPUs, at least one.
+int64_t AppCores(const Calibration& cal, const OrderServiceConfig& config) {
+  const double cores = cal.effective_cores * static_cast<double>(config.cores) /
+                       kCalibratedVcpus;
+  return std::max<int64_t>(1, std::llround(cores));
+}
 
 Time Us(double us) { return static_cast<Time>(std::llround(us * 1e3)); }
 
@@ -113,6 +124,11 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
           ": accepted a finite number >= 0 (", std::string(f.unit), ")"));
     }
   }
+  if (cal.effective_cores < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "calibration field 'effective_cores' = ", cal.effective_cores,
+        ": accepted a number >= 1"));
+  }
   if (cal.generator_cores < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "calibration field 'generator_cores' = ", cal.generator_cores,
@@ -134,6 +150,38 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
 
 }  // namespace
 
+bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
+  using C = Calibration;
+  const bool nplus1 = !config.join;
+  if (member == &C::orders_query_scan_us) return nplus1 && !config.index;
+  if (member == &C::orders_query_index_us) return nplus1 && config.index;
+  if (member == &C::item_statement_us) return nplus1;
+  if (member == &C::join_scan_us) return config.join && !config.index;
+  if (member == &C::join_index_us) return config.join && config.index;
+  if (member == &C::cache_hit_us) return config.cache;
+  if (member == &C::nagle_stall_ms) {
+    return config.keep_alive && !config.tcp_nodelay;
+  }
+  // connect_us too: keep-alive still opens its first connections.
+  return true;  // read on every request or by the GC and the generator
+}
+
+bool SameRun(const Calibration& a, const Calibration& b,
+             const OrderServiceConfig& config) {
+  for (const CalibrationField& f : CalibrationFields()) {
+    if (!ReadsField(config, f.member)) continue;
+    if (f.member == &Calibration::effective_cores) {
+      if (AppCores(a, config) != AppCores(b, config)) return false;
+    } else if (f.member == &Calibration::generator_cores) {
+      if (std::llround(a.generator_cores) != std::llround(b.generator_cores))
+        return false;
+    } else if (a.*f.member != b.*f.member) {
+      return false;
+    }
+  }
+  return true;
+}
+
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& cal, const OrderServiceConfig& config,
     const OrderServiceLoad& load, uint64_t seed) {
@@ -143,7 +191,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   mo.warmup = SecToNs(load.warmup_s);
   mo.window = SecToNs(load.duration_s);
   Meter meter(sim, mo);
-  Cpu cpu(sim, config.cores);
+  Cpu cpu(sim, AppCores(cal, config));
   Cpu generator(sim, std::llround(cal.generator_cores));
   GcOptions go;
   go.heap_mib = config.heap_mib;
@@ -230,6 +278,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   r.gc_pauses = gc->stats().collections;
   r.gc_pause_total_ms = ToMs(gc->stats().total_pause);
   r.timeouts = db.stats().timeouts;
+  r.events = sim.events_executed();
   r.latency = meter.latencies().histogram();
   return r;
 }

@@ -58,9 +58,22 @@ struct OrderServiceResult {
   double generator_utilisation = 0;  // the load generator's cores, 0..1
   int64_t gc_pauses = 0;
   double gc_pause_total_ms = 0;
-  int64_t timeouts = 0;                      // pool acquisitions that timed out
+  int64_t timeouts = 0;  // pool acquisitions that timed out
+  int64_t events = 0;    // engine events executed, warm-up included
   std::optional<models::Histogram> latency;  // measured latencies (ns)
 };
+
+// Whether a run with `config` reads the calibration field `member` at all
+// (a scan cost with the index on, the stall without keep-alive, ...). A
+// field it does not read cannot change the result: the composer's
+// sensitivity skips it (a test checks the claim by running both).
+bool ReadsField(const OrderServiceConfig& config, double Calibration::*member);
+
+// Whether runs with calibrations `a` and `b` must give identical results
+// for `config` (same seed): every field it reads is equal, the two core
+// counts compared as the whole cores the model rounds them to.
+bool SameRun(const Calibration& a, const Calibration& b,
+             const OrderServiceConfig& config);
 
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& calibration, const OrderServiceConfig& config,

@@ -25,9 +25,38 @@ uint32_t Resource::Enqueue(std::coroutine_handle<> h, Time timeout) {
   queue_.push_back(key);
   ++queued_;
   waiting_.Set(sim_->now(), queued_);
-  if (timeout >= 0)
-    sim_->Schedule(sim_->now() + timeout, &OnTimeout, this, key);
+  if (timeout >= 0) {
+    const Time at = sim_->now() + timeout;
+    const uint64_t seq = sim_->TakeSeq();
+    if (deadlines_.empty() || at >= deadlines_.back().at) {
+      deadlines_.push_back({at, seq, key});
+      if (!armed_) Arm();
+    } else {
+      sim_->ScheduleAs(at, seq, &OnTimeout, this, key);
+    }
+  }
   return slot;
+}
+
+// One event, at the front deadline's own (time, order): the front's wait
+// times out exactly when its own event would have fired.
+void Resource::Arm() {
+  armed_ = true;
+  armed_seq_ = deadlines_.front().seq;
+  sim_->ScheduleAs(deadlines_.front().at, armed_seq_, &OnDeadline, this,
+                   armed_seq_);
+}
+
+void Resource::OnDeadline(void* ctx, uint64_t seq) {
+  auto* r = static_cast<Resource*>(ctx);
+  if (!r->armed_ || seq != r->armed_seq_) return;
+  r->armed_ = false;
+  if (!r->deadlines_.empty() && r->deadlines_.front().seq == seq) {
+    const uint64_t key = r->deadlines_.front().key;
+    r->deadlines_.pop_front();
+    r->Expire(key);  // may enqueue, arm, or prune the front
+  }
+  if (!r->armed_ && !r->deadlines_.empty()) r->Arm();
 }
 
 bool Resource::Collect(uint32_t slot) {
@@ -36,6 +65,15 @@ bool Resource::Collect(uint32_t slot) {
   w.state = State::kFree;
   ++w.gen;  // any pending timeout for this slot is now stale
   free_slots_.push_back(slot);
+  // Drop deadlines of waits that are over (grants come in FIFO order, so
+  // this keeps the list about as long as the queue).
+  while (!deadlines_.empty()) {
+    const uint64_t key = deadlines_.front().key;
+    const Waiter& f = slots_[key >> 32];
+    if (f.gen == static_cast<uint32_t>(key) && f.state == State::kWaiting)
+      break;
+    deadlines_.pop_front();
+  }
   return granted;
 }
 
@@ -60,16 +98,19 @@ void Resource::Release() {
 }
 
 void Resource::OnTimeout(void* ctx, uint64_t key) {
-  auto* r = static_cast<Resource*>(ctx);
-  Waiter& w = r->slots_[key >> 32];
+  static_cast<Resource*>(ctx)->Expire(key);
+}
+
+void Resource::Expire(uint64_t key) {
+  Waiter& w = slots_[key >> 32];
   if (w.gen != static_cast<uint32_t>(key) || w.state != State::kWaiting) return;
-  const Time now = r->sim_->now();
+  const Time now = sim_->now();
   w.state = State::kTimedOut;
-  --r->queued_;
-  r->waiting_.Set(now, r->queued_);
-  ++r->timeouts_;
-  r->timed_out_wait_sum_ += now - w.enqueued;
-  if (r->first_timeout_ < 0) r->first_timeout_ = now;
+  --queued_;
+  waiting_.Set(now, queued_);
+  ++timeouts_;
+  timed_out_wait_sum_ += now - w.enqueued;
+  if (first_timeout_ < 0) first_timeout_ = now;
   w.handle.resume();
 }
 

@@ -4,6 +4,7 @@
 // RPS is an explicit function of one cost.
 #include "tools/capstone/composer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -151,18 +152,50 @@ TEST(Composer, ElasticityOfAnExplicitFunction) {
   size_t scan = 0;
   const auto& fields = sim::CalibrationFields();
   while (fields[scan].name != "orders_query_scan_us") ++scan;
-  for (size_t step = 0; step < 2; ++step) {
-    ASSERT_EQ(c->sensitivity[step].size(), fields.size());
-    EXPECT_NEAR(c->sensitivity[step][scan].elasticity, -4000.0 / 7980, 1e-12);
-    for (size_t k = 0; k < fields.size(); ++k) {
-      if (k != scan) {
-        EXPECT_EQ(c->sensitivity[step][k].elasticity, 0);
-      }
+  ASSERT_EQ(c->sensitivity.size(), 2u);
+  ASSERT_EQ(c->sensitivity[0].size(), fields.size());
+  EXPECT_NEAR(c->sensitivity[0][scan].elasticity, -4000.0 / 7980, 1e-12);
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (k != scan) {
+      EXPECT_EQ(c->sensitivity[0][k].elasticity, 0);
     }
-    EXPECT_THAT(TopThree(c->sensitivity[step]), ElementsAre(scan));
+    // With the index the scan is never read: nothing to vary at step 2.
+    EXPECT_EQ(c->sensitivity[1][k].elasticity, 0);
+    EXPECT_EQ(c->sensitivity[1][k].plus_rps, 0);
   }
-  // 12 main runs + 2 steps x 1 non-zero cost x 2 signs x 3 repeats.
-  EXPECT_EQ(fake.seeds.size(), 24u);
+  EXPECT_THAT(TopThree(c->sensitivity[0]), ElementsAre(scan));
+  EXPECT_TRUE(TopThree(c->sensitivity[1]).empty());
+  // 12 main runs + 1 step x 1 read non-zero cost x 2 signs x 1 run, and
+  // those two with the first seed (common random numbers).
+  ASSERT_EQ(fake.seeds.size(), 14u);
+  EXPECT_EQ(std::count(fake.seeds.begin(), fake.seeds.end(), 42u), 6);
+}
+
+TEST(Composer, ElasticityAgainstTheRunWithTheSameSeed) {
+  // The fake's RPS at seed 42 is x1.0, the median over {42, 43, 44} also
+  // x1.0; make seed 42 the odd one out so the two bases differ.
+  FakeModel fake;
+  StepRunner skewed =
+      [&fake](const sim::Calibration& cal,
+              const sim::OrderServiceConfig& config,
+              const sim::OrderServiceLoad& load,
+              uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
+    absl::StatusOr<sim::OrderServiceResult> r =
+        fake.Runner()(cal, config, load, seed);
+    if (r.ok() && seed == 42) r->rps *= 2;
+    return r;
+  };
+  ComposeOptions o = Options("");
+  o.sensitivity = true;
+  absl::StatusOr<Composition> c = Compose(o, skewed);
+  ASSERT_TRUE(c.ok());
+  size_t scan = 0;
+  while (sim::CalibrationFields()[scan].name != "orders_query_scan_us") ++scan;
+  // RPS at seed 42 = 2 x 200 x 100 / (100 + s): minus 2 x 20000/190, plus
+  // 2 x 20000/210, base 200; (plus - minus) / (0.2 x 200) = -4000 / 7980
+  // again; the median's base (130) would give about -0.77.
+  EXPECT_NEAR(c->sensitivity[0][scan].minus_rps, 40000.0 / 190, 1e-9);
+  EXPECT_NEAR(c->sensitivity[0][scan].elasticity, -4000.0 / 7980, 1e-12);
 }
 
 TEST(Composer, TopThreeMostNegativeFirstTiesInFieldOrder) {

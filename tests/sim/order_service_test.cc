@@ -9,6 +9,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 
@@ -22,6 +23,17 @@
 
 namespace perflab::sim {
 namespace {
+
+#ifdef PERFLAB_SANITIZED
+constexpr bool kShortRuns = true;
+#else
+constexpr bool kShortRuns = false;
+#endif
+// Sanitized builds run 2 s + 3 s, not the rig's 8 s + 15 s: the cache and
+// the GC are still warming up, so figures compared with the case study's
+// only hold at full length (the release pass runs them).
+constexpr const char* kShortRunsWhy =
+    "figures need the rig's 8 s warm-up and 15 s window";
 
 TEST(CalibrationTest, FieldListCoversEveryMemberOnce) {
   const auto& fields = CalibrationFields();
@@ -49,6 +61,11 @@ TEST(CalibrationTest, BadValuesAreRejectedNamingTheField) {
       RunOrderService(c, OrderServiceConfig{}, OrderServiceLoad{}, 1);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("item_statement_us"), std::string::npos);
+  Calibration no_cores;
+  no_cores.effective_cores = 0.5;  // rounds to no whole core
+  r = RunOrderService(no_cores, OrderServiceConfig{}, OrderServiceLoad{}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("effective_cores"), std::string::npos);
   OrderServiceConfig small;
   small.heap_mib = 100;  // below the 206 MiB live set
   EXPECT_FALSE(
@@ -106,9 +123,66 @@ class TenSteps : public ::testing::Test {
 };
 std::array<OrderServiceResult, 10> TenSteps::results_;
 
+// ReadsField's claim, checked by running: a field a step does not read,
+// changed by 50 %, leaves every figure of a same-seed run bit-identical; and
+// the claim is not vacuous (a read field does change it).
+TEST(ReadsFieldTest, UnreadFieldsLeaveTheRunUnchanged) {
+  OrderServiceLoad load;
+  load.warmup_s = 0.5;
+  load.duration_s = 1;
+  int unread = 0;
+  for (int step = 0; step < 10; ++step) {
+    const OrderServiceConfig config = Cumulative(step);
+    const absl::StatusOr<OrderServiceResult> base =
+        RunOrderService(Calibration{}, config, load, 3);
+    ASSERT_TRUE(base.ok());
+    for (const CalibrationField& f : CalibrationFields()) {
+      if (ReadsField(config, f.member)) continue;
+      ++unread;
+      Calibration changed;
+      changed.*f.member *= 1.5;
+      const absl::StatusOr<OrderServiceResult> r =
+          RunOrderService(changed, config, load, 3);
+      ASSERT_TRUE(r.ok());
+      EXPECT_EQ(r->rps, base->rps) << f.name << " at step " << step;
+      EXPECT_EQ(r->p99_ms, base->p99_ms) << f.name << " at step " << step;
+      EXPECT_EQ(r->cpu_cores, base->cpu_cores) << f.name << " step " << step;
+    }
+  }
+  // Per step, by hand: baseline 5 (index query, both joins, cache lookup,
+  // stall), index 5 (the scan instead of the index query), join 6 (both
+  // N+1 queries, item statements, join scan, cache, stall), keep-alive 5
+  // (the stall is read), TCP_NODELAY, pool 8 and virtual threads 6 each
+  // (the stall again unread), cache on: 5 each for the last three.
+  EXPECT_EQ(unread, 5 + 5 + 6 + 5 + 6 + 6 + 6 + 5 + 5 + 5);
+  // Whole cores: 4 +- 10 % is 4 for the app (2 at 4 vCPU) and the
+  // generator, so SameRun says so, and the runs agree bit for bit.
+  for (double f : {0.9, 1.1}) {
+    for (int step : {0, 9}) {
+      Calibration cores;
+      cores.effective_cores *= f;
+      cores.generator_cores *= f;
+      EXPECT_TRUE(SameRun(Calibration{}, cores, Cumulative(step)));
+      EXPECT_EQ(RunOrderService(cores, Cumulative(step), load, 3)->rps,
+                RunOrderService(Calibration{}, Cumulative(step), load, 3)->rps);
+    }
+  }
+  Calibration more_cores;
+  more_cores.effective_cores = 6;
+  EXPECT_FALSE(SameRun(Calibration{}, more_cores, Cumulative(0)));
+  Calibration join_cost;
+  join_cost.join_index_us *= 2;  // not read without the join
+  EXPECT_TRUE(SameRun(Calibration{}, join_cost, Cumulative(0)));
+  EXPECT_FALSE(SameRun(Calibration{}, join_cost, Cumulative(2)));
+  Calibration scan;
+  scan.orders_query_scan_us *= 1.5;
+  EXPECT_NE(RunOrderService(scan, Cumulative(0), load, 3)->rps,
+            RunOrderService(Calibration{}, Cumulative(0), load, 3)->rps);
+}
+
 TEST_F(TenSteps, StepsMoveThroughputInTheCaseStudysDirection) {
-  // Up, up, down (the keep-alive stall), up (TCP_NODELAY), -, up, up.
-  // The pool step (+5) is not asserted: see the note below.
+  // The first eight steps: up, up, down (the keep-alive stall), up
+  // (TCP_NODELAY), up (pool 8: NOT met, see below), up, up.
   EXPECT_GT(results_[1].rps, 2 * results_[0].rps) << "index";
   EXPECT_GT(results_[2].rps, results_[1].rps) << "join";
   EXPECT_LT(results_[3].rps, results_[2].rps / 2) << "keep-alive stall";
@@ -118,6 +192,7 @@ TEST_F(TenSteps, StepsMoveThroughputInTheCaseStudysDirection) {
 }
 
 TEST_F(TenSteps, HeapStepLowersCpuAtAboutTheSameThroughput) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   const OrderServiceResult& small = results_[7];
   const OrderServiceResult& big = results_[8];
   EXPECT_NEAR(big.rps, small.rps, 0.05 * small.rps);
@@ -126,31 +201,57 @@ TEST_F(TenSteps, HeapStepLowersCpuAtAboutTheSameThroughput) {
   EXPECT_LT(big.gc_pause_total_ms, small.gc_pause_total_ms);
 }
 
-TEST_F(TenSteps, WithinThirtyPercentWhereTheModelHasTheMechanism) {
-  // Baseline (pool-bound scan), keep-alive (the stall), and the three
-  // generator-bound steps.
-  for (int i : {0, 3, 7, 8, 9}) {
-    EXPECT_NEAR(Ratio(i), 1.0, 0.3) << kCaseStudy[i].name;
+TEST_F(TenSteps, CpuColumnFollowsTheCaseStudys) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
+  // Only the index step's 4.0 cores fed a field (effective_cores); the other
+  // nine CPU figures are predictions. Largest gap: virtual threads, 4.8
+  // measured against a model capped at 4.
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_NEAR(results_[i].cpu_cores, kCaseStudy[i].cpu_cores, 0.85)
+        << kCaseStudy[i].name;
   }
-  // The model's CPU at baseline is the case study's (the calibration's
-  // source), and the database holds most of it (JFR: 97 %).
-  EXPECT_NEAR(results_[0].cpu_cores, kCaseStudy[0].cpu_cores, 0.5);
+  // The database holds most of the baseline's CPU (JFR: 97 %).
   EXPECT_GT(results_[0].cpu.database / results_[0].cpu_cores, 0.9);
+  // A 4 vCPU step gets 4 x 4 / 8 = 2 cores of work: never more busy.
+  EXPECT_LE(results_[9].cpu_cores, 2.0 + 1e-9);
 }
 
-// Issue 9's target: within 30 % at >= 8 of 10 steps. Not met: at steps 1-6
-// the model is 1.3-1.7x faster than the case study. Every one of those steps
-// measured 3.7-4.8 busy cores of 8 while the model, with the same CPU per
-// request, keeps going to ~7 cores: the case study's service saturated near
-// half its nominal cores (the laptop's hyperthreads, the embedded database's
-// internal locking, the generator on the same box), a mechanism the model
-// lacks and no published figure calibrates. The pool step follows: with
-// the join's ~1 ms hold the model's 4 connections are never the bottleneck.
-TEST_F(TenSteps, DISABLED_WithinThirtyPercentAtEightOfTenSteps) {
+// The seed-h2 arithmetic runs backwards from C_k = CPU cores / RPS at the
+// index, TCP_NODELAY, cache and heap steps (calibration.h); the model, run
+// forwards, must spend that CPU per request there, whatever RPS it reaches.
+// (With GC pauses costed on 8 threads while the model's pause stops its 4
+// effective cores, the cache step came out 7 % short.)
+TEST_F(TenSteps, CpuPerRequestIsTheCalibrationsSource) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
+  const std::array<std::pair<int, double>, 4> sources = {
+      {{1, 4.0 / 691}, {4, 3.7 / 1762}, {7, 3.7 / 5293}, {8, 2.2 / 5214}}};
+  for (const auto& [step, cores_s] : sources) {
+    const double per_request = results_[step].cpu_cores / results_[step].rps;
+    EXPECT_NEAR(per_request / cores_s, 1.0, 0.03) << kCaseStudy[step].name;
+  }
+}
+
+// Issue 9's fidelity must: within 30 % of the case study's RPS at >= 8 of
+// the 10 steps (with effective_cores, all ten were at seeds 7 and 42-44).
+TEST_F(TenSteps, WithinThirtyPercentAtEightOfTenSteps) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   int close = 0;
-  for (int i = 0; i < 10; ++i) close += std::abs(Ratio(i) - 1) <= 0.3;
+  for (int i = 0; i < 10; ++i) {
+    close += std::abs(Ratio(i) - 1) <= 0.3;
+    EXPECT_NEAR(Ratio(i), 1.0, 0.3) << kCaseStudy[i].name << " (report)";
+  }
   EXPECT_GE(close, 8);
-  EXPECT_GT(results_[5].rps, results_[4].rps) << "pool 4 -> 8";
+}
+
+// Not met: the case study's pool 4 -> 8 step gains x1.12 with its CPU per
+// request falling from 3.7/1762 = 2,100 to 3.9/1973 = 1,977 us. In the
+// model steps 4-5 run at the ~4 effective cores with the same CPU per
+// request, so more connections cannot add throughput (x0.98 at seeds
+// 42-44). What the model lacks is a CPU cost of a contended pool (Hikari's
+// hand-off: waiters parking and waking), which no published figure
+// separates from the join's own CPU.
+TEST_F(TenSteps, DISABLED_PoolStepRaisesThroughput) {
+  EXPECT_GT(results_[5].rps, results_[4].rps);
 }
 
 }  // namespace

@@ -110,16 +110,32 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
       }
     }
   }
+  // Sensitivity uses common random numbers: -delta and +delta run with the
+  // first repeat's seed, the same as the step's own first closed run, so the
+  // three differ only by the changed cost and one run each suffices (the
+  // simulation is deterministic per seed). A zero cost, or one this step
+  // never reads, has no +-delta: its elasticity is 0 without running.
+  auto changed = [&](const sim::CalibrationField& f, double sign) {
+    sim::Calibration c = options.calibration;
+    c.*f.member *= 1 + sign * options.sensitivity_delta;
+    return c;
+  };
+  // Also skipped: a variant that cannot differ from the base run, such as
+  // 4 cores +-10 % (still 4 whole cores).
+  auto varied = [&](const sim::OrderServiceConfig& config,
+                    const sim::CalibrationField& f) {
+    return options.calibration.*f.member != 0 &&
+           sim::ReadsField(config, f.member) &&
+           !(sim::SameRun(options.calibration, changed(f, -1), config) &&
+             sim::SameRun(options.calibration, changed(f, 1), config));
+  };
   if (options.sensitivity) {
     for (const sim::OrderServiceConfig& config : configs) {
       for (const sim::CalibrationField& f : fields) {
-        if (options.calibration.*f.member == 0) continue;
+        if (!varied(config, f)) continue;
         for (double sign : {-1.0, 1.0}) {
-          sim::Calibration changed = options.calibration;
-          changed.*f.member *= 1 + sign * options.sensitivity_delta;
-          for (uint64_t seed : c.seeds) {
-            runs.push_back({changed, config, ClosedLoad(), seed});
-          }
+          runs.push_back(
+              {changed(f, sign), config, ClosedLoad(), c.seeds.front()});
         }
       }
     }
@@ -182,16 +198,14 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
     c.sensitivity_delta = options.sensitivity_delta;
     for (size_t i = 0; i < configs.size(); ++i) {
       std::vector<Elasticity> row(fields.size());
+      // The step's first closed run: same seed as its -delta and +delta.
+      const double base_rps = res[i * 2 * repeats].rps;
       for (size_t k = 0; k < fields.size(); ++k) {
-        if (options.calibration.*fields[k].member == 0) continue;
-        auto rps = [](const sim::OrderServiceResult& r) { return r.rps; };
-        row[k].minus_rps = MedianOf(res, at, repeats, rps);
-        at += repeats;
-        row[k].plus_rps = MedianOf(res, at, repeats, rps);
-        at += repeats;
-        row[k].elasticity =
-            Ratio(row[k].plus_rps - row[k].minus_rps,
-                  2 * options.sensitivity_delta * c.figures[i].rps);
+        if (!varied(configs[i], fields[k])) continue;
+        row[k].minus_rps = res[at++].rps;
+        row[k].plus_rps = res[at++].rps;
+        row[k].elasticity = Ratio(row[k].plus_rps - row[k].minus_rps,
+                                  2 * options.sensitivity_delta * base_rps);
       }
       c.sensitivity.push_back(std::move(row));
     }
@@ -313,7 +327,9 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
          {"third", "third"},
          {"third_elasticity", "elasticity", 3}});
     core::Table& all =
-        doc.AddTable("sensitivity", "Elasticity of RPS to every non-zero cost",
+        doc.AddTable("sensitivity",
+                     "Elasticity of RPS to every cost the step reads (common "
+                     "random numbers: one run per variant, first seed)",
                      {{"name", "step"},
                       {"field", "cost"},
                       {"minus_rps", "RPS at -delta", 0},
@@ -344,6 +360,15 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
       "Each figure is the median of the repeats; factor = RPS / previous "
       "step's RPS; prices are EXAMPLE list prices (flags --usd-per-vcpu-hour, "
       "--usd-per-gib-hour, --target-utilisation).");
+  if (!c.sensitivity.empty()) {
+    doc.Note(absl::StrCat(
+        "Sensitivity: common random numbers. Each cost at -",
+        c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
+        " % runs once, closed loop, with the first seed (", c.seeds.front(),
+        "), against the step's own run with that seed; costs that are zero, "
+        "that a step never reads, or whose +-delta rounds to the same whole "
+        "cores are not run (elasticity 0)."));
+  }
   if (!InCaseStudyOrder(c.steps)) {
     doc.Note(
         "The steps are not the case study's ten in its order: its factors "

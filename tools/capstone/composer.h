@@ -50,9 +50,12 @@ struct StepFigures {
   double factor = 0;                 // rps / previous step's rps (0: first)
 };
 
+// One run each at cost x (1 - delta) and x (1 + delta), both with the first
+// repeat's seed (common random numbers), against the step's run with that
+// seed. All 0 when the cost is 0 or the step never reads it.
 struct Elasticity {
   double minus_rps = 0, plus_rps = 0;  // RPS at cost x (1 -+ delta)
-  double elasticity = 0;  // (plus - minus) / (2 delta rps); 0 if cost is 0
+  double elasticity = 0;               // (plus - minus) / (2 delta base rps)
 };
 
 struct Composition {

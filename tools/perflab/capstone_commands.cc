@@ -229,7 +229,9 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                   "calibration's (0: embedded database)")
       ->check(NonNegative());
   cmd->add_flag("--sensitivity", a->sensitivity,
-                "also the elasticity of RPS to every cost (+-10 %)");
+                "also the elasticity of RPS to every cost (+-10 %, one "
+                "closed run each with the first seed: common random "
+                "numbers)");
   cmd->add_flag("--list-steps", a->list_steps,
                 "print the steps as the key=value each changes");
   cmd->add_option("--jobs", a->jobs,
