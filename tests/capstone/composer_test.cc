@@ -131,6 +131,29 @@ TEST(Composer, RunsTheCaseStudysRig) {
   EXPECT_EQ(open, 6);
 }
 
+TEST(Composer, SensitivityRunsKeepTheWarmUpAndMeasureTheirOwnWindow) {
+  FakeModel fake;
+  ComposeOptions o = Options("index");
+  o.sensitivity = true;
+  o.sensitivity_window_s = 4;
+  ASSERT_TRUE(Compose(o, fake.Runner()).ok());
+  // 12 table runs (15 s closed, 20 s open) and the scan's -delta and +delta
+  // at the baseline; the runner's threads record them in any order.
+  ASSERT_EQ(fake.loads.size(), 14u);
+  int varied = 0;
+  for (const sim::OrderServiceLoad& l : fake.loads) {
+    EXPECT_EQ(l.warmup_s, 8);
+    if (l.duration_s != 4) continue;
+    ++varied;
+    EXPECT_FALSE(l.open);
+    EXPECT_EQ(l.clients, 32);
+  }
+  EXPECT_EQ(varied, 2);
+  o.sensitivity_window_s = 0;
+  EXPECT_EQ(Compose(o, fake.Runner()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(Composer, RightSizingHalvesTheVcpuPrice) {
   FakeModel fake;
   absl::StatusOr<Composition> c = Compose(Options("right-size"), fake.Runner());

@@ -91,6 +91,10 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
     return absl::InvalidArgumentError(
         "capstone: sensitivity delta must be in (0, 1)");
   }
+  if (!(options.sensitivity_window_s > 0)) {
+    return absl::InvalidArgumentError(
+        "capstone: sensitivity window must be > 0 s");
+  }
   const int repeats = options.repeats;
   Composition c;
   c.steps = options.steps;
@@ -129,13 +133,17 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
            !(sim::SameRun(options.calibration, changed(f, -1), config) &&
              sim::SameRun(options.calibration, changed(f, 1), config));
   };
+  // The +-delta runs keep the rig's warm-up (caches, GC) but measure a
+  // shorter window: sharing a seed, their difference is mostly the change.
+  sim::OrderServiceLoad varied_load = ClosedLoad();
+  varied_load.duration_s = options.sensitivity_window_s;
   if (options.sensitivity) {
     for (const sim::OrderServiceConfig& config : configs) {
       for (const sim::CalibrationField& f : fields) {
         if (!varied(config, f)) continue;
         for (double sign : {-1.0, 1.0}) {
           runs.push_back(
-              {changed(f, sign), config, ClosedLoad(), c.seeds.front()});
+              {changed(f, sign), config, varied_load, c.seeds.front()});
         }
       }
     }
@@ -196,6 +204,7 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
 
   if (options.sensitivity) {
     c.sensitivity_delta = options.sensitivity_delta;
+    c.sensitivity_window_s = options.sensitivity_window_s;
     for (size_t i = 0; i < configs.size(); ++i) {
       std::vector<Elasticity> row(fields.size());
       // The step's first closed run: same seed as its -delta and +delta.
@@ -364,8 +373,10 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
     doc.Note(absl::StrCat(
         "Sensitivity: common random numbers. Each cost at -",
         c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
-        " % runs once, closed loop, with the first seed (", c.seeds.front(),
-        "), against the step's own run with that seed; costs that are zero, "
+        " % runs once, closed loop (", c.sensitivity_window_s,
+        " s window after the warm-up), with the first seed (", c.seeds.front(),
+        "); their difference is scaled by the step's own run with that "
+        "seed. Costs that are zero, "
         "that a step never reads, or whose +-delta rounds to the same whole "
         "cores are not run (elasticity 0)."));
   }
@@ -472,8 +483,10 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   key_double("case_study_rps_x_higher", case_study::kCapstoneRpsOutcome);
   key_double("case_study_cost_x_lower", case_study::kCapstoneCostOutcome);
   w.EndObject();
-  if (!c.sensitivity.empty())
+  if (!c.sensitivity.empty()) {
     key_double("sensitivity_delta", c.sensitivity_delta);
+    key_double("sensitivity_window_s", c.sensitivity_window_s);
+  }
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }

@@ -33,6 +33,9 @@ struct ComposeOptions {
   int jobs = 0;  // workers (0: every core); never changes the output
   bool sensitivity = false;        // also the elasticity of RPS to each cost
   double sensitivity_delta = 0.1;  // +-10 % of each calibrated cost
+  // Closed-loop window of each +-delta run (s), after the rig's warm-up: the
+  // two runs share their seed, so their difference needs less than 15 s.
+  double sensitivity_window_s = 5;
 };
 
 // Application CPU by category, in percent of its cores used.
@@ -68,10 +71,12 @@ struct Composition {
   // With --sensitivity: [step][field of sim::CalibrationFields()].
   std::vector<std::vector<Elasticity>> sensitivity;
   double sensitivity_delta = 0;
+  double sensitivity_window_s = 0;  // closed window of the +-delta runs (s)
 };
 
 // Runs and composes; errors are the model's (InvalidArgument for bad
-// options: no steps, repeats < 1, jobs < 1, delta outside (0, 1)).
+// options: no steps, repeats < 1, jobs < 0, delta outside (0, 1), a
+// sensitivity window not > 0).
 absl::StatusOr<Composition> Compose(const ComposeOptions& options,
                                     const StepRunner& runner,
                                     const Progress& progress = nullptr);
