@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "models/histogram.h"
 #include "sim/scenarios/calibration.h"
+#include "sim/steady_state.h"
 
 namespace perflab::sim {
 
@@ -60,6 +61,7 @@ struct OrderServiceResult {
   double gc_pause_total_ms = 0;
   int64_t timeouts = 0;  // pool acquisitions that timed out
   int64_t events = 0;    // engine events executed, warm-up included
+  SteadyVerdict steady;  // the shared steady-state check over the window
   std::optional<models::Histogram> latency;  // measured latencies (ns)
 };
 

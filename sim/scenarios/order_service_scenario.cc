@@ -59,6 +59,7 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   doc.Set("gc_pauses", "young GC pauses in the window", r->gc_pauses);
   doc.Set("gc_pause_total_ms", "total pause (ms)", r->gc_pause_total_ms, 1);
   doc.Set("timeouts", "pool acquisitions that timed out", r->timeouts);
+  AddSteadyFields(doc, r->steady);
   if (r->latency) doc.Attach(std::string(kLatencyHistogram), *r->latency);
   core::Table& t = doc.AddTable(
       "cpu", "Application CPU by use",

@@ -154,6 +154,35 @@ TEST(Composer, SensitivityRunsKeepTheWarmUpAndMeasureTheirOwnWindow) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(Composer, AnUnsteadyRunIsFlaggedOnItsStep) {
+  FakeModel fake;
+  StepRunner unsteady =
+      [&fake](const sim::Calibration& cal,
+              const sim::OrderServiceConfig& config,
+              const sim::OrderServiceLoad& load,
+              uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
+    absl::StatusOr<sim::OrderServiceResult> r =
+        fake.Runner()(cal, config, load, seed);
+    if (r.ok() && config.index && load.open && seed == 43) {
+      r->steady = {false, {"a planted reason"}};
+    }
+    return r;
+  };
+  absl::StatusOr<Composition> c = Compose(Options("index"), unsteady);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->figures[0].steady);
+  EXPECT_FALSE(c->figures[1].steady);
+  EXPECT_THAT(c->figures[1].steady_reasons,
+              ElementsAre("open loop, seed 43: a planted reason"));
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  EXPECT_NE(core::ToText(ToDocument(*c, id, {}))
+                .find("warning: step index is not a steady result: open "
+                      "loop, seed 43: a planted reason."),
+            std::string::npos);
+  const std::string json = ToJson(*c, id, {});
+  EXPECT_NE(json.find("\"steady\": false"), std::string::npos) << json;
+}
+
 TEST(Composer, RightSizingHalvesTheVcpuPrice) {
   FakeModel fake;
   absl::StatusOr<Composition> c = Compose(Options("right-size"), fake.Runner());

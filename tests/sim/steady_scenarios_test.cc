@@ -121,5 +121,17 @@ TEST(SteadyScenariosTest, HockeyStickBatchesAgainstTheAutocorrelationTime) {
   EXPECT_TRUE(AnyNoteHas(enough, "is not bias from batches too short"));
 }
 
+TEST(SteadyScenariosTest, OrderServiceWarmUpAgainstItsResponseTime) {
+  // Baseline: 32 clients at ~80 req/s, so W = 32 / 80 = 0.4 s and the check
+  // wants a warm-up of at least 3 W = 1.2 s. The rig's 8 s covers it; none
+  // does not.
+  EXPECT_TRUE(Flag(RunDoc("order-service", {}), "steady"));
+  ExpectFlagged(RunDoc("order-service", {"warmup_s=0"}),
+                {"warm-up 0 s", "raise warmup_s"});
+  // Open loop at 400 req/s against a baseline that serves ~80: overloaded.
+  ExpectFlagged(RunDoc("order-service", {"loop=open", "rate_per_s=400"}),
+                {"Little's Law does not hold"});
+}
+
 }  // namespace
 }  // namespace perflab::sim

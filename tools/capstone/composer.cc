@@ -181,6 +181,16 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
         closed([](const R& r) { return Percent(r.cpu.gc, r.cpu_cores); });
     f.cpu_share.other =
         closed([](const R& r) { return Percent(r.cpu.other, r.cpu_cores); });
+    for (int k = 0; k < 2 * repeats; ++k) {
+      const sim::SteadyVerdict& v = res[at + k].steady;
+      if (v.steady) continue;
+      f.steady = false;
+      for (const std::string& reason : v.reasons) {
+        f.steady_reasons.push_back(
+            absl::StrCat(k < repeats ? "closed" : "open", " loop, seed ",
+                         c.seeds[k % repeats], ": ", reason));
+      }
+    }
     at += repeats;
     f.open_p99_ms =
         MedianOf(res, at, repeats, [](const R& r) { return r.p99_ms; });
@@ -380,6 +390,12 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
         "that a step never reads, or whose +-delta rounds to the same whole "
         "cores are not run (elasticity 0)."));
   }
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    for (const std::string& reason : c.figures[i].steady_reasons) {
+      doc.Note(absl::StrCat("warning: step ", std::string(c.steps[i]->name),
+                            " is not a steady result: ", reason, "."));
+    }
+  }
   if (!InCaseStudyOrder(c.steps)) {
     doc.Note(
         "The steps are not the case study's ten in its order: its factors "
@@ -438,6 +454,8 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     key_double("usd_per_million", f.usd_per_million);
     key_double("generator_utilisation", f.generator_utilisation);
     key_double("factor", f.factor);
+    w.Key("steady");
+    w.Bool(f.steady);
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
     key_double("case_study_rps", cs != nullptr ? cs->rps : 0);
     key_double("case_study_factor", cs != nullptr ? cs->factor : 0);

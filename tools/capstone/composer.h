@@ -51,6 +51,10 @@ struct StepFigures {
   CpuPercent cpu_share;
   double generator_utilisation = 0;  // closed loop, 0..1
   double factor = 0;                 // rps / previous step's rps (0: first)
+  // The shared steady-state check (sim/steady_state.h) over every repeat of
+  // both loops; each failing run's reasons, prefixed with loop and seed.
+  bool steady = true;
+  std::vector<std::string> steady_reasons;
 };
 
 // One run each at cost x (1 - delta) and x (1 + delta), both with the first
