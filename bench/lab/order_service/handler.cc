@@ -18,7 +18,7 @@ constexpr std::string_view kPrefix = "/customers/";
 constexpr std::string_view kSuffix = "/orders";
 // Large enough for a 20-order graph, so the arena never goes upstream in the
 // common case (it still may, for a bigger page: monotonic falls back).
-constexpr size_t kArenaBytes = 256 * 1024;
+constexpr size_t kArenaBytes = size_t{256} * 1024;
 
 HandlerResponse Error(int status, std::string_view message) {
   return {status, absl::StrCat("{\"error\":\"", std::string(message), "\"}")};

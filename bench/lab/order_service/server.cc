@@ -28,7 +28,7 @@
 namespace perflab::lab {
 namespace {
 
-constexpr size_t kMaxHeaderBytes = 16 * 1024;
+constexpr size_t kMaxHeaderBytes = size_t{16} * 1024;
 // Workers of the stub: enough that the 5 ms calls never queue there.
 constexpr int kStubThreads = 64;
 
