@@ -210,6 +210,9 @@ RealOptions QuickRealOptions(RealOptions o) {
 
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
   std::vector<RealFigures> out;
+  // Like for like: the generator has one core here, as the service does.
+  sim::Calibration calibration = o.calibration;
+  calibration.generator_cores = 1;
   const int64_t customers = static_cast<int64_t>(std::llround(5000 * o.scale));
   for (sim::OrderServiceConfig config : CumulativeConfigs(o.steps)) {
     const int64_t priced_vcpu = config.cores;
@@ -220,14 +223,14 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
                                    .warmup_s = o.warmup_s,
                                    .duration_s = o.closed_s,
                                    .customers = customers};
-      auto c = sim::RunOrderService(o.calibration, config, closed,
+      auto c = sim::RunOrderService(calibration, config, closed,
                                     o.seed + static_cast<uint64_t>(r));
       if (!c.ok()) return c.status();
       sim::OrderServiceLoad open = closed;
       open.open = true;
       open.rate_per_s = o.open_rate_per_s;
       open.duration_s = o.open_s;
-      auto p = sim::RunOrderService(o.calibration, config, open,
+      auto p = sim::RunOrderService(calibration, config, open,
                                     o.seed + static_cast<uint64_t>(r));
       if (!p.ok()) return p.status();
       rps.push_back(c->rps);

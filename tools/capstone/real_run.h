@@ -6,10 +6,10 @@
 // Scaling to this machine: the case study ran the service on 8 vCPU with the
 // generator elsewhere. Here the service is pinned to the last CPU and the
 // generator (and wrk) to the first, so the real run and the composed model
-// both get cores = 1 at every step; the "right-size 8 -> 4 vCPU" step cannot
-// halve one core, so it changes nothing in either run and only its price
-// changes ($/1M is priced at the case study's 8 and 4 vCPU, 1 GiB, in both
-// tables, so price differences come from RPS alone).
+// both get cores = 1 at every step (and the model's generator_cores = 1); the
+// "right-size 8 -> 4 vCPU" step cannot halve one core, so it changes nothing in
+// either run and only its price changes ($/1M is priced at the case study's 8
+// and 4 vCPU, 1 GiB, in both tables, so price differences come from RPS alone).
 // The heap step maps to the service's --arena (a per-request arena instead of
 // the global allocator for the page's object graph).
 //
