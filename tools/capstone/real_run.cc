@@ -27,8 +27,6 @@
 #include "bench/lab/wrk.h"
 #include "models/cost.h"
 
-extern char** environ;
-
 namespace perflab::capstone {
 namespace {
 
@@ -49,15 +47,15 @@ double UsdPerMillion(double rps, int64_t vcpu) {
 
 std::vector<std::string> ServiceFlags(const sim::OrderServiceConfig& c) {
   std::vector<std::string> f;
-  if (c.index) f.push_back("--index");
-  if (c.join) f.push_back("--join");
-  if (c.keep_alive) f.push_back("--keep-alive");
-  if (c.tcp_nodelay) f.push_back("--nodelay");
+  if (c.index) f.emplace_back("--index");
+  if (c.join) f.emplace_back("--join");
+  if (c.keep_alive) f.emplace_back("--keep-alive");
+  if (c.tcp_nodelay) f.emplace_back("--nodelay");
   f.insert(f.end(), {"--db-pool", absl::StrCat(c.db_pool), "--threads",
                      c.virtual_threads ? std::string("virtual")
                                        : absl::StrCat(c.request_threads)});
-  if (c.cache) f.push_back("--cache");
-  if (c.heap_mib > case_study::kHeapMib) f.push_back("--arena");
+  if (c.cache) f.emplace_back("--cache");
+  if (c.heap_mib > case_study::kHeapMib) f.emplace_back("--arena");
   return f;
 }
 
@@ -73,6 +71,7 @@ class Child {
                                      "0",    "--max-seconds",  "3600"};
     args.insert(args.end(), flags.begin(), flags.end());
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
@@ -185,8 +184,7 @@ struct Paths {
 };
 
 std::string WrkScript(int64_t customers, uint64_t seed) {
-  const std::string path =
-      absl::StrCat("/tmp/perflab_real_", ::getpid(), ".lua");
+  std::string path = absl::StrCat("/tmp/perflab_real_", ::getpid(), ".lua");
   std::ofstream out(path);
   out << "math.randomseed(" << seed << ")\n"
       << "request = function()\n"
