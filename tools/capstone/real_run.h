@@ -6,7 +6,9 @@
 // Scaling to this machine: the case study ran the service on 8 vCPU with the
 // generator elsewhere. Here the service is pinned to the last CPU and the
 // generator (and wrk) to the first, so the real run and the composed model
-// both get cores = 1 at every step (and the model's generator_cores = 1); the
+// both get cores = 1 at every step (and the model's generator_cores = 1, its
+// generator CPU per request the one measured for perflab's client in the
+// same run); the
 // "right-size 8 -> 4 vCPU" step cannot halve one core, so it changes nothing in
 // either run and only its price changes ($/1M is priced at the case study's 8
 // and 4 vCPU, 1 GiB, in both tables, so price differences come from RPS alone).
@@ -62,6 +64,9 @@ struct RealComparison {
   std::vector<const Step*> steps;
   std::vector<RealFigures> real, composed;  // one per step
   int service_cores = 1, generator_cores = 1;
+  // Measured CPU of the load generator per request (0: not measured); the
+  // composed model's generator_cpu_per_request_us.
+  double generator_cpu_per_request_us = 0;
 };
 
 // The composed side only (scaled configs, the same loads, median of

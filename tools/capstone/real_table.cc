@@ -112,6 +112,9 @@ core::Document ToRealDocument(const RealComparison& c,
   doc.Set("steps_within_15_pct", "steps with composed RPS within 15 %",
           static_cast<int64_t>(within15));
   doc.Set("steps", "steps", n);
+  doc.Set("generator_cpu_per_request_us",
+          "load generator CPU per request, measured (us)",
+          c.generator_cpu_per_request_us, 1);
   doc.Set("same_direction", "step directions that agree (of the changes)",
           absl::StrCat(same, " of ", directions));
   doc.Note(absl::StrCat(
@@ -123,6 +126,10 @@ core::Document ToRealDocument(const RealComparison& c,
       "the case study's 8 -> 4 vCPU + 1 GiB in both tables). The heap step "
       "is the service's --arena (per-request arena for the page's object "
       "graph)."));
+  doc.Note(absl::StrCat(
+      "The composed generator costs ", c.generator_cpu_per_request_us,
+      " us of CPU per request: perflab's own client, measured in the same "
+      "closed loops (the calibration's figure is the seed's JVM client)."));
   doc.Note(
       "A step's direction: its RPS over the previous step's, flat within "
       "+-5 %. The machine is shared: real figures carry its noise.");
