@@ -74,7 +74,8 @@ Clock::time_point Exchange(HttpClient& client, const LoadOptions& o,
   ++c.sent;
   if (client.connected()) ++c.reuses;
   const Clock::time_point sent = Clock::now();
-  absl::StatusOr<HttpResponse> r = client.Get(o.path);
+  absl::StatusOr<HttpResponse> r =
+      client.Get(o.next_path ? o.next_path() : o.path);
   const Clock::time_point done = Clock::now();
   if (timed_from < warmup_end) return done;
   if (r.ok() && r->status >= 200 && r->status < 300) {

@@ -12,6 +12,7 @@
 #define PERFLAB_BENCH_LAB_LOAD_CLIENT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -23,6 +24,9 @@ struct LoadOptions {
   std::string host = "127.0.0.1";  // loopback only (127.0.0.0/8, ::1)
   uint16_t port = 0;
   std::string path = "/";
+  // The path of each request, when set (called from every client thread, so
+  // it must be thread-safe); null sends `path` every time.
+  std::function<std::string()> next_path = nullptr;
   bool open_loop = false;  // false: closed loop of `connections` clients
   int connections = 1;     // clients (closed) or connections (open), 1..1024
   // Open: total arrival rate. Closed: each client's pace (a late client sends

@@ -151,6 +151,7 @@ absl::StatusOr<WrkResult> RunWrk(const WrkOptions& o) {
       absl::StrCat("-d", seconds, "s"),
       absl::StrCat("--timeout=", std::llround(std::ceil(o.timeout_s)), "s"),
       o.url};
+  if (!o.script.empty()) args.insert(args.begin() + 1, {"-s", o.script});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

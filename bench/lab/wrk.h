@@ -16,6 +16,7 @@ namespace perflab::lab {
 
 struct WrkOptions {
   std::string url;        // http://127.0.0.1:PORT/ (loopback only)
+  std::string script{};   // wrk -s (a Lua script choosing paths); "" = none
   int threads = 2;        // wrk -t
   int connections = 10;   // wrk -c (closed loop: one request per connection)
   double duration_s = 3;  // wrk -d, whole seconds (wrk's own resolution)

@@ -18,6 +18,7 @@
 #include "tools/capstone/calibrate.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/composer.h"
+#include "tools/capstone/real_run.h"
 #include "tools/capstone/steps.h"
 #include "tools/compare/markdown.h"
 #include "tools/perflab/commands.h"
@@ -252,7 +253,20 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--format", a->format,
                   "output: table, json, csv, md (default table)")
       ->check(CLI::IsMember({"table", "json", "csv", "md"}));
-  cmd->callback([&registry, a] {
+  auto real = std::make_shared<capstone::RealCliArgs>();
+  cmd->add_flag("--real", real->real,
+                "run every step for real (perflab orders-service) beside the "
+                "composed table (tools/capstone/real_run.h)");
+  cmd->add_flag("--quick", real->quick, "with --real: shorter runs");
+  cmd->add_flag("--no-wrk", real->no_wrk, "with --real: skip the wrk witness");
+  cmd->callback([&registry, a, real] {
+    if (real->real) {
+      real->calibration = a->calibration;
+      real->steps = a->steps;
+      registry.chosen() = Registry::Choice{
+          [real]() { return capstone::RunRealCapstone(*real); }, &a->format};
+      return;
+    }
     registry.chosen() =
         Registry::Choice{[a]() { return RunCapstone(*a); }, &a->format};
     registry.extras().render = [a](const core::Document& doc,

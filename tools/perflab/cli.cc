@@ -99,6 +99,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddCompareCommands(app, registry);
   AddSweepCommands(app, registry);
   AddCapstoneCommands(app, registry);
+  AddOrdersCommands(app, registry);
 
   try {
     app.parse(argc, argv);

@@ -20,6 +20,8 @@ void AddSweepCommands(CLI::App& root,
                       Registry& registry);  // sweep_commands.cc
 void AddCapstoneCommands(CLI::App& root,
                          Registry& registry);  // capstone_commands.cc
+void AddOrdersCommands(CLI::App& root,
+                       Registry& registry);  // orders_commands.cc
 
 }  // namespace perflab::cli
 

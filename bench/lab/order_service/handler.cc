@@ -1,0 +1,249 @@
+#include "bench/lab/order_service/handler.h"
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <memory_resource>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "bench/lab/alloc.h"
+#include "bench/lab/payload.h"
+
+namespace perflab::lab {
+namespace {
+
+constexpr std::string_view kPrefix = "/customers/";
+constexpr std::string_view kSuffix = "/orders";
+// Large enough for a 20-order graph, so the arena never goes upstream in the
+// common case (it still may, for a bigger page: monotonic falls back).
+constexpr size_t kArenaBytes = size_t{256} * 1024;
+
+HandlerResponse Error(int status, std::string_view message) {
+  return {status, absl::StrCat("{\"error\":\"", std::string(message), "\"}")};
+}
+
+// The object graph an ORM would materialise for the page: every order and
+// item as separate heap objects with their strings (alloc.h's PmrPage), built
+// on `mr` and torn down again. Its checksum keeps the work observable.
+uint64_t MaterialiseGraph(const Page& page, std::pmr::memory_resource* mr) {
+  std::vector<FullOrder> source;
+  source.reserve(page.orders.size());
+  for (const Order& o : page.orders) {
+    FullOrder f;
+    f.id = o.id;
+    f.status = o.status;
+    f.total = o.total;
+    f.created_at = o.created_at;
+    for (const Item& i : o.items) {
+      FullItem fi;
+      fi.product_id = i.product_id;
+      fi.product = i.product;
+      fi.qty = i.qty;
+      fi.price = i.price;
+      f.items.push_back(std::move(fi));
+    }
+    source.push_back(std::move(f));
+  }
+  PmrPage* graph = BuildPage(source, mr);
+  const uint64_t sum = Checksum(*graph);
+  DestroyPage(graph, mr);
+  return sum;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ParseOrdersTarget(std::string_view target) {
+  auto bad = [&] {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", std::string(target.substr(0, 64)),
+                     "': accepted /customers/{id}/orders with id 1..10^18"));
+  };
+  if (!target.starts_with(kPrefix) || !target.ends_with(kSuffix)) return bad();
+  std::string_view id = target.substr(
+      kPrefix.size(), target.size() - kPrefix.size() - kSuffix.size());
+  if (target.size() < kPrefix.size() + kSuffix.size() || id.empty() ||
+      id.size() > 18 || id[0] == '0') {
+    return bad();
+  }
+  int64_t value = 0;
+  for (char c : id) {
+    if (c < '0' || c > '9') return bad();
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+OrdersHandler::OrdersHandler(HandlerOptions options)
+    : options_(std::move(options)) {}
+OrdersHandler::~OrdersHandler() = default;
+
+absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
+    const HandlerOptions& options) {
+  if (options.db_pool < 1 || options.db_pool > 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "db_pool = ", options.db_pool, ": accepted an integer in [1, 64]"));
+  }
+  for (auto [name, v] :
+       {std::pair{"db_acquire_timeout_ms", options.db_acquire_timeout_ms},
+        {"inventory_timeout_ms", options.inventory_timeout_ms}}) {
+    if (!std::isfinite(v) || v <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " = ", v, ": accepted a finite number > 0"));
+    }
+  }
+  std::unique_ptr<OrdersHandler> h(new OrdersHandler(options));
+  RepositoryOptions ro;
+  ro.access = options.index ? OrdersAccess::kIndex : OrdersAccess::kScan;
+  for (int i = 0; i < options.db_pool; ++i) {
+    auto repo = OrderRepository::Open(options.dataset_path, ro);
+    if (!repo.ok()) return repo.status();
+    h->free_.push_back(repo->get());
+    h->repos_.push_back(std::move(*repo));
+  }
+  if (options.cache) h->cache_ = std::make_unique<PageCache>();
+  return h;
+}
+
+OrderRepository* OrdersHandler::Acquire() {
+  std::unique_lock<std::mutex> lock(pool_mu_);
+  const auto timeout =
+      std::chrono::duration<double, std::milli>(options_.db_acquire_timeout_ms);
+  if (!pool_cv_.wait_for(lock, timeout, [this] { return !free_.empty(); })) {
+    return nullptr;
+  }
+  OrderRepository* repo = free_.back();
+  free_.pop_back();
+  return repo;
+}
+
+void OrdersHandler::Release(OrderRepository* repo) {
+  {
+    std::unique_lock<std::mutex> lock(pool_mu_);
+    free_.push_back(repo);
+  }
+  pool_cv_.notify_one();
+}
+
+absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
+  std::unique_ptr<HttpClient> client;
+  if (options_.keep_alive) {
+    std::unique_lock<std::mutex> lock(clients_mu_);
+    if (!clients_.empty()) {
+      client = std::move(clients_.back());
+      clients_.pop_back();
+    }
+  }
+  if (client == nullptr) {
+    ClientOptions co;
+    co.keep_alive = options_.keep_alive;
+    co.timeout_ms = options_.inventory_timeout_ms;
+    client = std::make_unique<HttpClient>(options_.inventory_port, co);
+  }
+  ++inventory_calls_;
+  absl::StatusOr<HttpResponse> r =
+      client->Get(absl::StrCat("/inventory?customer=", customer_id));
+  if (!r.ok()) return r.status();
+  if (r->status != 200) {
+    return absl::UnavailableError(absl::StrCat("inventory ", r->status));
+  }
+  if (options_.keep_alive && !r->connection_close) {
+    std::unique_lock<std::mutex> lock(clients_mu_);
+    clients_.push_back(std::move(client));
+  }
+  return absl::OkStatus();
+}
+
+HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
+  if (cache_ != nullptr) {
+    if (Body hit = cache_->Get(customer_id)) {
+      ++hits_;
+      ++pages_;
+      return {200, *hit};
+    }
+    ++misses_;
+  }
+  OrderRepository* repo = Acquire();
+  if (repo == nullptr) {
+    ++db_timeouts_;
+    ++errors_;
+    return Error(503, "database pool: no connection within the timeout");
+  }
+  repo->ResetStats();
+  absl::StatusOr<Page> page = options_.join
+                                  ? repo->LoadPageJoin(customer_id)
+                                  : repo->LoadPageNPlusOne(customer_id);
+  queries_ += repo->stats().statements;
+  Release(repo);
+  if (!page.ok()) {
+    ++errors_;
+    return Error(500, "database error");
+  }
+  if (page->orders.empty()) {
+    ++not_found_;
+    return Error(404, "unknown customer");
+  }
+  if (absl::Status s = CallInventory(customer_id); !s.ok()) {
+    ++errors_;
+    return Error(502, "inventory call failed");
+  }
+  if (options_.arena) {
+    // One arena per request on this thread's buffer: thousands of small
+    // allocations become pointer bumps and one release.
+    thread_local std::array<std::byte, kArenaBytes> buffer;
+    std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size());
+    CountingResource counting(&arena);
+    MaterialiseGraph(*page, &counting);
+    arena_bytes_ += counting.bytes();
+  } else {
+    MaterialiseGraph(*page, std::pmr::new_delete_resource());
+  }
+  auto body = std::make_shared<const std::string>(SerializePage(*page));
+  if (cache_ != nullptr) cache_->Put(customer_id, body);
+  ++pages_;
+  return {200, *body};
+}
+
+HandlerResponse OrdersHandler::Handle(std::string_view target,
+                                      int64_t inventory_connections) {
+  if (target == "/stats") return {200, StatsJson(inventory_connections)};
+  ++requests_;
+  absl::StatusOr<int64_t> id = ParseOrdersTarget(target);
+  if (!id.ok()) {
+    ++bad_requests_;
+    return Error(400, "malformed path; accepted /customers/{id}/orders");
+  }
+  return Orders(*id);
+}
+
+HandlerStats OrdersHandler::stats() const {
+  HandlerStats s;
+  s.requests = requests_;
+  s.pages = pages_;
+  s.queries = queries_;
+  s.cache_hits = hits_;
+  s.cache_misses = misses_;
+  s.inventory_calls = inventory_calls_;
+  s.db_timeouts = db_timeouts_;
+  s.not_found = not_found_;
+  s.bad_requests = bad_requests_;
+  s.errors = errors_;
+  s.arena_bytes = arena_bytes_;
+  return s;
+}
+
+std::string OrdersHandler::StatsJson(int64_t inventory_connections) const {
+  const HandlerStats s = stats();
+  return absl::StrCat(
+      "{\"requests\":", s.requests, ",\"pages\":", s.pages,
+      ",\"queries\":", s.queries, ",\"cache_hits\":", s.cache_hits,
+      ",\"cache_misses\":", s.cache_misses,
+      ",\"inventory_calls\":", s.inventory_calls,
+      ",\"inventory_connections\":", inventory_connections,
+      ",\"db_timeouts\":", s.db_timeouts, ",\"not_found\":", s.not_found,
+      ",\"bad_requests\":", s.bad_requests, ",\"errors\":", s.errors,
+      ",\"arena_bytes\":", s.arena_bytes, "}");
+}
+
+}  // namespace perflab::lab

@@ -1,0 +1,100 @@
+// The order service's request logic, without the HTTP front end: parses the
+// request target, serves GET /customers/{id}/orders from the page cache or
+// from a bounded pool of SQLite connections plus one inventory call over real
+// HTTP on loopback, and /stats. Each step of the case study is one field of
+// HandlerOptions, so a run changes exactly one thing at a time.
+//
+// OrdersHandler is thread-safe: the pool, the cache and the inventory clients
+// are shared under their own locks; counters are atomics.
+#ifndef PERFLAB_BENCH_LAB_ORDER_SERVICE_HANDLER_H_
+#define PERFLAB_BENCH_LAB_ORDER_SERVICE_HANDLER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bench/lab/cache.h"
+#include "bench/lab/net.h"
+#include "bench/lab/orders.h"
+
+namespace perflab::lab {
+
+struct HandlerOptions {
+  std::string dataset_path;  // a database CheckDataset accepts
+  bool index = false;        // orders(customer_id, created_at); false scans
+  bool join = false;         // one join; false: N+1 (1 + 20 + 60 statements)
+  bool keep_alive = false;   // reuse inventory connections; false: one each
+  int db_pool = 4;           // SQLite connections, each used by one request
+  double db_acquire_timeout_ms = 30'000;  // bounded acquire (Hikari's 30 s)
+  bool cache = false;           // 30 s TTL, 10,000-entry page cache in front
+  bool arena = false;           // per-request arena for the page's object graph
+  uint16_t inventory_port = 0;  // the inventory stub on 127.0.0.1
+  double inventory_timeout_ms = 5'000;
+};
+
+// Counters since construction.
+struct HandlerStats {
+  int64_t requests = 0;  // every request, /stats excluded
+  int64_t pages = 0;     // 200 answers of /customers/{id}/orders
+  int64_t queries = 0;   // SQL statements executed
+  int64_t cache_hits = 0, cache_misses = 0;
+  int64_t inventory_calls = 0;
+  int64_t db_timeouts = 0;  // pool acquisitions that gave up (503)
+  int64_t not_found = 0, bad_requests = 0, errors = 0;  // 404, 400, 5xx
+  int64_t arena_bytes = 0;  // bytes the arenas handed out
+};
+
+struct HandlerResponse {
+  int status = 200;
+  std::string body;  // JSON
+};
+
+class OrdersHandler {
+ public:
+  // Opens db_pool connections (InvalidArgument for db_pool < 1 or a bad
+  // timeout; the dataset's own error if it cannot be opened).
+  static absl::StatusOr<std::unique_ptr<OrdersHandler>> Create(
+      const HandlerOptions& options);
+  ~OrdersHandler();
+
+  // `target` is the request target ("/customers/7/orders", "/stats").
+  // `inventory_connections` is what /stats reports for the stub (the front
+  // end knows it). Never throws; every failure is a status code.
+  HandlerResponse Handle(std::string_view target,
+                         int64_t inventory_connections = 0);
+  HandlerStats stats() const;
+
+ private:
+  explicit OrdersHandler(HandlerOptions options);
+  OrderRepository* Acquire();  // null on timeout
+  void Release(OrderRepository* repo);
+  HandlerResponse Orders(int64_t customer_id);
+  absl::Status CallInventory(int64_t customer_id);
+  std::string StatsJson(int64_t inventory_connections) const;
+
+  const HandlerOptions options_;
+  std::vector<std::unique_ptr<OrderRepository>> repos_;
+  std::mutex pool_mu_;
+  std::condition_variable pool_cv_;
+  std::vector<OrderRepository*> free_;  // guarded by pool_mu_
+  std::unique_ptr<PageCache> cache_;
+  std::mutex clients_mu_;
+  std::vector<std::unique_ptr<HttpClient>> clients_;  // idle, kept alive
+  std::atomic<int64_t> requests_{0}, pages_{0}, queries_{0}, hits_{0},
+      misses_{0}, inventory_calls_{0}, db_timeouts_{0}, not_found_{0},
+      bad_requests_{0}, errors_{0}, arena_bytes_{0};
+};
+
+// The customer id of "/customers/{id}/orders" (id: 1 to 18 decimal digits,
+// no sign, no leading zero); InvalidArgument for anything else.
+absl::StatusOr<int64_t> ParseOrdersTarget(std::string_view target);
+
+}  // namespace perflab::lab
+
+#endif  // PERFLAB_BENCH_LAB_ORDER_SERVICE_HANDLER_H_

@@ -1,0 +1,126 @@
+// perflab capstone --real, quickly: baseline, + index, + cache run for real
+// against a child `perflab orders-service` and composed by the model. The
+// real throughput must rise at each step, and the composed table must order
+// the steps the same way. Bounded to about 20 s (2 s closed loop per step).
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/tools/cli_runner.h"
+#include "tools/capstone/calibration_io.h"
+#include "tools/capstone/real_run.h"
+
+namespace perflab::capstone {
+namespace {
+
+TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
+  auto steps = ParseSteps("baseline,index,cache");
+  ASSERT_TRUE(steps.ok());
+  auto file = ReadCalibrationFile(
+      absl::StrCat(PERFLAB_SOURCE_DIR, "/fixtures/calibration/reference.json"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  RealOptions o;
+  o.steps = *steps;
+  o.calibration = file->values;
+  o.service_binary = PERFLAB_BINARY;
+  // A fifth of the data (1,000 customers): the scan stays the bottleneck of
+  // the baseline and the dataset is quick to generate. The calibration's
+  // costs are for the full dataset, so only orderings are compared here.
+  o.scale = 0.2;
+  o.dataset = absl::StrCat(::testing::TempDir(), "perflab_real_test.sqlite");
+  o.repeats = 1;
+  o.warmup_s = 0.5;
+  o.closed_s = 2;
+  o.open_s = 1;
+  o.wrk = false;
+  auto c = RunReal(o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->real.size(), 3u);
+  ASSERT_EQ(c->composed.size(), 3u);
+  // The index removes the scan: several times the throughput on both sides
+  // (measured here ~4x real at this scale, ~16x composed; 2x leaves room for
+  // a busy machine but not for a service that ignored --index). The cache
+  // must rise on both sides; the composed rise is small (its misses still
+  // pay N+1), so only the order is checked there.
+  EXPECT_GT(c->real[1].rps, 2 * c->real[0].rps);
+  EXPECT_GT(c->composed[1].rps, 2 * c->composed[0].rps);
+  EXPECT_GT(c->real[2].rps, 1.5 * c->real[1].rps);
+  EXPECT_GT(c->composed[2].rps, c->composed[1].rps);
+  // N+1 without the cache: 1 + 20 + 60 statements per page (by hand).
+  EXPECT_NEAR(c->real[0].queries_per_request, 81, 0.5);
+  EXPECT_NEAR(c->real[1].queries_per_request, 81, 0.5);
+  // Skewed ids over 1,000 customers: most pages repeat within the window.
+  EXPECT_GT(c->real[2].cache_hit_ratio, 0.5);
+  EXPECT_LT(c->real[2].queries_per_request, 81 * 0.5);
+  for (const RealFigures& f : c->real) EXPECT_EQ(f.errors, 0);
+  core::Document doc = ToRealDocument(*c, "reference");
+  std::cout << core::Render(doc, core::Format::kTable);
+  ASSERT_NE(doc.FindTable("difference"), nullptr);
+  EXPECT_EQ(doc.FindTable("real")->rows.size(), 3u);
+}
+
+void ExpectOneLineExit2(const std::vector<std::string>& args,
+                        const std::string& mentions) {
+  perflab::testing::CliResult r = perflab::testing::RunCli(args);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, mentions)) << r.err;
+}
+
+TEST(OrdersServiceCli, BadInputIsOneLineAndExit2) {
+  ExpectOneLineExit2({"orders-service", "--host", "10.0.0.1"}, "not loopback");
+  ExpectOneLineExit2({"orders-service", "--threads", "0"}, "virtual");
+  ExpectOneLineExit2({"orders-service", "--db-pool", "0"}, "--db-pool");
+  ExpectOneLineExit2({"orders-service", "--max-seconds", "nan"}, "nan");
+  ExpectOneLineExit2({"capstone", "--real", "--steps", "bogus"}, "bogus");
+  ExpectOneLineExit2({"capstone", "--real", "--calibration", "/nonexistent"},
+                     "/nonexistent");
+  // A port in use: held by a listener of our own.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  const std::string dataset =
+      absl::StrCat(::testing::TempDir(), "perflab_cli_", ::getpid(), ".sqlite");
+  ExpectOneLineExit2(
+      {"orders-service", "--port", absl::StrCat(ntohs(a.sin_port)), "--dataset",
+       dataset, "--scale", "0.02"},
+      "in use");
+  ::close(fd);
+  ::unlink(dataset.c_str());
+}
+
+TEST(OrdersServiceCli, GeneratesAMissingDatasetAndStopsByItself) {
+  const std::string dataset =
+      absl::StrCat(::testing::TempDir(), "perflab_gen_", ::getpid(), ".sqlite");
+  ::unlink(dataset.c_str());
+  // The progress lines go to the process's stderr, not the CLI's error
+  // stream: capture it.
+  std::ostringstream progress;
+  std::streambuf* saved = std::cerr.rdbuf(progress.rdbuf());
+  perflab::testing::CliResult r =
+      perflab::testing::RunCli({"orders-service", "--dataset", dataset,
+                                "--scale", "0.02", "--max-seconds", "0.3"});
+  std::cerr.rdbuf(saved);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(progress.str(), "generating the dataset"))
+      << progress.str();
+  EXPECT_TRUE(absl::StrContains(r.out, "--max-seconds")) << r.out;
+  ::unlink(dataset.c_str());
+}
+
+}  // namespace
+}  // namespace perflab::capstone

@@ -1,0 +1,236 @@
+// The real order service (bench/lab/order_service): every step flag changes
+// what it claims, seen through /stats and socket counts; bad requests get
+// 4xx and never crash it; it leaves no thread or socket behind.
+#include <dirent.h>
+
+#include <chrono>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bench/lab/net.h"
+#include "bench/lab/order_service/server.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/lab/test_db.h"
+
+namespace perflab::lab {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::SmallDatabase;
+
+int CountEntries(const char* dir) {
+  int n = 0;
+  DIR* d = ::opendir(dir);
+  while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
+  ::closedir(d);
+  return n;
+}
+
+std::unique_ptr<OrdersService> StartService(OrdersServiceOptions o) {
+  o.handler.dataset_path = SmallDatabase();
+  auto s = OrdersService::Start(o);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+// GETs `paths` in order on one kept-alive connection; returns the statuses.
+std::vector<int> GetAll(const OrdersService& s,
+                        const std::vector<std::string>& paths) {
+  HttpClient client(s.port(), ClientOptions{.timeout_ms = 10'000});
+  std::vector<int> statuses;
+  for (const std::string& p : paths) {
+    auto r = client.Get(p);
+    statuses.push_back(r.ok() ? r->status : -1);
+  }
+  return statuses;
+}
+
+std::vector<std::string> Pages(std::initializer_list<int> ids) {
+  std::vector<std::string> out;
+  for (int id : ids) out.push_back(absl::StrCat("/customers/", id, "/orders"));
+  return out;
+}
+
+TEST(OrdersTarget, ParsesOnlyTheOrdersPath) {
+  EXPECT_EQ(*ParseOrdersTarget("/customers/1/orders"), 1);
+  EXPECT_EQ(*ParseOrdersTarget("/customers/4999/orders"), 4999);
+  for (const char* bad :
+       {"/customers//orders", "/customers/0/orders", "/customers/-1/orders",
+        "/customers/01/orders", "/customers/1x/orders", "/customers/1/order",
+        "/customers/1", "/customers/orders", "/", "",
+        "/customers/1234567890123456789/orders", "/Customers/1/orders"}) {
+    EXPECT_FALSE(ParseOrdersTarget(bad).ok()) << bad;
+  }
+}
+
+// 20 newest orders of 3 lines each: 1 head + 20 item queries + 60 product
+// lookups = 81 statements by N+1; one by the join.
+TEST(OrdersService, JoinIssuesOneStatementWhereNPlusOneIssues81) {
+  for (bool join : {false, true}) {
+    auto s = StartService(
+        {.inventory_ms = 0, .handler = {.dataset_path = "", .join = join}});
+    ASSERT_NE(s, nullptr);
+    EXPECT_THAT(GetAll(*s, Pages({3, 7, 3})), ::testing::Each(200));
+    const HandlerStats h = s->stats().handler;
+    EXPECT_EQ(h.pages, 3);
+    EXPECT_EQ(h.queries, join ? 3 : 3 * 81) << "join=" << join;
+    EXPECT_EQ(h.inventory_calls, 3);
+  }
+}
+
+TEST(OrdersService, ScanAndIndexServeTheSamePage) {
+  std::string bodies[2];
+  for (bool index : {false, true}) {
+    auto s = StartService(
+        {.inventory_ms = 0, .handler = {.dataset_path = "", .index = index}});
+    ASSERT_NE(s, nullptr);
+    HttpClient client(s->port(), ClientOptions{.timeout_ms = 10'000});
+    auto r = client.Get("/customers/42/orders");
+    ASSERT_TRUE(r.ok()) << r.status();
+    bodies[index] = r->body;
+  }
+  EXPECT_EQ(bodies[0], bodies[1]);
+  EXPECT_THAT(bodies[0], HasSubstr("\"customer_id\":42"));
+}
+
+TEST(OrdersService, CacheHitSkipsDatabaseAndInventory) {
+  auto s = StartService(
+      {.inventory_ms = 0,
+       .handler = {.dataset_path = "", .join = true, .cache = true}});
+  ASSERT_NE(s, nullptr);
+  EXPECT_THAT(GetAll(*s, Pages({5, 5, 5, 6})), ::testing::Each(200));
+  const HandlerStats h = s->stats().handler;
+  EXPECT_EQ(h.cache_misses, 2);  // 5 once, 6 once
+  EXPECT_EQ(h.cache_hits, 2);
+  EXPECT_EQ(h.queries, 2);  // one join per miss, none per hit
+  EXPECT_EQ(h.inventory_calls, 2);
+}
+
+TEST(OrdersService, KeepAliveReusesOneInventoryConnection) {
+  for (bool keep_alive : {false, true}) {
+    auto s = StartService(
+        {.inventory_ms = 0,
+         .handler = {
+             .dataset_path = "", .join = true, .keep_alive = keep_alive}});
+    ASSERT_NE(s, nullptr);
+    EXPECT_THAT(GetAll(*s, Pages({1, 2, 3, 4, 5})), ::testing::Each(200));
+    EXPECT_EQ(s->stats().inventory_connections, keep_alive ? 1 : 5);
+  }
+}
+
+// Kept alive and without TCP_NODELAY, the stub's second small write waits
+// for the client's delayed ACK (tens of ms on Linux, whose minimum delayed
+// ACK is 40 ms); a lower bound only, never an upper one.
+TEST(OrdersService, NagleStallsKeptAliveCallsWithoutNodelay) {
+  auto s = StartService(
+      {.nodelay = false,
+       .inventory_ms = 0,
+       .handler = {.dataset_path = "", .join = true, .keep_alive = true}});
+  ASSERT_NE(s, nullptr);
+  HttpClient client(s->port(), ClientOptions{.timeout_ms = 10'000});
+  ASSERT_TRUE(client.Get("/customers/1/orders").ok());  // opens the stub link
+  const auto start = std::chrono::steady_clock::now();
+  for (int id = 2; id <= 6; ++id) {
+    ASSERT_TRUE(client.Get(absl::StrCat("/customers/", id, "/orders")).ok());
+  }
+  const double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  EXPECT_GE(ms, 5 * 20.0);
+}
+
+TEST(OrdersService, ArenaServesTheSameBody) {
+  std::string bodies[2];
+  int64_t arena_bytes[2] = {0, 0};
+  for (bool arena : {false, true}) {
+    auto s = StartService(
+        {.inventory_ms = 0,
+         .handler = {.dataset_path = "", .join = true, .arena = arena}});
+    ASSERT_NE(s, nullptr);
+    HttpClient client(s->port(), ClientOptions{.timeout_ms = 10'000});
+    auto r = client.Get("/customers/9/orders");
+    ASSERT_TRUE(r.ok()) << r.status();
+    bodies[arena] = r->body;
+    arena_bytes[arena] = s->stats().handler.arena_bytes;
+  }
+  EXPECT_EQ(bodies[0], bodies[1]);
+  EXPECT_EQ(arena_bytes[0], 0);
+  EXPECT_GT(arena_bytes[1], 0);
+}
+
+TEST(OrdersService, BadRequestsGet4xxAndTheServiceKeepsServing) {
+  auto s = StartService(
+      {.inventory_ms = 0, .handler = {.dataset_path = "", .join = true}});
+  ASSERT_NE(s, nullptr);
+  // The small database has 100 customers: 101 is unknown.
+  EXPECT_THAT(GetAll(*s, {"/customers/101/orders", "/customers/abc/orders",
+                          "/nothing", "/customers/1/orders"}),
+              ::testing::ElementsAre(404, 400, 400, 200));
+  // Garbage that is not HTTP: answered 400 or closed, never a crash.
+  {
+    HttpClient raw(s->port(), ClientOptions{.timeout_ms = 10'000});
+    auto r = raw.Get("/customers/1/orders HTTP/1.1\r\nX: \r\n\r\nJUNK");
+    (void)r;
+  }
+  EXPECT_THAT(GetAll(*s, Pages({2})), ::testing::ElementsAre(200));
+  const HandlerStats h = s->stats().handler;
+  EXPECT_EQ(h.not_found, 1);
+  EXPECT_GE(h.bad_requests, 2);
+  auto stats = GetAll(*s, {"/stats"});
+  EXPECT_THAT(stats, ::testing::ElementsAre(200));
+}
+
+TEST(OrdersService, StatsReportsCounters) {
+  auto s = StartService(
+      {.inventory_ms = 0, .handler = {.dataset_path = "", .join = true}});
+  ASSERT_NE(s, nullptr);
+  HttpClient client(s->port(), ClientOptions{.timeout_ms = 10'000});
+  ASSERT_TRUE(client.Get("/customers/1/orders").ok());
+  auto r = client.Get("/stats");
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r->body, HasSubstr("\"queries\":1,"));
+  EXPECT_THAT(r->body, HasSubstr("\"cache_hits\":0,"));
+  EXPECT_THAT(r->body, HasSubstr("\"inventory_connections\":1,"));
+}
+
+TEST(OrdersService, RefusesNonLoopbackAndPortInUse) {
+  auto far = OrdersService::Start(
+      {.host = "10.0.0.1", .handler = {.dataset_path = SmallDatabase()}});
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.status().code(), absl::StatusCode::kInvalidArgument);
+  auto s = StartService({});
+  ASSERT_NE(s, nullptr);
+  auto twice = OrdersService::Start(
+      {.port = s->port(), .handler = {.dataset_path = SmallDatabase()}});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(twice.status().message(), HasSubstr("in use"));
+  auto pool = OrdersService::Start(
+      {.handler = {.dataset_path = SmallDatabase(), .db_pool = 0}});
+  EXPECT_FALSE(pool.ok());
+}
+
+TEST(OrdersService, LeavesNoSocketOrThreadBehind) {
+  SmallDatabase();  // built before counting
+  const int fds = CountEntries("/proc/self/fd");
+  const int threads = CountEntries("/proc/self/task");
+  for (int t : {0, 3}) {
+    auto s =
+        StartService({.threads = t,
+                      .inventory_ms = 1,
+                      .handler = {.dataset_path = "", .keep_alive = true}});
+    ASSERT_NE(s, nullptr);
+    HttpClient a(s->port(), ClientOptions{.timeout_ms = 10'000});
+    HttpClient b(s->port(), ClientOptions{.timeout_ms = 10'000});
+    EXPECT_TRUE(a.Get("/customers/1/orders").ok());
+    EXPECT_TRUE(b.Get("/customers/2/orders").ok());
+    // b stays open: Stop() must close the server's side itself.
+    a.Close();
+    s->Stop();
+  }
+  EXPECT_EQ(CountEntries("/proc/self/fd"), fds);
+  EXPECT_EQ(CountEntries("/proc/self/task"), threads);
+}
+
+}  // namespace
+}  // namespace perflab::lab

@@ -1,0 +1,100 @@
+// perflab capstone --real: each cumulative capstone step run for real (the
+// order service of bench/lab/order_service as a child `perflab
+// orders-service` process, perflab's own load generator and wrk as the
+// witness), and the same scaled steps composed by the simulator, side by side.
+//
+// Scaling to this machine: the case study ran the service on 8 vCPU with the
+// generator elsewhere. Here the service is pinned to the last CPU and the
+// generator (and wrk) to the first, so the real run and the composed model
+// both get cores = 1 at every step (and the model's generator_cores = 1, its
+// generator CPU per request the one measured for perflab's client in the
+// same run); the
+// "right-size 8 -> 4 vCPU" step cannot halve one core, so it changes nothing in
+// either run and only its price changes ($/1M is priced at the case study's 8
+// and 4 vCPU, 1 GiB, in both tables, so price differences come from RPS alone).
+// The heap step maps to the service's --arena (a per-request arena instead of
+// the global allocator for the page's object graph).
+//
+// RunReal is not thread-safe (it pins the calling thread's CPUs for the
+// duration and restores them); it always stops and reaps the child.
+#ifndef PERFLAB_TOOLS_CAPSTONE_REAL_RUN_H_
+#define PERFLAB_TOOLS_CAPSTONE_REAL_RUN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/document.h"
+#include "sim/scenarios/calibration.h"
+#include "sim/scenarios/order_service.h"
+#include "tools/capstone/steps.h"
+
+namespace perflab::capstone {
+
+struct RealOptions {
+  std::vector<const Step*> steps;  // from ParseSteps; baseline first
+  std::string service_binary;      // the perflab executable to spawn
+  std::string dataset;             // "" = the benchmarks' default of scale
+  double scale = 1.0;              // dataset scale (1: 5,000 customers)
+  int repeats = 3;                 // per step; the median is reported
+  double warmup_s = 3;             // closed loop, not recorded
+  double closed_s = 10;            // closed loop of `clients`, recorded
+  double open_s = 10;              // open loop at `open_rate_per_s`
+  int clients = 32;
+  double open_rate_per_s = 40;
+  bool wrk = true;               // once per step, closed loop, as the witness
+  double wrk_s = 5;              // whole seconds (wrk's resolution)
+  uint64_t seed = 42;            // customer ids of repeat r: seed + r
+  sim::Calibration calibration;  // for the composed table
+};
+
+// Options for --quick: 1 s warm-up, 3 s closed, 3 s open, 1 repeat, wrk 2 s.
+RealOptions QuickRealOptions(RealOptions base);
+
+struct RealFigures {
+  double rps = 0, avg_ms = 0, p95_ms = 0, p99_ms = 0, open_p99_ms = 0;
+  double cpu_cores = 0, queries_per_request = 0, cache_hit_ratio = 0;
+  double usd_per_million = 0;
+  int64_t errors = 0;
+  double wrk_rps = 0, wrk_p99_ms = 0;  // 0 when wrk did not run
+};
+
+struct RealComparison {
+  std::vector<const Step*> steps;
+  std::vector<RealFigures> real, composed;  // one per step
+  int service_cores = 1, generator_cores = 1;
+  // Measured CPU of the load generator per request (0: not measured); the
+  // composed model's generator_cpu_per_request_us.
+  double generator_cpu_per_request_us = 0;
+};
+
+// The composed side only (scaled configs, the same loads, median of
+// `repeats` simulations); exposed for tests.
+absl::StatusOr<std::vector<RealFigures>> ComposeScaled(
+    const RealOptions& options);
+
+// Runs every step for real and composed. InvalidArgument for bad options;
+// the service's own error line when it cannot start.
+absl::StatusOr<RealComparison> RunReal(const RealOptions& options);
+
+// The real table, the composed table and the difference per cell, with the
+// agreement summary (within 30 % / 15 %, same direction).
+core::Document ToRealDocument(const RealComparison& c,
+                              const std::string& calibration_name);
+
+// `perflab capstone --real [--quick]`: reads the calibration (default
+// reports/calibration.json), parses the steps and runs them with this
+// executable (/proc/self/exe) as the service. Bad input: InvalidArgument.
+struct RealCliArgs {
+  bool real = false;        // --real
+  bool quick = false;       // --quick
+  bool no_wrk = false;      // --no-wrk
+  std::string calibration;  // --calibration ("" = the default)
+  std::string steps;        // --steps
+};
+absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& args);
+
+}  // namespace perflab::capstone
+
+#endif  // PERFLAB_TOOLS_CAPSTONE_REAL_RUN_H_

@@ -1,0 +1,170 @@
+// ToRealDocument: the real and composed capstone tables side by side, the
+// difference per cell and the agreement summary (see real_run.h).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "tools/capstone/calibration_io.h"
+#include "tools/capstone/real_run.h"
+
+namespace perflab::capstone {
+namespace {
+
+// (composed - real) / real in percent; 0 when real is 0.
+double DiffPct(double real, double composed) {
+  return real != 0 ? (composed - real) / real * 100 : 0;
+}
+
+std::vector<core::Column> FigureColumns() {
+  return {{"step", "step"},
+          {"rps", "RPS", 1},
+          {"avg_ms", "avg (ms)", 2},
+          {"p95_ms", "p95 (ms)", 2},
+          {"p99_ms", "p99 (ms)", 2},
+          {"open_p99_ms", "open p99 (ms)", 2},
+          {"cpu_cores", "CPU (cores)", 2},
+          {"queries_per_request", "queries/req", 2},
+          {"cache_hit_ratio", "cache hits", 3},
+          {"usd_per_million", "$/1M", 3}};
+}
+
+void AddFigures(core::Table& t, const Step& step, const RealFigures& f) {
+  t.Add({std::string(step.name), f.rps, f.avg_ms, f.p95_ms, f.p99_ms,
+         f.open_p99_ms, f.cpu_cores, f.queries_per_request, f.cache_hit_ratio,
+         f.usd_per_million});
+}
+
+}  // namespace
+
+core::Document ToRealDocument(const RealComparison& c,
+                              const std::string& calibration_name) {
+  core::Document doc(
+      "perflab capstone --real: the order service measured on this machine "
+      "beside the composed model");
+  const size_t steps = std::min(c.real.size(), c.composed.size());
+  // Each table is filled before the next is added: AddTable may move the
+  // earlier ones.
+  const std::string composed_title =
+      absl::StrCat("Composed (calibration ", calibration_name,
+                   ", scaled to the same cores)");
+  for (const auto& [key, title, figures] :
+       {std::tuple{"real", std::string("Real (median of repeats)"), &c.real},
+        {"composed", composed_title, &c.composed}}) {
+    core::Table& t = doc.AddTable(key, title, FigureColumns());
+    for (size_t i = 0; i < steps; ++i)
+      AddFigures(t, *c.steps[i], (*figures)[i]);
+  }
+  core::Table& diff =
+      doc.AddTable("difference", "Composed minus real, in % of real",
+                   {{"step", "step"},
+                    {"rps_pct", "RPS %", 1},
+                    {"avg_pct", "avg %", 1},
+                    {"p95_pct", "p95 %", 1},
+                    {"p99_pct", "p99 %", 1},
+                    {"open_p99_pct", "open p99 %", 1},
+                    {"cpu_pct", "CPU %", 1},
+                    {"queries_pct", "queries %", 1},
+                    {"real_factor", "real factor", 2},
+                    {"composed_factor", "composed factor", 2},
+                    {"same_direction", "same direction"}});
+  int within30 = 0, within15 = 0, same = 0, directions = 0;
+  for (size_t i = 0; i < steps; ++i) {
+    const RealFigures& r = c.real[i];
+    const RealFigures& m = c.composed[i];
+    const double rps_pct = DiffPct(r.rps, m.rps);
+    within30 += std::fabs(rps_pct) <= 30;
+    within15 += std::fabs(rps_pct) <= 15;
+    double rf = 0, mf = 0;
+    std::string direction = "-";
+    if (i > 0 && c.real[i - 1].rps > 0 && c.composed[i - 1].rps > 0) {
+      rf = r.rps / c.real[i - 1].rps;
+      mf = m.rps / c.composed[i - 1].rps;
+      // Within +-5 % a step counts as flat on either side.
+      auto sign = [](double f) { return f > 1.05 ? 1 : f < 0.95 ? -1 : 0; };
+      const bool agree = sign(rf) == sign(mf);
+      same += agree;
+      ++directions;
+      direction = agree ? "yes" : "no";
+    }
+    diff.Add({std::string(c.steps[i]->name), rps_pct,
+              DiffPct(r.avg_ms, m.avg_ms), DiffPct(r.p95_ms, m.p95_ms),
+              DiffPct(r.p99_ms, m.p99_ms),
+              DiffPct(r.open_p99_ms, m.open_p99_ms),
+              DiffPct(r.cpu_cores, m.cpu_cores),
+              DiffPct(r.queries_per_request, m.queries_per_request), rf, mf,
+              direction});
+  }
+  core::Table& wrk = doc.AddTable("witness", "Closed-loop witness (wrk)",
+                                  {{"step", "step"},
+                                   {"wrk_rps", "wrk RPS", 1},
+                                   {"wrk_p99_ms", "wrk p99 (ms)", 2},
+                                   {"errors", "perflab client errors"}});
+  for (size_t i = 0; i < steps; ++i) {
+    wrk.Add({std::string(c.steps[i]->name), c.real[i].wrk_rps,
+             c.real[i].wrk_p99_ms, c.real[i].errors});
+  }
+  const int64_t n = static_cast<int64_t>(c.real.size());
+  doc.Set("steps_within_30_pct", "steps with composed RPS within 30 %",
+          static_cast<int64_t>(within30));
+  doc.Set("steps_within_15_pct", "steps with composed RPS within 15 %",
+          static_cast<int64_t>(within15));
+  doc.Set("steps", "steps", n);
+  doc.Set("generator_cpu_per_request_us",
+          "load generator CPU per request, measured (us)",
+          c.generator_cpu_per_request_us, 1);
+  doc.Set("same_direction", "step directions that agree (of the changes)",
+          absl::StrCat(same, " of ", directions));
+  doc.Note(absl::StrCat(
+      "Scaled to this machine: the service is pinned to ", c.service_cores,
+      " core and the load generator and wrk to ",
+      c.generator_cores > 0 ? "the other" : "the same (only one CPU here)",
+      "; the composed model runs with cores = 1 at every step. 'right-size' "
+      "cannot halve one core, so it changes nothing but the price ($/1M at "
+      "the case study's 8 -> 4 vCPU + 1 GiB in both tables). The heap step "
+      "is the service's --arena (per-request arena for the page's object "
+      "graph)."));
+  doc.Note(absl::StrCat(
+      "The composed generator costs ", c.generator_cpu_per_request_us,
+      " us of CPU per request: perflab's own client, measured in the same "
+      "closed loops (the calibration's figure is the seed's JVM client)."));
+  doc.Note(
+      "A step's direction: its RPS over the previous step's, flat within "
+      "+-5 %. The machine is shared: real figures carry its noise.");
+  return doc;
+}
+
+}  // namespace perflab::capstone
+
+namespace perflab::capstone {
+
+absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
+  absl::StatusOr<std::vector<const Step*>> steps = ParseSteps(a.steps);
+  if (!steps.ok()) return steps.status();
+  std::string path = a.calibration;
+  if (path.empty()) {
+    path = "reports/calibration.json";
+    if (!std::filesystem::exists(path)) {
+      return absl::InvalidArgumentError(
+          "--calibration: none given and reports/calibration.json is "
+          "missing; accepted: a calibration file (run perflab calibrate "
+          "--quick first, or pass fixtures/calibration/reference.json)");
+    }
+  }
+  absl::StatusOr<CalibrationFile> file = ReadCalibrationFile(path);
+  if (!file.ok()) return absl::InvalidArgumentError(file.status().message());
+  RealOptions o;
+  o.steps = *steps;
+  o.calibration = file->values;
+  o.wrk = !a.no_wrk;
+  std::error_code ec;
+  o.service_binary = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (a.quick) o = QuickRealOptions(o);
+  absl::StatusOr<RealComparison> c = RunReal(o);
+  if (!c.ok()) return c.status();
+  return ToRealDocument(*c, absl::StrCat(file->name, " (", path, ")"));
+}
+
+}  // namespace perflab::capstone
