@@ -1,7 +1,7 @@
 // The page cache of the case study's step 8 (Caffeine, maximumSize 10,000,
-// expireAfterWrite 30 s) as a bounded LRU map with a TTL, the service that
-// puts it in front of the miss path (join + serialisation), and a
-// deterministic hit-ratio simulation in virtual time.
+// expireAfterWrite 30 s: bench/lab/ttl_lru_cache.h) holding serialised pages,
+// the service that puts it in front of the miss path (join + serialisation),
+// and a deterministic hit-ratio simulation in virtual time.
 //
 // Kept apart from sim/cache.h on purpose: this one is real code under test
 // (real strings, a mutex, wall-clock TTL) that benchmarks time; the simulator's
@@ -13,59 +13,19 @@
 #define PERFLAB_BENCH_LAB_CACHE_H_
 
 #include <cstdint>
-#include <functional>
-#include <list>
-#include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
-#include <utility>
 
 #include "absl/status/statusor.h"
 #include "bench/lab/orders.h"
+#include "bench/lab/ttl_lru_cache.h"
 
 namespace perflab::lab {
 
-using Body = std::shared_ptr<const std::string>;
-
-struct PageCacheOptions {
-  // Entries kept; the least recently used is evicted beyond this (Caffeine
-  // uses W-TinyLFU, which differs only when the working set exceeds it).
-  size_t capacity = 10'000;
-  // Expire-after-write, in nanoseconds.
-  int64_t ttl_ns = 30'000'000'000;
-  // Clock in nanoseconds; null reads steady_clock. Tests and the simulation
-  // pass a virtual clock. Must be thread-safe if the cache is shared.
-  std::function<int64_t()> now_ns = nullptr;
-};
-
-class PageCache {
- public:
-  explicit PageCache(PageCacheOptions options = {});
-
-  // The fresh value for `key`, or null (absent or expired; expired entries
-  // are dropped). Counts a hit or a miss.
-  Body Get(int64_t key);
-  void Put(int64_t key, Body value);
-  void Clear();  // drops entries and counters
-
-  int64_t hits() const;
-  int64_t misses() const;
-  size_t size() const;
-
- private:
-  int64_t Now() const;
-  struct Entry {
-    Body value;
-    int64_t written_ns;
-    std::list<int64_t>::iterator lru;
-  };
-  PageCacheOptions options_;
-  mutable std::mutex mu_;
-  std::list<int64_t> lru_;  // front = most recently used
-  std::unordered_map<int64_t, Entry> map_;
-  int64_t hits_ = 0, misses_ = 0;
-};
+// The case study's page cache holding serialised pages (the benchmarks time
+// a hit as a pointer hand-out; the model charges serialisation separately).
+using PageCache = TtlLruCache<std::string>;
+using PageCacheOptions = TtlLruCacheOptions;
+using Body = PageCache::Value;
 
 // GET /customers/{id}/orders: from the cache if fresh, else the join and the
 // DTO serialisation (the seed's miss path), stored for next time.

@@ -107,6 +107,22 @@ TEST(OrdersService, CacheHitSkipsDatabaseAndInventory) {
   EXPECT_EQ(h.inventory_calls, 2);
 }
 
+// The cache keeps the page, not its bytes (the case study caches its Page
+// record and serialises it per response): a hit's body is the miss's body.
+TEST(OrdersService, CacheHitServesTheSamePageAsTheMiss) {
+  auto s = StartService(
+      {.inventory_ms = 0,
+       .handler = {.dataset_path = "", .join = true, .cache = true}});
+  ASSERT_NE(s, nullptr);
+  HttpClient client(s->port(), ClientOptions{.timeout_ms = 10'000});
+  auto miss = client.Get("/customers/11/orders");
+  auto hit = client.Get("/customers/11/orders");
+  ASSERT_TRUE(miss.ok() && hit.ok());
+  EXPECT_EQ(s->stats().handler.cache_hits, 1);
+  EXPECT_FALSE(miss->body.empty());
+  EXPECT_EQ(hit->body, miss->body);
+}
+
 TEST(OrdersService, KeepAliveReusesOneInventoryConnection) {
   for (bool keep_alive : {false, true}) {
     auto s = StartService(

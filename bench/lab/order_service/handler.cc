@@ -102,7 +102,7 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
     h->free_.push_back(repo->get());
     h->repos_.push_back(std::move(*repo));
   }
-  if (options.cache) h->cache_ = std::make_unique<PageCache>();
+  if (options.cache) h->cache_ = std::make_unique<TtlLruCache<Page>>();
   return h;
 }
 
@@ -157,10 +157,10 @@ absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
 
 HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
   if (cache_ != nullptr) {
-    if (Body hit = cache_->Get(customer_id)) {
+    if (std::shared_ptr<const Page> hit = cache_->Get(customer_id)) {
       ++hits_;
       ++pages_;
-      return {200, *hit};
+      return {200, SerializePage(*hit)};
     }
     ++misses_;
   }
@@ -199,10 +199,12 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
   } else {
     MaterialiseGraph(*page, std::pmr::new_delete_resource());
   }
-  auto body = std::make_shared<const std::string>(SerializePage(*page));
-  if (cache_ != nullptr) cache_->Put(customer_id, body);
+  std::string body = SerializePage(*page);
+  if (cache_ != nullptr) {
+    cache_->Put(customer_id, std::make_shared<const Page>(*std::move(page)));
+  }
   ++pages_;
-  return {200, *body};
+  return {200, std::move(body)};
 }
 
 HandlerResponse OrdersHandler::Handle(std::string_view target,

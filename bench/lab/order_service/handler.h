@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bench/lab/cache.h"
 #include "bench/lab/net.h"
 #include "bench/lab/orders.h"
+#include "bench/lab/ttl_lru_cache.h"
 
 namespace perflab::lab {
 
@@ -83,7 +83,9 @@ class OrdersHandler {
   std::mutex pool_mu_;
   std::condition_variable pool_cv_;
   std::vector<OrderRepository*> free_;  // guarded by pool_mu_
-  std::unique_ptr<PageCache> cache_;
+  // The page itself, serialised again on every hit: the case study caches
+  // its Page record and Jackson writes it per response.
+  std::unique_ptr<TtlLruCache<Page>> cache_;
   std::mutex clients_mu_;
   std::vector<std::unique_ptr<HttpClient>> clients_;  // idle, kept alive
   std::atomic<int64_t> requests_{0}, pages_{0}, queries_{0}, hits_{0},
