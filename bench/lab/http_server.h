@@ -8,6 +8,8 @@
 //    with a request ready joins a FIFO queue that the workers take from, one
 //    request at a time. The queue is the "accept queue" of the simulator.
 //  - `threads == 0` ("virtual"): one lightweight thread per connection, no cap.
+// The sockets, the poller and the threads are lab::HttpFront's
+// (bench/lab/http_front.h); this file is the handler and its options.
 //
 // The handler optionally waits for a whole-server freeze to end, burns
 // `cpu_ms`, blocks `handler_ms`, and then holds one of `inner_pool` permits for

@@ -3,21 +3,15 @@
 // --max-seconds and stopped cleanly by SIGINT/SIGTERM. Bad input (a
 // non-loopback address, a port in use, a bad flag value) is one line and
 // exit 2; a missing dataset is generated first, with a line on stderr.
-#include <pthread.h>
-#include <signal.h>
-#include <time.h>
-
-#include <cerrno>
-#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/lab/dataset.h"
 #include "bench/lab/order_service/server.h"
 #include "tools/perflab/commands.h"
+#include "tools/perflab/serve_flags.h"
 
 namespace perflab::cli {
 namespace {
@@ -34,14 +28,9 @@ struct OrdersFlags {
 
 absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   lab::OrdersServiceOptions& o = f.service;
-  if (f.threads == "virtual") {
-    o.threads = 0;
-  } else if (!absl::SimpleAtoi(f.threads, &o.threads) || o.threads < 1 ||
-             o.threads > 1024) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--threads = '", f.threads,
-                     "'; accepted: an integer in [1, 1024] or 'virtual'"));
-  }
+  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, 1024);
+  if (!threads.ok()) return threads.status();
+  o.threads = *threads;
   o.port = static_cast<uint16_t>(f.port);
   lab::DatasetOptions dataset{.scale = f.scale};
   o.handler.dataset_path =
@@ -62,36 +51,19 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   if (f.cores > 0) {
     if (absl::Status s = lab::PinToLastCpus(f.cores); !s.ok()) return s;
   }
-  sigset_t stop_signals, old;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &old);
+  StopSignals stop_signals;
   absl::StatusOr<std::unique_ptr<lab::OrdersService>> service =
       lab::OrdersService::Start(o);
-  if (!service.ok()) {
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    return service.status();
-  }
+  if (!service.ok()) return service.status();
   std::cerr << "perflab orders-service: listening on http://" << o.host << ":"
             << (*service)->port() << "/ for at most " << f.max_seconds
             << " s (SIGINT or SIGTERM stops it)" << std::endl;
-  const double whole = std::floor(f.max_seconds);
-  timespec limit{static_cast<time_t>(whole),
-                 static_cast<long>((f.max_seconds - whole) * 1e9)};
-  int sig;
-  do {
-    sig = sigtimedwait(&stop_signals, nullptr, &limit);
-  } while (sig < 0 && errno == EINTR);
+  const int sig = stop_signals.Wait(f.max_seconds);
   (*service)->Stop();
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   const lab::OrdersServiceStats s = (*service)->stats();
   core::Document doc("perflab orders-service: what the service did");
   doc.Set("port", "port", static_cast<int64_t>((*service)->port()));
-  doc.Set("stopped_by", "stopped by",
-          std::string(sig == SIGINT    ? "SIGINT"
-                      : sig == SIGTERM ? "SIGTERM"
-                                       : "--max-seconds"));
+  doc.Set("stopped_by", "stopped by", StopSignals::StoppedBy(sig));
   doc.Set("requests", "requests", s.handler.requests);
   doc.Set("pages", "pages served (200)", s.handler.pages);
   doc.Set("queries", "SQL statements", s.handler.queries);

@@ -2,17 +2,11 @@
 // loopback, and the side-by-side check of the simulator against them
 // (tools/perflab/reality_cases.h). Bad input (a non-loopback address, a port
 // in use, a negative or non-finite duration) is one line and exit 2.
-#include <pthread.h>
-#include <signal.h>
-#include <time.h>
-
-#include <cerrno>
-#include <cmath>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/lab/http_server.h"
 #include "bench/lab/load_client.h"
@@ -20,6 +14,7 @@
 #include "models/hdr_codec.h"
 #include "tools/perflab/commands.h"
 #include "tools/perflab/reality_cases.h"
+#include "tools/perflab/serve_flags.h"
 
 namespace perflab::cli {
 namespace {
@@ -32,47 +27,24 @@ struct ServeFlags {
 };
 
 absl::StatusOr<core::Document> RunServe(ServeFlags f) {
-  if (f.threads == "virtual") {
-    f.server.threads = 0;
-  } else if (!absl::SimpleAtoi(f.threads, &f.server.threads) ||
-             f.server.threads < 1 || f.server.threads > 4096) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--threads = '", f.threads,
-                     "'; accepted: an integer in [1, 4096] or 'virtual'"));
-  }
+  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, 4096);
+  if (!threads.ok()) return threads.status();
+  f.server.threads = *threads;
   f.server.port = static_cast<uint16_t>(f.port);
-  // Block the stop signals before any server thread exists, so they all
-  // inherit the mask and the signal is taken here, by sigtimedwait.
-  sigset_t stop_signals, old;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &old);
+  // Before any server thread exists, so they all inherit the mask.
+  StopSignals stop_signals;
   absl::StatusOr<std::unique_ptr<lab::HttpServer>> server =
       lab::HttpServer::Start(f.server);
-  if (!server.ok()) {
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    return server.status();
-  }
+  if (!server.ok()) return server.status();
   std::cerr << "perflab serve: listening on http://" << f.server.host << ":"
             << (*server)->port() << "/ for at most " << f.max_seconds
             << " s (SIGINT or SIGTERM stops it)\n";
-  const double whole = std::floor(f.max_seconds);
-  timespec limit{static_cast<time_t>(whole),
-                 static_cast<long>((f.max_seconds - whole) * 1e9)};
-  int sig;
-  do {
-    sig = sigtimedwait(&stop_signals, nullptr, &limit);
-  } while (sig < 0 && errno == EINTR);
+  const int sig = stop_signals.Wait(f.max_seconds);
   (*server)->Stop();
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   const lab::HttpServerStats s = (*server)->stats();
   core::Document doc("perflab serve: what the server did");
   doc.Set("port", "port", static_cast<int64_t>((*server)->port()));
-  doc.Set("stopped_by", "stopped by",
-          std::string(sig == SIGINT    ? "SIGINT"
-                      : sig == SIGTERM ? "SIGTERM"
-                                       : "--max-seconds"));
+  doc.Set("stopped_by", "stopped by", StopSignals::StoppedBy(sig));
   doc.Set("responses", "responses", s.responses);
   doc.Set("connections", "connections accepted", s.connections);
   doc.Set("idle_closes", "closed by keep-alive timeout", s.idle_closes);

@@ -11,6 +11,8 @@
 //    load generators here keep one request in flight per connection, so this
 //    is one task per in-flight request: the unbounded concurrency of Java's
 //    virtual threads, paid for with a kernel thread each (no coroutines).
+// Both are lab::HttpFront's (bench/lab/http_front.h), as for lab::HttpServer;
+// idle kept-alive connections stay open until the client or Stop() ends them.
 //
 // Public methods are thread-safe. Stop() (or destruction) closes every socket
 // and joins every thread the service started, the stub's included.

@@ -1,0 +1,48 @@
+// The server commands' shared --threads parsing and stop-signal wait.
+#include "tools/perflab/serve_flags.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace perflab::cli {
+namespace {
+
+TEST(ServeFlags, ThreadsIsVirtualOrACountUpToMax) {
+  EXPECT_EQ(*ParseThreadsFlag("virtual", 16), 0);
+  EXPECT_EQ(*ParseThreadsFlag("1", 16), 1);
+  EXPECT_EQ(*ParseThreadsFlag("16", 16), 16);
+  for (const char* bad : {"17", "0", "-3", "ten", "", "Virtual", "4x"}) {
+    absl::StatusOr<int> r = ParseThreadsFlag(bad, 16);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "[1, 16]"))
+        << r.status();
+  }
+}
+
+TEST(ServeFlags, WaitTakesABlockedSignalOrTimesOut) {
+  sigset_t before, during, after;
+  pthread_sigmask(SIG_SETMASK, nullptr, &before);
+  ASSERT_FALSE(sigismember(&before, SIGTERM));
+  {
+    StopSignals stop;
+    pthread_sigmask(SIG_SETMASK, nullptr, &during);
+    EXPECT_TRUE(sigismember(&during, SIGTERM));
+    EXPECT_TRUE(sigismember(&during, SIGINT));
+    // Blocked, so pending until Wait() takes it: the process survives.
+    pthread_kill(pthread_self(), SIGTERM);
+    EXPECT_EQ(stop.Wait(60), SIGTERM);
+    EXPECT_EQ(stop.Wait(0.01), 0);  // nothing pending: the time limit
+  }
+  pthread_sigmask(SIG_SETMASK, nullptr, &after);
+  EXPECT_FALSE(sigismember(&after, SIGTERM));  // the old mask is back
+  EXPECT_EQ(StopSignals::StoppedBy(SIGINT), "SIGINT");
+  EXPECT_EQ(StopSignals::StoppedBy(SIGTERM), "SIGTERM");
+  EXPECT_EQ(StopSignals::StoppedBy(0), "--max-seconds");
+}
+
+}  // namespace
+}  // namespace perflab::cli

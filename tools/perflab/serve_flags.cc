@@ -1,0 +1,51 @@
+#include "tools/perflab/serve_flags.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace perflab::cli {
+
+absl::StatusOr<int> ParseThreadsFlag(const std::string& value, int max) {
+  if (value == "virtual") return 0;
+  int threads = 0;
+  if (!absl::SimpleAtoi(value, &threads) || threads < 1 || threads > max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--threads = '", value, "'; accepted: an integer in [1, ",
+                     max, "] or 'virtual'"));
+  }
+  return threads;
+}
+
+StopSignals::StopSignals() {
+  sigemptyset(&signals_);
+  sigaddset(&signals_, SIGINT);
+  sigaddset(&signals_, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals_, &old_);
+}
+
+StopSignals::~StopSignals() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+int StopSignals::Wait(double max_seconds) {
+  const double whole = std::floor(max_seconds);
+  const timespec limit{static_cast<time_t>(whole),
+                       static_cast<long>((max_seconds - whole) * 1e9)};
+  int sig;
+  do {
+    sig = sigtimedwait(&signals_, nullptr, &limit);
+  } while (sig < 0 && errno == EINTR);
+  return sig < 0 ? 0 : sig;
+}
+
+std::string StopSignals::StoppedBy(int signal) {
+  return signal == SIGINT    ? "SIGINT"
+         : signal == SIGTERM ? "SIGTERM"
+                             : "--max-seconds";
+}
+
+}  // namespace perflab::cli

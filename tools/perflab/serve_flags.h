@@ -1,0 +1,42 @@
+// What the long-running server commands (perflab serve, perflab
+// orders-service) share: the --threads flag ("virtual" or a count) and the
+// wait for SIGINT, SIGTERM or --max-seconds. Not thread-safe: for the
+// command's own thread.
+#ifndef PERFLAB_TOOLS_PERFLAB_SERVE_FLAGS_H_
+#define PERFLAB_TOOLS_PERFLAB_SERVE_FLAGS_H_
+
+#include <signal.h>
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace perflab::cli {
+
+// "virtual" is 0 (one thread per connection); otherwise an integer in
+// [1, max]. InvalidArgument names --threads, the value and what is accepted.
+absl::StatusOr<int> ParseThreadsFlag(const std::string& value, int max);
+
+// Blocks SIGINT and SIGTERM in the calling thread while it lives. Create it
+// before starting a server: its threads inherit the mask, so the signal is
+// left to Wait() (sigtimedwait) here. The destructor restores the old mask.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // Returns SIGINT or SIGTERM, or 0 once `max_seconds` have passed.
+  int Wait(double max_seconds);
+  // "SIGINT", "SIGTERM" or "--max-seconds" (for 0): the stopped_by field.
+  static std::string StoppedBy(int signal);
+
+ private:
+  sigset_t signals_;
+  sigset_t old_;
+};
+
+}  // namespace perflab::cli
+
+#endif  // PERFLAB_TOOLS_PERFLAB_SERVE_FLAGS_H_
