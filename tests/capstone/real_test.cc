@@ -76,6 +76,26 @@ void ExpectOneLineExit2(const std::vector<std::string>& args,
   EXPECT_TRUE(absl::StrContains(r.err, mentions)) << r.err;
 }
 
+// The composed side models a C++ service: no JVM framework cost and no GC.
+// A 2 s closed run of the join step then spends nothing on GC, and its
+// "other" CPU is the server's half of a kept-alive loopback request.
+TEST(CapstoneReal, ComposedServiceHasNoJvmCosts) {
+  sim::Calibration jvm;
+  jvm.inventory_cpu_us = 24;
+  const sim::Calibration cpp = CppService(jvm);
+  EXPECT_EQ(cpp.other_cpu_us, 12);
+  EXPECT_EQ(cpp.alloc_per_request_mib, 0);
+  EXPECT_EQ(cpp.join_index_us, jvm.join_index_us);  // measured costs stay
+  sim::OrderServiceConfig config;
+  config.index = config.join = true;
+  auto r =
+      sim::RunOrderService(cpp, config, {.warmup_s = 1, .duration_s = 2}, 42);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->rps, 0);
+  EXPECT_EQ(r->cpu.gc, 0);
+  EXPECT_EQ(r->gc_pauses, 0);
+}
+
 TEST(OrdersServiceCli, BadInputIsOneLineAndExit2) {
   ExpectOneLineExit2({"orders-service", "--host", "10.0.0.1"}, "not loopback");
   ExpectOneLineExit2({"orders-service", "--threads", "0"}, "virtual");

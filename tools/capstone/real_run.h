@@ -69,6 +69,10 @@ struct RealComparison {
   double generator_cpu_per_request_us = 0;
 };
 
+// The calibration for a C++ service: the JVM-only costs (framework per
+// request, garbage collection) replaced by what the C++ service has.
+sim::Calibration CppService(sim::Calibration calibration);
+
 // The composed side only (scaled configs, the same loads, median of
 // `repeats` simulations); exposed for tests.
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(

@@ -131,6 +131,11 @@ core::Document ToRealDocument(const RealComparison& c,
       " us of CPU per request: perflab's own client, measured in the same "
       "closed loops (the calibration's figure is the seed's JVM client)."));
   doc.Note(
+      "The composed service is C++ like the real one: the calibration's JVM "
+      "framework cost (other_cpu_us) is replaced by the server's half of a "
+      "kept-alive loopback request (inventory_cpu_us / 2) and its garbage "
+      "collection is off (alloc_per_request_mib = 0).");
+  doc.Note(
       "A step's direction: its RPS over the previous step's, flat within "
       "+-5 %. The machine is shared: real figures carry its noise.");
   return doc;
