@@ -302,6 +302,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
                                      absl::StrCat(o.scale)};
   if (split) common.insert(common.end(), {"--cores", "1"});
   const std::string script = WrkScript(customers, o.seed);
+  const auto started = std::chrono::steady_clock::now();
   std::vector<double> generator_us;  // this process's CPU per request sent
   absl::Status failure = absl::OkStatus();
   for (const sim::OrderServiceConfig& config : CumulativeConfigs(o.steps)) {
@@ -392,6 +393,16 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
     f.cache_hit_ratio = Median(hit);
     f.usd_per_million = UsdPerMillion(f.rps, config.cores);
     out.real.push_back(f);
+    if (o.progress) {
+      const size_t i = out.real.size() - 1;
+      o.progress(absl::StrCat(
+          "perflab capstone --real: step ", i + 1, "/", o.steps.size(), " (",
+          std::string(o.steps[i]->name), ") ", std::llround(f.rps), " req/s, ",
+          std::llround(std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - started)
+                           .count()),
+          " s elapsed"));
+    }
   }
   ::sched_setaffinity(0, sizeof original, &original);
   ::unlink(script.c_str());

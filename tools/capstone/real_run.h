@@ -21,7 +21,9 @@
 #define PERFLAB_TOOLS_CAPSTONE_REAL_RUN_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -47,6 +49,9 @@ struct RealOptions {
   double wrk_s = 5;              // whole seconds (wrk's resolution)
   uint64_t seed = 42;            // customer ids of repeat r: seed + r
   sim::Calibration calibration;  // for the composed table
+  // Called with one line after each step's real runs (null: quiet); the CLI
+  // prints it on stderr, since a full run takes about 13 minutes.
+  std::function<void(std::string_view)> progress = nullptr;
 };
 
 // Options for --quick: 1 s warm-up, 3 s closed, 3 s open, 1 repeat, wrk 2 s.

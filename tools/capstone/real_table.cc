@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <tuple>
 
@@ -167,6 +168,7 @@ absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
   std::error_code ec;
   o.service_binary = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (a.quick) o = QuickRealOptions(o);
+  o.progress = [](std::string_view line) { std::cerr << line << "\n"; };
   absl::StatusOr<RealComparison> c = RunReal(o);
   if (!c.ok()) return c.status();
   return ToRealDocument(*c, absl::StrCat(file->name, " (", path, ")"));
