@@ -3,6 +3,7 @@
 // the seed-h2 calibration (the Calibration struct's defaults); the capstone
 // composer calls RunOrderService directly instead.
 #include "absl/strings/str_cat.h"
+#include "core/case_study.h"
 #include "sim/cpu.h"
 #include "sim/scenarios/internal/common.h"
 #include "sim/scenarios/order_service.h"
@@ -70,9 +71,40 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
     t.Add({std::string(CpuUseName(static_cast<CpuUse>(u))), uses[u],
            r->cpu_cores > 0 ? 100 * uses[u] / r->cpu_cores : 0.0});
   }
+  // The case study's baseline row, when this run is its rig: every step key
+  // at its default, 32 closed-loop clients or the 40 req/s open loop. The
+  // other steps are perflab capstone's table.
+  const OrderServiceConfig baseline;
+  const bool is_baseline =
+      c.index == baseline.index && c.join == baseline.join &&
+      c.keep_alive == baseline.keep_alive &&
+      c.tcp_nodelay == baseline.tcp_nodelay && c.db_pool == baseline.db_pool &&
+      c.virtual_threads == baseline.virtual_threads &&
+      c.request_threads == baseline.request_threads &&
+      c.cache == baseline.cache && c.heap_mib == baseline.heap_mib &&
+      c.cores == baseline.cores;
+  const case_study::CapstoneStepFigures& row = case_study::kCapstoneTable[0];
+  if (is_baseline && !l.open && l.clients == case_study::kClosedLoopClients) {
+    AddCaseStudyTable(doc,
+                      {{"throughput, baseline (req/s)", row.rps, r->rps},
+                       {"p95, baseline (ms)", row.p95_ms, r->p95_ms},
+                       {"p99, baseline (ms)", row.p99_ms, r->p99_ms},
+                       {"CPU, baseline (cores)", row.cpu_cores, r->cpu_cores},
+                       {"statements per request", row.queries_per_request,
+                        r->queries_per_request}});
+  } else if (is_baseline && l.open &&
+             l.rate_per_s == case_study::kOpenLoopRatePerS) {
+    AddCaseStudyTable(
+        doc, {{"open-loop p99, baseline (ms)", row.open_p99_ms, r->p99_ms}});
+  }
   doc.Note(
       "Costs are the seed-h2 calibration: each derived from the case study's "
       "published figures (sim/scenarios/calibration.h says which and how).");
+  if (is_baseline) {
+    doc.Note(
+        "This is the case study's baseline; `perflab capstone` runs all ten "
+        "steps and sets each beside the case study's row.");
+  }
   return doc;
 }
 

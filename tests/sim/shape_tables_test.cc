@@ -86,5 +86,25 @@ TEST(ShapeTablesTest, ClientPool) {
   EXPECT_NEAR(diff[0], (served[1] - 500) / 500 * 100, 1e-9);
 }
 
+TEST(ShapeTablesTest, OrderServiceBaseline) {
+  // figures.md, the capstone's baseline row: 86 RPS, p95 663.9 ms, p99
+  // 922.8 ms, 4.3 cores, 81 queries per request; open-loop p99 133.1 ms.
+  core::Document doc = RunDoc("order-service", {"duration_s=3"});
+  EXPECT_EQ(Nums(doc, "case_study", "case_study"),
+            (std::vector<double>{86, 663.9, 922.8, 4.3, 81}));
+  EXPECT_EQ(Nums(doc, "case_study", "perflab"),
+            (std::vector<double>{Num(doc, "rps"), Num(doc, "p95_ms"),
+                                 Num(doc, "p99_ms"), Num(doc, "cpu_cores"),
+                                 Num(doc, "queries_per_request")}));
+  core::Document open = RunDoc("order-service", {"loop=open", "duration_s=3"});
+  EXPECT_EQ(Nums(open, "case_study", "case_study"),
+            (std::vector<double>{133.1}));
+  EXPECT_EQ(Nums(open, "case_study", "perflab"),
+            (std::vector<double>{Num(open, "p99_ms")}));
+  // Another step's configuration is not the baseline: no row to compare.
+  core::Document index = RunDoc("order-service", {"index=1", "duration_s=3"});
+  EXPECT_EQ(index.FindTable("case_study"), nullptr);
+}
+
 }  // namespace
 }  // namespace perflab::sim
