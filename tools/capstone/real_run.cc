@@ -46,6 +46,24 @@ double UsdPerMillion(double rps, int64_t vcpu) {
   return c.ok() ? c->usd_per_million : 0;
 }
 
+// One step's repeats, a sample per figure; the row is their medians.
+struct Repeats {
+  std::vector<double> rps, avg, p95, p99, open_p99, cpu, qpr, hit;
+
+  // Fills `f`'s figures, priced at the case study's `vcpu` for the step.
+  void MediansInto(RealFigures& f, int64_t vcpu) const {
+    f.rps = Median(rps);
+    f.avg_ms = Median(avg);
+    f.p95_ms = Median(p95);
+    f.p99_ms = Median(p99);
+    f.open_p99_ms = Median(open_p99);
+    f.cpu_cores = Median(cpu);
+    f.queries_per_request = Median(qpr);
+    f.cache_hit_ratio = Median(hit);
+    f.usd_per_million = UsdPerMillion(f.rps, vcpu);
+  }
+};
+
 std::vector<std::string> ServiceFlags(const sim::OrderServiceConfig& c) {
   std::vector<std::string> f;
   if (c.index) f.emplace_back("--index");
@@ -238,7 +256,7 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
   for (sim::OrderServiceConfig config : CumulativeConfigs(o.steps)) {
     const int64_t priced_vcpu = config.cores;
     config.cores = 1;  // scaled: the service gets one core here
-    std::vector<double> rps, avg, p95, p99, open_p99, cpu, qpr, hit;
+    Repeats rep;
     for (int r = 0; r < o.repeats; ++r) {
       sim::OrderServiceLoad closed{.clients = o.clients,
                                    .warmup_s = o.warmup_s,
@@ -254,25 +272,17 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
       auto p = sim::RunOrderService(calibration, config, open,
                                     o.seed + static_cast<uint64_t>(r));
       if (!p.ok()) return p.status();
-      rps.push_back(c->rps);
-      avg.push_back(c->avg_ms);
-      p95.push_back(c->p95_ms);
-      p99.push_back(c->p99_ms);
-      open_p99.push_back(p->p99_ms);
-      cpu.push_back(c->cpu_cores);
-      qpr.push_back(c->queries_per_request);
-      hit.push_back(c->cache_hit_ratio);
+      rep.rps.push_back(c->rps);
+      rep.avg.push_back(c->avg_ms);
+      rep.p95.push_back(c->p95_ms);
+      rep.p99.push_back(c->p99_ms);
+      rep.open_p99.push_back(p->p99_ms);
+      rep.cpu.push_back(c->cpu_cores);
+      rep.qpr.push_back(c->queries_per_request);
+      rep.hit.push_back(c->cache_hit_ratio);
     }
     RealFigures f;
-    f.rps = Median(rps);
-    f.avg_ms = Median(avg);
-    f.p95_ms = Median(p95);
-    f.p99_ms = Median(p99);
-    f.open_p99_ms = Median(open_p99);
-    f.cpu_cores = Median(cpu);
-    f.queries_per_request = Median(qpr);
-    f.cache_hit_ratio = Median(hit);
-    f.usd_per_million = UsdPerMillion(f.rps, priced_vcpu);
+    rep.MediansInto(f, priced_vcpu);
     out.push_back(f);
   }
   return out;
@@ -308,7 +318,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   for (const sim::OrderServiceConfig& config : CumulativeConfigs(o.steps)) {
     std::vector<std::string> flags = ServiceFlags(config);
     flags.insert(flags.end(), common.begin(), common.end());
-    std::vector<double> rps, avg, p95, p99, open_p99, cpu, qpr, hit;
+    Repeats rep;
     RealFigures f;
     for (int r = 0; r < o.repeats && failure.ok(); ++r) {
       ::sched_setaffinity(0, sizeof original, &original);  // child: any CPU
@@ -345,24 +355,24 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
         failure = closed.ok() ? opened.status() : closed.status();
         break;
       }
-      rps.push_back(closed->throughput_per_s());
-      avg.push_back(closed->latency_ns.Mean() / 1e6);
-      p95.push_back(static_cast<double>(closed->latency_ns.Percentile(95)) /
-                    1e6);
-      p99.push_back(static_cast<double>(closed->latency_ns.Percentile(99)) /
-                    1e6);
-      open_p99.push_back(
+      rep.rps.push_back(closed->throughput_per_s());
+      rep.avg.push_back(closed->latency_ns.Mean() / 1e6);
+      rep.p95.push_back(static_cast<double>(closed->latency_ns.Percentile(95)) /
+                        1e6);
+      rep.p99.push_back(static_cast<double>(closed->latency_ns.Percentile(99)) /
+                        1e6);
+      rep.open_p99.push_back(
           static_cast<double>(opened->latency_ns.Percentile(99)) / 1e6);
-      cpu.push_back((cpu_after - cpu_before) / o.closed_s);
+      rep.cpu.push_back((cpu_after - cpu_before) / o.closed_s);
       const double pages =
           static_cast<double>(after.requests - before.requests);
       const double misses = static_cast<double>(after.misses - before.misses);
       const double hits = static_cast<double>(after.hits - before.hits);
-      qpr.push_back(pages > 0
-                        ? static_cast<double>(after.queries - before.queries) /
-                              pages
-                        : 0);
-      hit.push_back(hits + misses > 0 ? hits / (hits + misses) : 0);
+      rep.qpr.push_back(
+          pages > 0
+              ? static_cast<double>(after.queries - before.queries) / pages
+              : 0);
+      rep.hit.push_back(hits + misses > 0 ? hits / (hits + misses) : 0);
       f.errors += closed->errors() + opened->errors();
       if (closed->sent > 0) {
         generator_us.push_back((self_after - self_before) * 1e6 /
@@ -383,15 +393,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       ::sched_setaffinity(0, sizeof original, &original);
     }
     if (!failure.ok()) break;
-    f.rps = Median(rps);
-    f.avg_ms = Median(avg);
-    f.p95_ms = Median(p95);
-    f.p99_ms = Median(p99);
-    f.open_p99_ms = Median(open_p99);
-    f.cpu_cores = Median(cpu);
-    f.queries_per_request = Median(qpr);
-    f.cache_hit_ratio = Median(hit);
-    f.usd_per_million = UsdPerMillion(f.rps, config.cores);
+    rep.MediansInto(f, config.cores);
     out.real.push_back(f);
     if (o.progress) {
       const size_t i = out.real.size() - 1;
