@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -62,6 +63,23 @@ struct FakeModel {
     };
   }
 };
+
+// The fake's runner with `edit` applied to each successful result (a
+// planted per-run difference for one test).
+using Edit = std::function<void(const sim::OrderServiceConfig&,
+                                const sim::OrderServiceLoad&, uint64_t,
+                                sim::OrderServiceResult&)>;
+StepRunner Edited(FakeModel& fake, Edit edit) {
+  return [&fake, edit](
+             const sim::Calibration& cal, const sim::OrderServiceConfig& config,
+             const sim::OrderServiceLoad& load,
+             uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
+    absl::StatusOr<sim::OrderServiceResult> r =
+        fake.Runner()(cal, config, load, seed);
+    if (r.ok()) edit(config, load, seed, *r);
+    return r;
+  };
+}
 
 ComposeOptions Options(const std::string& steps) {
   ComposeOptions o;
@@ -157,17 +175,13 @@ TEST(Composer, SensitivityRunsKeepTheWarmUpAndMeasureTheirOwnWindow) {
 TEST(Composer, AnUnsteadyRunIsFlaggedOnItsStep) {
   FakeModel fake;
   StepRunner unsteady =
-      [&fake](const sim::Calibration& cal,
-              const sim::OrderServiceConfig& config,
-              const sim::OrderServiceLoad& load,
-              uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
-    absl::StatusOr<sim::OrderServiceResult> r =
-        fake.Runner()(cal, config, load, seed);
-    if (r.ok() && config.index && load.open && seed == 43) {
-      r->steady = {false, {"a planted reason"}};
-    }
-    return r;
-  };
+      Edited(fake, [](const sim::OrderServiceConfig& config,
+                      const sim::OrderServiceLoad& load, uint64_t seed,
+                      sim::OrderServiceResult& r) {
+        if (config.index && load.open && seed == 43) {
+          r.steady = {false, {"a planted reason"}};
+        }
+      });
   absl::StatusOr<Composition> c = Compose(Options("index"), unsteady);
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->figures[0].steady);
@@ -227,16 +241,11 @@ TEST(Composer, ElasticityAgainstTheRunWithTheSameSeed) {
   // The fake's RPS at seed 42 is x1.0, the median over {42, 43, 44} also
   // x1.0; make seed 42 the odd one out so the two bases differ.
   FakeModel fake;
-  StepRunner skewed =
-      [&fake](const sim::Calibration& cal,
-              const sim::OrderServiceConfig& config,
-              const sim::OrderServiceLoad& load,
-              uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
-    absl::StatusOr<sim::OrderServiceResult> r =
-        fake.Runner()(cal, config, load, seed);
-    if (r.ok() && seed == 42) r->rps *= 2;
-    return r;
-  };
+  StepRunner skewed = Edited(
+      fake, [](const sim::OrderServiceConfig&, const sim::OrderServiceLoad&,
+               uint64_t seed, sim::OrderServiceResult& r) {
+        if (seed == 42) r.rps *= 2;
+      });
   ComposeOptions o = Options("");
   o.sensitivity = true;
   absl::StatusOr<Composition> c = Compose(o, skewed);

@@ -20,6 +20,8 @@
 namespace perflab::capstone {
 namespace {
 
+using perflab::testing::ExpectOneLineExit2;
+
 TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   auto steps = ParseSteps("baseline,index,cache");
   ASSERT_TRUE(steps.ok());
@@ -64,16 +66,6 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   std::cout << core::Render(doc, core::Format::kTable);
   ASSERT_NE(doc.FindTable("difference"), nullptr);
   EXPECT_EQ(doc.FindTable("real")->rows.size(), 3u);
-}
-
-void ExpectOneLineExit2(const std::vector<std::string>& args,
-                        const std::string& mentions) {
-  perflab::testing::CliResult r = perflab::testing::RunCli(args);
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(r.out.empty());
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.err, mentions)) << r.err;
 }
 
 // The composed side models a C++ service: no JVM framework cost and no GC.

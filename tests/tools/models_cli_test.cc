@@ -110,13 +110,7 @@ struct BadInput {
 class ModelsCliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(ModelsCliBadInput, OneLineExitTwoNothingOnStdout) {
-  auto r = RunCli(GetParam().args);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.out, "");
-  EXPECT_THAT(r.err, HasSubstr(GetParam().mentions));
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1)
-      << "more than one line: " << r.err;
+  perflab::testing::ExpectOneLineExit2(GetParam().args, GetParam().mentions);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -19,17 +19,9 @@
 namespace perflab {
 namespace {
 
-using testing::RunCli;
+using perflab::testing::ExpectOneLineExit2;
 
-void ExpectOneLineExit2(const std::vector<std::string>& args,
-                        const std::string& mentions) {
-  testing::CliResult r = RunCli(args);
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(r.out.empty());
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.err, mentions)) << r.err;
-}
+using testing::RunCli;
 
 TEST(RealityCli, BadInputIsOneLineAndExit2) {
   ExpectOneLineExit2({"load", "http://10.0.0.1:80/", "--clients", "1"},
