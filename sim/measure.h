@@ -92,6 +92,8 @@ class Meter {
   // not depend on the order of same-time events (or on a sampler that is in
   // phase with a constant arrival rate). It is settled once time moves on.
   void ChangeInFlight(int64_t delta);
+  // The in-flight count's area over the window up to `now` (count x ns).
+  __int128 AreaUntil(Time now) const;
   void SettleSample() const;
   int64_t in_flight_ = 0;
   int64_t in_flight_before_ =
@@ -104,6 +106,8 @@ class Meter {
   int64_t left_ = 0;  // completions + errors in the window
   __int128 time_in_system_ = 0;
   int64_t samples_ = 0;
+  __int128 area_ = 0;  // in-flight x ns inside the window, up to area_at_
+  Time area_at_ = 0;
   // Completions per half of the window, with latency sums for the mean and
   // its standard error (seconds).
   int64_t half_n_[2] = {0, 0};

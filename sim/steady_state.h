@@ -23,8 +23,10 @@ struct SteadyInputs {
   double warmup_s = 0;          // discarded warm-up before the window
   double window_s = 0;          // measured window
   double mean_response_s = -1;  // W of the requests that left (-1: unknown)
-  double l_sampled = -1;        // mean in-flight count (-1: not sampled)
-  double l_little = -1;         // lambda x W over the window
+  // Time-average in-flight count over the window (-1: unknown). Exact, not
+  // sampled: a periodic sampler can alias with a constant arrival rate.
+  double l_mean = -1;
+  double l_little = -1;  // lambda x W over the window
   // The window's two halves: completions, mean latency and its standard
   // error (0 when a half has fewer than two samples).
   double half_completed[2] = {-1, -1};

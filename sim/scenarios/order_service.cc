@@ -190,13 +190,6 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   MeterOptions mo;
   mo.warmup = SecToNs(load.warmup_s);
   mo.window = SecToNs(load.duration_s);
-  if (load.open) {
-    // The open loop sends on a fixed schedule (every 25 ms at 40 req/s);
-    // the default 5 ms sampler would see the same five phases of it over and
-    // over and bias L (0.30 against lambda W = 0.25). 4.7 ms is 47 phases
-    // of 0.5 ms per 1,175 ms at that rate, a dense enough sweep.
-    mo.sample_period = 4700 * kUs;
-  }
   Meter meter(sim, mo);
   Cpu cpu(sim, AppCores(cal, config));
   Cpu generator(sim, std::llround(cal.generator_cores));

@@ -77,8 +77,17 @@ void Meter::SettleSample() const {
   pending_at_ = -1;
 }
 
+__int128 Meter::AreaUntil(Time now) const {
+  const Time from = std::max(area_at_, window_start());
+  const Time to = std::min(now, window_end());
+  return area_ +
+         (to > from ? static_cast<__int128>(in_flight_) * (to - from) : 0);
+}
+
 void Meter::ChangeInFlight(int64_t delta) {
   const Time now = sim_->now();
+  area_ = AreaUntil(now);
+  area_at_ = now;
   if (pending_at_ >= 0 && now > pending_at_) SettleSample();
   if (now != changed_at_) {
     in_flight_before_ = in_flight_;
@@ -142,7 +151,11 @@ SteadyInputs Meter::SteadyWindow() const {
   if (left_ > 0) {
     in.mean_response_s = static_cast<double>(time_in_system_) / left_ / kSec;
   }
-  if (samples_ > 0) in.l_sampled = s.l_sampled;
+  const Time measured = std::min(sim_->now(), window_end()) - window_start();
+  if (measured > 0) {
+    in.l_mean = static_cast<double>(AreaUntil(sim_->now())) /
+                static_cast<double>(measured);
+  }
   in.l_little = s.l_little;
   for (int h = 0; h < 2; ++h) {
     const auto n = static_cast<double>(half_n_[h]);

@@ -40,16 +40,16 @@ SteadyVerdict CheckSteady(const SteadyInputs& in, const SteadyOptions& o) {
           in.warmup_knob, " to at least ", Num(std::ceil(transient)), ")"));
     }
   }
-  if (in.l_sampled >= 0 && in.l_little > 0 && in.window_s > 0 && w > 0) {
+  if (in.l_mean >= 0 && in.l_little > 0 && in.window_s > 0 && w > 0) {
     // Requests straddling either edge of the window count in L but not fully
     // in lambda x W: an error of about W / window on each side.
     const double allowed = o.little_tolerance + 2 * w / in.window_s;
-    const double err = std::fabs(in.l_sampled - in.l_little) / in.l_little;
+    const double err = std::fabs(in.l_mean - in.l_little) / in.l_little;
     if (err > allowed) {
-      fail(absl::StrCat("Little's Law does not hold: L sampled ",
-                        Num(in.l_sampled), " against lambda x W ",
-                        Num(in.l_little), " (", Num(err * 100),
-                        " % apart, allowed ", Num(allowed * 100),
+      fail(absl::StrCat("Little's Law does not hold: L ", Num(in.l_mean),
+                        " against lambda x W ", Num(in.l_little), " (",
+                        Num(err * 100), " % apart, allowed ",
+                        Num(allowed * 100),
                         " %): the system is not in equilibrium (raise ",
                         in.warmup_knob, " or ", in.window_knob, ")"));
     }

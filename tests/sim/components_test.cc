@@ -144,6 +144,25 @@ TEST(MeterTest, WindowAndSampledInFlight) {
   EXPECT_DOUBLE_EQ(s.throughput_per_s, 200);
 }
 
+// The steady check's L is the exact time average, not the periodic samples:
+// one visitor every 25 ms staying 6 ms is in flight 6 / 25 = 0.24 of the
+// time, while a 5 ms sampler sees only the phases 0, 5, 10, 15 and 20 ms of
+// each period: at 0 an arrival coincides (counted as a half), at 5 the
+// visitor is in, at 10-20 nobody: (1/2 + 1) / 5 = 0.3.
+TEST(MeterTest, SteadyWindowLIsTheTimeAverageNotTheAliasedSamples) {
+  Simulation sim;
+  MeterOptions o;
+  o.warmup = 100 * kMs;
+  o.window = 1000 * kMs;
+  o.sample_period = 5 * kMs;
+  Meter m(sim, o);
+  for (int i = 0; i < 60; ++i)
+    sim.Spawn(Visitor(sim, m, Time{i} * 25 * kMs, 6 * kMs));
+  ASSERT_TRUE(sim.Run(1200 * kMs).ok());
+  EXPECT_NEAR(m.SteadyWindow().l_mean, 0.24, 1e-12);
+  EXPECT_NEAR(m.Summarise().l_sampled, 0.3, 1e-12);  // aliased samples
+}
+
 Task<bool> Work(Simulation& sim, Time t) {
   co_await sim.Delay(t);
   co_return true;

@@ -17,7 +17,7 @@ SteadyInputs Level() {
   in.warmup_s = 10;
   in.window_s = 60;
   in.mean_response_s = 0.1;
-  in.l_sampled = 40;
+  in.l_mean = 40;
   in.l_little = 40;
   in.half_completed[0] = 12000;
   in.half_completed[1] = 12000;
@@ -67,9 +67,9 @@ TEST(SteadyStateTest, WarmupShorterThanThreeResponsesNamesWarmup) {
 TEST(SteadyStateTest, LittleDisagreementBeyondEdgesAndTolerance) {
   SteadyInputs in = Level();
   // Allowed: 5 % + 2 W / window = 5 % + 0.33 %. 44 against 40 is 10 %.
-  in.l_sampled = 44;
+  in.l_mean = 44;
   EXPECT_FALSE(CheckSteady(in).steady);
-  in.l_sampled = 41.6;  // 4 %: within
+  in.l_mean = 41.6;  // 4 %: within
   EXPECT_TRUE(CheckSteady(in).steady);
 }
 
