@@ -51,6 +51,20 @@ const std::vector<CalibrationField>& CalibrationFields() {
       {"effective_cores", "cores",
        "cores of simultaneous work the app's 8 vCPUs deliver",
        &C::effective_cores},
+      {"cpp_hit_pooled_us", "us",
+       "C++ service (capstone --real): CPU per cache hit, 16 threads",
+       &C::cpp_hit_pooled_us},
+      {"cpp_hit_per_connection_us", "us",
+       "C++ service (capstone --real): CPU per cache hit, thread per "
+       "connection",
+       &C::cpp_hit_per_connection_us},
+      {"cpp_miss_pooled_us", "us",
+       "C++ service (capstone --real): CPU per page miss, 16 threads",
+       &C::cpp_miss_pooled_us},
+      {"cpp_miss_per_connection_us", "us",
+       "C++ service (capstone --real): CPU per page miss, thread per "
+       "connection",
+       &C::cpp_miss_per_connection_us},
   };
   return *fields;
 }

@@ -95,6 +95,18 @@ struct Calibration {
   // ran at 4.0 cores (and C_1 is its CPU per request), so 4. Integer: the
   // model's processor-sharing CPU has whole cores.
   double effective_cores = 4;
+  // --- the C++ order service of `capstone --real` (bench/lab/order_service),
+  // read only there (CppService) in place of the JVM's framework and GC
+  // costs; 0 = not measured (the case study's JVM has no such figure).
+  // Its CPU per request, cache hit, 16 pooled request threads.
+  double cpp_hit_pooled_us = 0;
+  // The same with one thread per connection (the virtual-threads step on).
+  double cpp_hit_per_connection_us = 0;
+  // Its CPU per page miss (index, join, kept-alive inventory call answered
+  // at once), 16 pooled request threads.
+  double cpp_miss_pooled_us = 0;
+  // The same with one thread per connection.
+  double cpp_miss_per_connection_us = 0;
 };
 
 // One field's name, unit and meaning, for readers, writers and --help.

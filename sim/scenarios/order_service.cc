@@ -162,6 +162,13 @@ bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
   if (member == &C::nagle_stall_ms) {
     return config.keep_alive && !config.tcp_nodelay;
   }
+  // The C++ service's figures: capstone --real folds them into the others.
+  if (member == &C::cpp_hit_pooled_us ||
+      member == &C::cpp_hit_per_connection_us ||
+      member == &C::cpp_miss_pooled_us ||
+      member == &C::cpp_miss_per_connection_us) {
+    return false;
+  }
   // connect_us too: keep-alive still opens its first connections.
   return true;  // read on every request or by the GC and the generator
 }

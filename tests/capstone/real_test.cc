@@ -69,23 +69,83 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
 }
 
 // The composed side models a C++ service: no JVM framework cost and no GC.
-// A 2 s closed run of the join step then spends nothing on GC, and its
-// "other" CPU is the server's half of a kept-alive loopback request.
+// Without measured cpp_* figures its "other" CPU is the server's half of a
+// kept-alive loopback request, and a 2 s closed run of the join step then
+// spends nothing on GC.
 TEST(CapstoneReal, ComposedServiceHasNoJvmCosts) {
   sim::Calibration jvm;
   jvm.inventory_cpu_us = 24;
-  const sim::Calibration cpp = CppService(jvm);
-  EXPECT_EQ(cpp.other_cpu_us, 12);
-  EXPECT_EQ(cpp.alloc_per_request_mib, 0);
-  EXPECT_EQ(cpp.join_index_us, jvm.join_index_us);  // measured costs stay
   sim::OrderServiceConfig config;
   config.index = config.join = true;
+  const sim::Calibration cpp = CppService(jvm, config);
+  EXPECT_EQ(cpp.other_cpu_us, 12);
+  EXPECT_EQ(cpp.inventory_cpu_us, 24);
+  EXPECT_EQ(cpp.alloc_per_request_mib, 0);
+  EXPECT_EQ(cpp.join_index_us, jvm.join_index_us);  // measured costs stay
   auto r =
       sim::RunOrderService(cpp, config, {.warmup_s = 1, .duration_s = 2}, 42);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_GT(r->rps, 0);
   EXPECT_EQ(r->cpu.gc, 0);
   EXPECT_EQ(r->gc_pauses, 0);
+}
+
+// With the service's measured CPU per hit and per miss, each step takes the
+// figures of its request threads. By hand: pooled, other = 50 - 8 - 1 = 41,
+// and the miss's unmodelled rest 300 - (41 + 20 + 80 + 8) = 151 goes with
+// the inventory call (20 + 151 = 171); one thread per connection, other =
+// 35 - 9 = 26 and 190 - (26 + 20 + 80 + 8) = 56 (76).
+TEST(CapstoneReal, MeasuredServiceCpuSetsEachStepsCosts) {
+  sim::Calibration c;
+  c.serialize_us = 8;
+  c.gzip_us = 0;
+  c.cache_hit_us = 1;
+  c.inventory_cpu_us = 20;
+  c.join_index_us = 80;
+  c.cpp_hit_pooled_us = 50;
+  c.cpp_miss_pooled_us = 300;
+  c.cpp_hit_per_connection_us = 35;
+  c.cpp_miss_per_connection_us = 190;
+  sim::OrderServiceConfig pooled;
+  pooled.index = pooled.join = pooled.keep_alive = pooled.tcp_nodelay = true;
+  const sim::Calibration p = CppService(c, pooled);
+  EXPECT_DOUBLE_EQ(p.other_cpu_us, 41);
+  EXPECT_DOUBLE_EQ(p.inventory_cpu_us, 171);
+  sim::OrderServiceConfig per_connection = pooled;
+  per_connection.virtual_threads = true;
+  const sim::Calibration v = CppService(c, per_connection);
+  EXPECT_DOUBLE_EQ(v.other_cpu_us, 26);
+  EXPECT_DOUBLE_EQ(v.inventory_cpu_us, 76);
+  // The composed service then spends the measured 300 us per miss: an open
+  // loop of 40 req/s on one core, CPU cores / RPS.
+  pooled.cores = 1;
+  c.effective_cores = 8;  // one vCPU -> one whole core
+  auto r = sim::RunOrderService(
+      CppService(c, pooled), pooled,
+      {.open = true, .rate_per_s = 40, .warmup_s = 1, .duration_s = 30}, 42);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->cpu_cores / r->rps * 1e6, 300, 300 * 0.05);
+}
+
+// A move counts only beyond 5 % and beyond the repeats' spread: x1.07 with
+// overlapping repeats is flat, the same x1.07 with separated repeats is up.
+TEST(CapstoneReal, DirectionNeedsMoreThanTheRepeatsSpread) {
+  auto figures = [](double lo, double median, double hi) {
+    RealFigures f;
+    f.rps_min = lo;
+    f.rps = median;
+    f.rps_max = hi;
+    return f;
+  };
+  const RealFigures before = figures(900, 1000, 1100);
+  EXPECT_EQ(StepDirection(before, figures(1000, 1070, 1200)), 0);
+  EXPECT_EQ(StepDirection(before, figures(1101, 1070, 1200)), 1);
+  EXPECT_EQ(StepDirection(before, figures(1101, 1040, 1200)), 0);  // < 5 %
+  EXPECT_EQ(StepDirection(before, figures(700, 800, 899)), -1);
+  EXPECT_EQ(StepDirection(before, figures(700, 800, 950)), 0);
+  // One repeat (--quick): the range is the point, so only the 5 % counts.
+  EXPECT_EQ(StepDirection(figures(1000, 1000, 1000), figures(1060, 1060, 1060)),
+            1);
 }
 
 TEST(OrdersServiceCli, BadInputIsOneLineAndExit2) {

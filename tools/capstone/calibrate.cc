@@ -17,6 +17,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "rapidjson/document.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
 #include "tools/compare/gbench_json.h"
 
 namespace perflab::capstone {
@@ -135,6 +137,34 @@ std::string WithoutNonFinite(std::string text) {
     }
   }
   return text;
+}
+
+// The family's results cut down to the runs of benchmark `name`, so that a
+// counter only some benchmarks report (server_cpu_us) can be read from
+// them; the text itself when it is not Google Benchmark's JSON (the parser
+// then says what is wrong with it).
+std::string OnlyRunsOf(const std::string& text, const std::string& name) {
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("benchmarks") ||
+      !doc["benchmarks"].IsArray()) {
+    return text;
+  }
+  rapidjson::Value kept(rapidjson::kArrayType);
+  for (rapidjson::Value& b : doc["benchmarks"].GetArray()) {
+    if (!b.IsObject()) continue;
+    const char* key = b.HasMember("run_name") ? "run_name" : "name";
+    if (b.HasMember(key) && b[key].IsString() &&
+        StripIterations(b[key].GetString()) == name) {
+      kept.PushBack(b, doc.GetAllocator());
+    }
+  }
+  if (kept.Empty()) return text;  // "not found" is said by the caller
+  doc["benchmarks"] = kept;
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+  doc.Accept(writer);
+  return out.GetString();
 }
 
 struct Measured {
@@ -301,14 +331,16 @@ absl::StatusOr<CalibrationFile> Calibrate(
   auto measure = [&](const std::string& family, const std::string& metric,
                      const std::string& name) -> absl::StatusOr<Measured> {
     absl::StatusOr<std::vector<compare::BenchmarkSamples>> samples =
-        compare::ParseGbenchJson(texts[family], metric);
+        compare::ParseGbenchJson(OnlyRunsOf(texts[family], name), metric);
     if (!samples.ok()) {
       return Bad(absl::StrCat("bench_", family,
                               " results: ", samples.status().message()));
     }
     for (const compare::BenchmarkSamples& s : *samples) {
       if (StripIterations(s.name) == name && !s.values.empty()) {
-        return Measured{Median(s.values), s.unit};
+        // A counter has no unit in the JSON; one named *_us is in us.
+        const bool us_counter = s.unit.empty() && metric.ends_with("_us");
+        return Measured{Median(s.values), us_counter ? "us" : s.unit};
       }
     }
     return Bad(absl::StrCat("benchmark '", name, "' (", metric,

@@ -58,6 +58,7 @@ struct RealOptions {
 RealOptions QuickRealOptions(RealOptions base);
 
 struct RealFigures {
+  double rps_min = 0, rps_max = 0;  // the repeats' lowest and highest RPS
   double rps = 0, avg_ms = 0, p95_ms = 0, p99_ms = 0, open_p99_ms = 0;
   double cpu_cores = 0, queries_per_request = 0, cache_hit_ratio = 0;
   double usd_per_million = 0;
@@ -74,12 +75,17 @@ struct RealComparison {
   double generator_cpu_per_request_us = 0;
 };
 
-// The calibration for a C++ service: the JVM-only costs (framework per
-// request, garbage collection) replaced by what the C++ service has.
-sim::Calibration CppService(sim::Calibration calibration);
+// The calibration for the C++ service at one step: the JVM-only costs
+// (framework per request, garbage collection) replaced by what the C++
+// service has, from the calibration's cpp_* figures (bench_net's
+// BM_OrdersService) for the step's request threads (16 pooled, or one per
+// connection at the virtual-threads step).
+sim::Calibration CppService(sim::Calibration calibration,
+                            const sim::OrderServiceConfig& config);
 
 // The composed side only (scaled configs, the same loads, median of
-// `repeats` simulations); exposed for tests.
+// `repeats` simulations), with options.calibration as read from the file:
+// CppService is applied per step here. Exposed for tests.
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(
     const RealOptions& options);
 
@@ -89,6 +95,13 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& options);
 
 // The real table, the composed table and the difference per cell, with the
 // agreement summary (within 30 % / 15 %, same direction).
+//
+// A step's direction on one side: up (+1) when its median RPS is over 1.05
+// times the previous step's and its lowest repeat is over the previous
+// step's highest, down (-1) the mirror image, flat (0) otherwise. A move
+// within the spread of the repeats is the machine's noise, not the change's
+// (the right-size step, which changes nothing here, moved x1.05 in one run).
+int StepDirection(const RealFigures& before, const RealFigures& after);
 core::Document ToRealDocument(const RealComparison& c,
                               const std::string& calibration_name);
 

@@ -40,6 +40,14 @@ void AddFigures(core::Table& t, const Step& step, const RealFigures& f) {
 
 }  // namespace
 
+int StepDirection(const RealFigures& before, const RealFigures& after) {
+  if (before.rps <= 0) return 0;
+  const double factor = after.rps / before.rps;
+  if (factor > 1.05 && after.rps_min > before.rps_max) return 1;
+  if (factor < 0.95 && after.rps_max < before.rps_min) return -1;
+  return 0;
+}
+
 core::Document ToRealDocument(const RealComparison& c,
                               const std::string& calibration_name) {
   core::Document doc(
@@ -83,9 +91,8 @@ core::Document ToRealDocument(const RealComparison& c,
     if (i > 0 && c.real[i - 1].rps > 0 && c.composed[i - 1].rps > 0) {
       rf = r.rps / c.real[i - 1].rps;
       mf = m.rps / c.composed[i - 1].rps;
-      // Within +-5 % a step counts as flat on either side.
-      auto sign = [](double f) { return f > 1.05 ? 1 : f < 0.95 ? -1 : 0; };
-      const bool agree = sign(rf) == sign(mf);
+      const bool agree = StepDirection(c.real[i - 1], r) ==
+                         StepDirection(c.composed[i - 1], m);
       same += agree;
       ++directions;
       direction = agree ? "yes" : "no";
@@ -137,8 +144,10 @@ core::Document ToRealDocument(const RealComparison& c,
       "kept-alive loopback request (inventory_cpu_us / 2) and its garbage "
       "collection is off (alloc_per_request_mib = 0).");
   doc.Note(
-      "A step's direction: its RPS over the previous step's, flat within "
-      "+-5 %. The machine is shared: real figures carry its noise.");
+      "A step's direction: up or down when its median RPS moves more than "
+      "5 % from the previous step's and its repeats' range does not overlap "
+      "the previous step's; flat otherwise (within the repeats' spread a "
+      "move is the machine's noise).");
   return doc;
 }
 
