@@ -202,7 +202,7 @@ void BM_OrdersService(benchmark::State& state) {
   state.counters["server_cpu_us"] =
       benchmark::Counter(server * 1e6 / std::max(1.0, requests));
   state.counters["requests"] = benchmark::Counter(requests);
-  state.SetItemsProcessed(state.iterations());
+  state.SetItemsProcessed(static_cast<int64_t>(requests));  // all clients
 }
 
 constexpr auto kTwo = ResponseWrites::kHeadersThenBody;

@@ -139,10 +139,12 @@ core::Document ToRealDocument(const RealComparison& c,
       " us of CPU per request: perflab's own client, measured in the same "
       "closed loops (the calibration's figure is the seed's JVM client)."));
   doc.Note(
-      "The composed service is C++ like the real one: the calibration's JVM "
-      "framework cost (other_cpu_us) is replaced by the server's half of a "
-      "kept-alive loopback request (inventory_cpu_us / 2) and its garbage "
-      "collection is off (alloc_per_request_mib = 0).");
+      "The composed service is C++ like the real one: no garbage collection "
+      "(alloc_per_request_mib = 0), and its CPU per cache hit and per page "
+      "miss are the calibration's cpp_* figures (bench_net BM_OrdersService: "
+      "this service run as here, 32 clients, the 5 ms stub) for the step's "
+      "request threads; without them, the front end is the server's half of "
+      "a kept-alive loopback request (inventory_cpu_us / 2).");
   doc.Note(
       "A step's direction: up or down when its median RPS moves more than "
       "5 % from the previous step's and its repeats' range does not overlap "
