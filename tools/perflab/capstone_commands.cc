@@ -256,7 +256,9 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   auto real = std::make_shared<capstone::RealCliArgs>();
   cmd->add_flag("--real", real->real,
                 "run every step for real (perflab orders-service) beside the "
-                "composed table (tools/capstone/real_run.h)");
+                "composed table, about 13 minutes; for like with like, "
+                "calibrate just before: perflab calibrate && perflab "
+                "capstone --real (tools/capstone/real_run.h)");
   cmd->add_flag("--quick", real->quick, "with --real: shorter runs");
   cmd->add_flag("--no-wrk", real->no_wrk, "with --real: skip the wrk witness");
   cmd->callback([&registry, a, real] {
