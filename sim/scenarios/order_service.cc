@@ -140,10 +140,12 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
         c.request_threads, ", cores = ", c.cores, ": each must be >= 1"));
   }
   if (l.clients < 1 || !(l.rate_per_s > 0) || !(l.warmup_s >= 0) ||
-      !(l.duration_s > 0) || l.customers < 1) {
+      !(l.duration_s > 0) || l.customers < 1 || l.cache_prewarm_requests < 0 ||
+      !(l.cache_prewarm_s >= 0) || !std::isfinite(l.cache_prewarm_s)) {
     return absl::InvalidArgumentError(
         "order service load: clients >= 1, rate_per_s > 0, warmup_s >= 0, "
-        "duration_s > 0 and customers >= 1 required");
+        "duration_s > 0, customers >= 1 and a finite cache prewarm >= 0 "
+        "required");
   }
   return absl::OkStatus();
 }
@@ -229,6 +231,18 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   }
   std::optional<Cache> cache;
   if (config.cache) cache.emplace(CacheOptions{});
+  if (cache && load.cache_prewarm_requests > 0) {
+    // Replays the earlier loop's ids before time 0: a write on each miss,
+    // so an entry keeps its first write (expire-after-write) as it did.
+    Rng prewarm(seed, "order/prewarm");
+    const double n = static_cast<double>(load.cache_prewarm_requests);
+    for (int64_t i = 0; i < load.cache_prewarm_requests; ++i) {
+      const Time at = -SecToNs(load.cache_prewarm_s *
+                               (1 - (static_cast<double>(i) + 0.5) / n));
+      const int64_t key = SkewedKey(load.customers, prewarm);
+      if (!cache->Get(key, at)) cache->Put(key, at);
+    }
+  }
   Service service{sim,
                   cal,
                   config,

@@ -42,6 +42,12 @@ struct OrderServiceLoad {
   double duration_s = 15;    // measured window (the case study: 15 s closed,
                              // 20 s open)
   int64_t customers = 5000;  // ids drawn as 1 + customers * u^3
+  // The cache as a closed loop just before left it (the case study's rig ran
+  // its open loop right after the closed one, in the same JVM): this many
+  // requests' ids, evenly over the cache_prewarm_s seconds before time 0,
+  // each a write on a miss. 0 = an empty cache. Only with the cache on.
+  int64_t cache_prewarm_requests = 0;
+  double cache_prewarm_s = 0;
 };
 
 // CPU of the application by category, in cores (averaged over the window).

@@ -139,10 +139,15 @@ TEST(Composer, RunsTheCaseStudysRig) {
       ++open;
       EXPECT_EQ(l.rate_per_s, 40);
       EXPECT_EQ(l.duration_s, 20);
+      // It follows its closed run in the same service: the cache as the
+      // closed run's 8 + 15 s of requests left it.
+      EXPECT_EQ(l.cache_prewarm_s, 23);
+      EXPECT_GT(l.cache_prewarm_requests, 0);
     } else {
       ++closed;
       EXPECT_EQ(l.clients, 32);
       EXPECT_EQ(l.duration_s, 15);
+      EXPECT_EQ(l.cache_prewarm_requests, 0);
     }
   }
   EXPECT_EQ(closed, 6);

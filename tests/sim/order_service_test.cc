@@ -259,5 +259,34 @@ TEST_F(TenSteps, DISABLED_PoolStepRaisesThroughput) {
   EXPECT_GT(results_[5].rps, results_[4].rps);
 }
 
+// The open loop can start on the cache a closed loop left: 100,000 earlier
+// requests over 13 s have drawn nearly every id (the coldest of 5,000 has a
+// 1 - (4999/5000)^(1/3) = 6.7e-5 chance a draw, so e^-6.7 of missing), and
+// none has expired (30 s TTL), so 200 open requests hit. Cold, the same 200
+// requests first have to load each id they meet.
+TEST(OrderServiceModel, OpenLoopCanStartOnTheCacheAClosedLoopLeft) {
+  OrderServiceConfig config = Cumulative(7);  // the cache step
+  ASSERT_TRUE(config.cache);
+  OrderServiceLoad load;
+  load.open = true;
+  load.rate_per_s = 40;
+  load.warmup_s = 0;
+  load.duration_s = 5;
+  const absl::StatusOr<OrderServiceResult> cold =
+      RunOrderService(Calibration{}, config, load, 42);
+  load.cache_prewarm_requests = 100'000;
+  load.cache_prewarm_s = 13;
+  const absl::StatusOr<OrderServiceResult> warm =
+      RunOrderService(Calibration{}, config, load, 42);
+  ASSERT_TRUE(cold.ok() && warm.ok());
+  EXPECT_LT(cold->cache_hit_ratio, 0.8);
+  EXPECT_GT(warm->cache_hit_ratio, 0.99);
+  // A miss waits for the 5 ms stub; with (nearly) none, neither does p99.
+  EXPECT_GT(cold->p99_ms, 5);
+  EXPECT_LT(warm->p99_ms, 5);
+  load.cache_prewarm_requests = -1;
+  EXPECT_FALSE(RunOrderService(Calibration{}, config, load, 42).ok());
+}
+
 }  // namespace
 }  // namespace perflab::sim

@@ -103,15 +103,16 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
       CumulativeConfigs(options.steps);
   const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
 
-  // Every run in one batch, so a parallel runner can use every core: per
-  // step, the closed repeats then the open repeats; then, with sensitivity,
-  // per step and field, the minus repeats then the plus repeats.
+  // Two batches, each on every core. First the closed repeats of every step
+  // and, with sensitivity, per step and field the minus then the plus runs;
+  // then the open repeats, each starting on the cache its closed run left
+  // (the rig ran the open loop right after the closed one, in one JVM).
+  // Results are put back per step as closed repeats then open repeats, and
+  // the sensitivity runs after them.
   std::vector<Run> runs;
   for (const sim::OrderServiceConfig& config : configs) {
-    for (const sim::OrderServiceLoad& load : {ClosedLoad(), OpenLoad()}) {
-      for (uint64_t seed : c.seeds) {
-        runs.push_back({options.calibration, config, load, seed});
-      }
+    for (uint64_t seed : c.seeds) {
+      runs.push_back({options.calibration, config, ClosedLoad(), seed});
     }
   }
   // Sensitivity uses common random numbers: -delta and +delta run with the
@@ -148,10 +149,49 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
       }
     }
   }
-  absl::StatusOr<std::vector<sim::OrderServiceResult>> results =
-      ExecuteRuns(runs, runner, options.jobs, progress);
-  if (!results.ok()) return results.status();
-  const std::vector<sim::OrderServiceResult>& res = *results;
+  const size_t closed_runs = configs.size() * c.seeds.size();
+  const size_t total = runs.size() + closed_runs;
+  Progress first_batch = nullptr;
+  if (progress) {
+    first_batch = [&](size_t done, size_t) { progress(done, total); };
+  }
+  absl::StatusOr<std::vector<sim::OrderServiceResult>> closed =
+      ExecuteRuns(runs, runner, options.jobs, first_batch);
+  if (!closed.ok()) return closed.status();
+  std::vector<Run> open_runs;
+  for (size_t k = 0; k < closed_runs; ++k) {
+    Run open = runs[k];
+    open.load = OpenLoad();
+    const sim::OrderServiceLoad& before = runs[k].load;
+    open.load.cache_prewarm_s = before.warmup_s + before.duration_s;
+    open.load.cache_prewarm_requests =
+        std::llround((*closed)[k].rps * open.load.cache_prewarm_s);
+    open_runs.push_back(open);
+  }
+  const size_t first_done = runs.size();
+  Progress second_batch = nullptr;
+  if (progress) {
+    second_batch = [&](size_t done, size_t) {
+      progress(first_done + done, total);
+    };
+  }
+  absl::StatusOr<std::vector<sim::OrderServiceResult>> opened =
+      ExecuteRuns(open_runs, runner, options.jobs, second_batch);
+  if (!opened.ok()) return opened.status();
+  std::vector<sim::OrderServiceResult> res;
+  res.reserve(total);
+  const size_t repeats_n = c.seeds.size();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    for (size_t r = 0; r < repeats_n; ++r) {
+      res.push_back((*closed)[i * repeats_n + r]);
+    }
+    for (size_t r = 0; r < repeats_n; ++r) {
+      res.push_back((*opened)[i * repeats_n + r]);
+    }
+  }
+  for (size_t k = closed_runs; k < runs.size(); ++k) {
+    res.push_back((*closed)[k]);
+  }
 
   size_t at = 0;
   for (size_t i = 0; i < configs.size(); ++i) {

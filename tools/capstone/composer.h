@@ -1,10 +1,12 @@
 // The capstone composer: runs the order-service model once per step, loop
 // and repeat (closed loop of 32 clients for 15 s and open loop at 40 req/s
 // for 20 s, each after 8 s of discarded warm-up; 3 repeats with seeds
-// seed, seed+1, seed+2), reports each metric's median over the repeats, the
-// factor of each step against the previous one, the outcomes baseline against
-// final, $/1M at example prices, and optionally the elasticity of RPS to
-// every calibrated cost (--sensitivity). Renders the result as a Document
+// seed, seed+1, seed+2; like the rig, which ran the open loop right after
+// the closed one in the same JVM, an open run starts on the cache its closed
+// run's 23 s of requests left), reports each metric's median over the repeats,
+// the factor of each step against the previous one, the outcomes baseline
+// against final, $/1M at example prices, and optionally the elasticity of RPS
+// to every calibrated cost (--sensitivity). Renders the result as a Document
 // (table, csv, and Markdown through compare::ToMarkdown) and as JSON with
 // the nested cpu_share.
 // Compose is thread-compatible; it is safe to call from several threads with
