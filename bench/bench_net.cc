@@ -165,7 +165,7 @@ void BM_OrdersService(benchmark::State& state) {
   for (int t = 1; t < kServiceClients; ++t) {
     threads.emplace_back([&, t] {
       const double cpu0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
-      ServiceClient c{HttpClient(port, {.keep_alive = true}), t * 7};
+      ServiceClient c{HttpClient(port, {.keep_alive = true}), int64_t{t} * 7};
       int64_t done = 0;
       while (!stop.load(std::memory_order_relaxed)) {
         auto r = c.Get();
