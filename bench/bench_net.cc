@@ -15,7 +15,6 @@
 //       its request waits behind its own handshake Finished message (~40 ms)
 #include <benchmark/benchmark.h>
 #include <sched.h>
-#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +27,7 @@
 #include "bench/lab/net.h"
 #include "bench/lab/order_service/server.h"
 #include "bench/lab/tls.h"
+#include "core/cpu_time.h"
 
 namespace perflab::lab {
 namespace {
@@ -96,12 +96,6 @@ void BM_Request(benchmark::State& state, Setup setup) {
   state.SetBytesProcessed(bytes);
 }
 
-double CpuSeconds(clockid_t clock) {
-  timespec t{};
-  clock_gettime(clock, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
 // The order service's own CPU per request, measured the way `capstone --real`
 // loads it: the service (workers, poller, inventory stub) pinned to the last
 // CPU, 32 kept-alive clients on the first (this thread and 31 more), the
@@ -160,11 +154,11 @@ void BM_OrdersService(benchmark::State& state) {
   std::atomic<bool> stop{false};
   std::atomic<int64_t> others{0}, failed{0};
   std::atomic<double> client_cpu{0};
-  const double process0 = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
+  const double process0 = core::ProcessCpuSeconds();
   std::vector<std::thread> threads;
   for (int t = 1; t < kServiceClients; ++t) {
     threads.emplace_back([&, t] {
-      const double cpu0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+      const double cpu0 = core::ThreadCpuSeconds();
       ServiceClient c{HttpClient(port, {.keep_alive = true}), int64_t{t} * 7};
       int64_t done = 0;
       while (!stop.load(std::memory_order_relaxed)) {
@@ -174,13 +168,13 @@ void BM_OrdersService(benchmark::State& state) {
       }
       c.http.Close();
       others += done;
-      double cpu = CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+      double cpu = core::ThreadCpuSeconds() - cpu0;
       for (double v = client_cpu.load();
            !client_cpu.compare_exchange_weak(v, v + cpu);) {
       }
     });
   }
-  const double mine0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+  const double mine0 = core::ThreadCpuSeconds();
   for (auto _ : state) {
     auto r = mine.Get();
     if (!r.ok() || r->status != 200) {
@@ -189,11 +183,11 @@ void BM_OrdersService(benchmark::State& state) {
       break;
     }
   }
-  const double mine_cpu = CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - mine0;
+  const double mine_cpu = core::ThreadCpuSeconds() - mine0;
   stop = true;
   for (std::thread& t : threads) t.join();
-  const double server = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - process0 -
-                        mine_cpu - client_cpu.load();
+  const double server =
+      core::ProcessCpuSeconds() - process0 - mine_cpu - client_cpu.load();
   mine.http.Close();
   (*service)->Stop();
   sched_setaffinity(0, sizeof saved, &saved);

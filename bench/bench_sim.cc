@@ -7,10 +7,10 @@
 // engine events per second of wall time.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
-#include <time.h>
 
 #include <string>
 
+#include "core/cpu_time.h"
 #include "sim/engine.h"
 #include "sim/mmc.h"
 #include "sim/random.h"
@@ -101,11 +101,7 @@ void BM_ClosedLoop100k(benchmark::State& state) {
 BENCHMARK(BM_ClosedLoop100k)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
 // CPU time of the calling thread in nanoseconds.
-double ThreadCpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
+double ThreadCpuNs() { return perflab::core::ThreadCpuSeconds() * 1e9; }
 
 // Runs `sim` 1 ms of virtual time further per iteration (about n events when
 // n processes or callbacks wait 1 ms on average) and reports events_per_s and

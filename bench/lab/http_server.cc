@@ -1,7 +1,5 @@
 #include "bench/lab/http_server.h"
 
-#include <time.h>
-
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -13,6 +11,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "bench/lab/http_front.h"
+#include "core/cpu_time.h"
 
 namespace perflab::lab {
 namespace {
@@ -34,18 +33,10 @@ Clock::duration Ms(double ms) {
 // must still do its full share of work, as a real handler would).
 void BurnCpu(double ms) {
   if (ms <= 0) return;
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  const double end = static_cast<double>(t.tv_sec) * 1e9 +
-                     static_cast<double>(t.tv_nsec) + ms * 1e6;
+  const double end = core::ThreadCpuSeconds() + ms * 1e-3;
   volatile uint64_t sink = 0;
-  for (;;) {
+  while (core::ThreadCpuSeconds() < end) {
     for (int i = 0; i < 1000; ++i) sink = sink + static_cast<uint64_t>(i);
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    if (static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec) >=
-        end) {
-      return;
-    }
   }
 }
 

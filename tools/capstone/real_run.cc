@@ -5,7 +5,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "bench/lab/net.h"
 #include "bench/lab/order_service/server.h"
 #include "bench/lab/wrk.h"
+#include "core/cpu_time.h"
 #include "models/cost.h"
 
 namespace perflab::capstone {
@@ -171,15 +171,6 @@ class Child {
   pid_t pid_ = -1;
   uint16_t port_ = 0;
 };
-
-// user + system CPU seconds of this process (the load generator's threads;
-// the service is a child and wrk is not waited for here).
-double SelfCpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 struct Counters {
   int64_t requests = 0, queries = 0, hits = 0, misses = 0;
@@ -362,10 +353,12 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       (void)lab::RunLoad(load);  // warm-up, discarded
       const Counters before = ReadStats(child.port());
       const double cpu_before = child.CpuSeconds();
-      const double self_before = SelfCpuSeconds();
+      // This process's CPU is the load generator's: the service is a child
+      // and wrk is not waited for here.
+      const double self_before = core::ProcessCpuSeconds();
       load.duration_s = o.closed_s;
       absl::StatusOr<lab::LoadResult> closed = lab::RunLoad(load);
-      const double self_after = SelfCpuSeconds();
+      const double self_after = core::ProcessCpuSeconds();
       const double cpu_after = child.CpuSeconds();
       const Counters after = ReadStats(child.port());
       lab::LoadOptions open = load;
