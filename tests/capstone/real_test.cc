@@ -21,6 +21,7 @@ namespace perflab::capstone {
 namespace {
 
 using perflab::testing::ExpectOneLineExit2;
+using perflab::testing::HeldPort;
 
 TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   auto steps = ParseSteps("baseline,index,cache");
@@ -157,21 +158,13 @@ TEST(OrdersServiceCli, BadInputIsOneLineAndExit2) {
   ExpectOneLineExit2({"capstone", "--real", "--calibration", "/nonexistent"},
                      "/nonexistent");
   // A port in use: held by a listener of our own.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(fd, 1), 0);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  const HeldPort held;
+  ASSERT_NE(held.port(), 0);
   const std::string dataset =
       absl::StrCat(::testing::TempDir(), "perflab_cli_", ::getpid(), ".sqlite");
-  ExpectOneLineExit2(
-      {"orders-service", "--port", absl::StrCat(ntohs(a.sin_port)), "--dataset",
-       dataset, "--scale", "0.02"},
-      "in use");
-  ::close(fd);
+  ExpectOneLineExit2({"orders-service", "--port", absl::StrCat(held.port()),
+                      "--dataset", dataset, "--scale", "0.02"},
+                     "in use");
   ::unlink(dataset.c_str());
 }
 

@@ -4,6 +4,12 @@
 #ifndef PERFLAB_TESTS_TOOLS_CLI_RUNNER_H_
 #define PERFLAB_TESTS_TOOLS_CLI_RUNNER_H_
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -48,6 +54,33 @@ inline void ExpectOneLineExit2(std::vector<std::string> args,
                                const std::string& mentions) {
   ExpectOneLineExit2(RunCli(std::move(args)), mentions);
 }
+
+// A free loopback port held by a listener of this process until destruction,
+// for the "port in use" checks; port() is 0 if it could not be had.
+class HeldPort {
+ public:
+  HeldPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ >= 0 && ::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) == 0 &&
+        ::listen(fd_, 1) == 0 &&
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+      port_ = ntohs(a.sin_port);
+    }
+  }
+  ~HeldPort() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  HeldPort(const HeldPort&) = delete;
+  HeldPort& operator=(const HeldPort&) = delete;
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_;
+  uint16_t port_ = 0;
+};
 
 }  // namespace perflab::testing
 

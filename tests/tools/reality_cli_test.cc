@@ -40,18 +40,11 @@ TEST(RealityCli, BadInputIsOneLineAndExit2) {
 }
 
 TEST(RealityCli, PortInUseIsExit2) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(fd, 1), 0);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ExpectOneLineExit2({"serve", "--port", std::to_string(ntohs(a.sin_port)),
-                      "--max-seconds", "1"},
-                     "in use");
-  ::close(fd);
+  const testing::HeldPort held;
+  ASSERT_NE(held.port(), 0);
+  ExpectOneLineExit2(
+      {"serve", "--port", std::to_string(held.port()), "--max-seconds", "1"},
+      "in use");
 }
 
 TEST(RealityCli, ServeStopsByItself) {
