@@ -47,12 +47,18 @@ class CalibrateTest : public ::testing::Test {
             R"({"name": "P_mean", "run_name": "P", "run_type": "aggregate",)"
             R"( "time_unit": "us", "real_time": 999, "cpu_time": 999, )"
             R"("x": NaN}]})"));
-    // net: a stall of 41, 45, 43 ms in ns (median 43e6 ns).
-    Write(dir_ / "net.json",
-          absl::StrCat(R"({"benchmarks": [)",
-                       Row("S/iterations:12/real_time", "ns", 41e6), ",",
-                       Row("S/iterations:12/real_time", "ns", 45e6), ",",
-                       Row("S/iterations:12/real_time", "ns", 43e6), "]}"));
+    // net: a stall of 41, 45, 43 ms in ns (median 43e6 ns); and a service
+    // whose rows alone carry a counter, server_cpu_us 250, 270, 260 (median
+    // 260 us: a counter named *_us is in us).
+    Write(
+        dir_ / "net.json",
+        absl::StrCat(
+            R"({"benchmarks": [)", Row("S/iterations:12/real_time", "ns", 41e6),
+            ",", Row("S/iterations:12/real_time", "ns", 45e6), ",",
+            Row("S/iterations:12/real_time", "ns", 43e6), ",",
+            Row("O/real_time", "us", 900, R"(, "server_cpu_us": 250)"), ",",
+            Row("O/real_time", "us", 900, R"(, "server_cpu_us": 270)"), ",",
+            Row("O/real_time", "us", 900, R"(, "server_cpu_us": 260)"), "]}"));
     // alloc: 1 MiB per page (a counter, in bytes).
     Write(dir_ / "alloc.json",
           absl::StrCat(R"({"benchmarks": [)",
@@ -63,6 +69,8 @@ class CalibrateTest : public ::testing::Test {
         "metric": "cpu_time", "conversion": {"minus": "Q", "multiply": 0.0125}},
       "nagle_stall_ms": {"family": "net", "benchmark": "S/real_time",
         "metric": "real_time"},
+      "cpp_miss_pooled_us": {"family": "net", "benchmark": "O/real_time",
+        "metric": "server_cpu_us"},
       "alloc_per_request_mib": {"family": "alloc", "benchmark": "A",
         "metric": "bytes_allocated", "conversion": {"multiply": 4}}}})");
     options_.from_dir = dir_.string();
@@ -81,6 +89,7 @@ TEST_F(CalibrateTest, MediansDifferencesFactorsAndUnits) {
   EXPECT_DOUBLE_EQ(f->values.item_statement_us, (110 - 20) * 0.0125);
   EXPECT_DOUBLE_EQ(f->values.nagle_stall_ms, 43);
   EXPECT_DOUBLE_EQ(f->values.alloc_per_request_mib, 4);
+  EXPECT_DOUBLE_EQ(f->values.cpp_miss_pooled_us, 260);
   // Unmeasured: sim::Calibration's defaults, and the source says so.
   const sim::Calibration defaults;
   EXPECT_EQ(f->values.inventory_service_ms, defaults.inventory_service_ms);
