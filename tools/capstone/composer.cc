@@ -1,6 +1,7 @@
 #include "tools/capstone/composer.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -183,14 +184,14 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
   const size_t repeats_n = c.seeds.size();
   for (size_t i = 0; i < configs.size(); ++i) {
     for (size_t r = 0; r < repeats_n; ++r) {
-      res.push_back((*closed)[i * repeats_n + r]);
+      res.push_back(std::move((*closed)[i * repeats_n + r]));
     }
     for (size_t r = 0; r < repeats_n; ++r) {
-      res.push_back((*opened)[i * repeats_n + r]);
+      res.push_back(std::move((*opened)[i * repeats_n + r]));
     }
   }
   for (size_t k = closed_runs; k < runs.size(); ++k) {
-    res.push_back((*closed)[k]);
+    res.push_back(std::move((*closed)[k]));
   }
 
   size_t at = 0;
