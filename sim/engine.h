@@ -109,6 +109,13 @@ class Simulation {
   uint64_t TakeSeq() { return seq_++; }
   void ScheduleAs(Time at, uint64_t seq, EventFn fn, void* ctx,
                   uint64_t arg = 0) {
+    // An event for now in the newest position runs after everything already
+    // pending for now, so it can skip the heap: about half of a model's
+    // events are such resumptions (a CPU finish, a granted connection).
+    if (at == now_ && seq + 1 == seq_) {
+      now_queue_.push_back({seq, fn, ctx, arg});
+      return;
+    }
     uint64_t slot;
     if (!free_slots_.empty()) {
       slot = free_slots_.back();
@@ -146,7 +153,9 @@ class Simulation {
   void Stop() { stopped_ = true; }
 
   int64_t events_executed() const { return events_; }
-  size_t pending_events() const { return heap_.size(); }
+  size_t pending_events() const {
+    return heap_.size() + now_queue_.size() - now_head_;
+  }
   int64_t live_processes() const { return live_; }
 
  private:
@@ -182,6 +191,11 @@ class Simulation {
   std::vector<Node> heap_;
   std::vector<Payload> payloads_;
   std::vector<uint64_t> free_slots_;
+  // Events at now_ in seq order, from now_head_ on; each seq is larger than
+  // any in the heap when it was queued, so the loop takes the heap's top
+  // first only if it is due now with a smaller seq (a reserved position).
+  std::vector<Payload> now_queue_;
+  size_t now_head_ = 0;
   Process::promise_type* live_head_ = nullptr;
 };
 

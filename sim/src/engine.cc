@@ -135,12 +135,26 @@ void Simulation::PopTop() {
 absl::Status Simulation::Run(Time until) {
   stopped_ = false;
   const int64_t start_events = events_;
-  while (!heap_.empty() && heap_.front().time <= until && !stopped_) {
-    const Node top = heap_.front();
-    const Payload e = payloads_[top.slot];
-    free_slots_.push_back(top.slot);
-    PopTop();
-    now_ = top.time;
+  while (!stopped_) {
+    Payload e;
+    // The two sorted sequences merge by (time, seq): the heap's top goes
+    // first only when it is due before now_'s queued event.
+    if (now_head_ < now_queue_.size() && now_ <= until &&
+        (heap_.empty() || heap_.front().time > now_ ||
+         payloads_[heap_.front().slot].seq > now_queue_[now_head_].seq)) {
+      e = now_queue_[now_head_++];
+      if (now_head_ == now_queue_.size()) {
+        now_queue_.clear();
+        now_head_ = 0;
+      }
+    } else {
+      if (heap_.empty() || heap_.front().time > until) break;
+      const Node top = heap_.front();
+      e = payloads_[top.slot];
+      free_slots_.push_back(top.slot);
+      PopTop();
+      now_ = top.time;
+    }
     e.fn(e.ctx, e.arg);
     ++events_;
     if (events_ - start_events > budget_.max_events) {
@@ -148,9 +162,10 @@ absl::Status Simulation::Run(Time until) {
           "event budget exceeded: more than ", budget_.max_events,
           " events by t = ", ToSec(now_), " s (raise max_events)"));
     }
-    if (static_cast<int64_t>(heap_.size()) + live_ > budget_.max_pending) {
+    const auto pending = static_cast<int64_t>(pending_events());
+    if (pending + live_ > budget_.max_pending) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "memory budget exceeded: ", heap_.size(), " pending events + ", live_,
+          "memory budget exceeded: ", pending, " pending events + ", live_,
           " live processes > max_pending ", budget_.max_pending,
           " at t = ", ToSec(now_), " s"));
     }

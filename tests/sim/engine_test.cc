@@ -1,6 +1,8 @@
 #include "sim/engine.h"
 
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -146,6 +148,84 @@ TEST(EngineTest, HeapOrdersManyEventsLikeASortedList) {
                    [](auto& a, auto& b) { return a.first < b.first; });
   ASSERT_TRUE(sim.Run(1000).ok());
   EXPECT_EQ(fired, expected);
+}
+
+// An event for now queued after a run ended is still due at now: a run to
+// an earlier horizon leaves it, the next run to now or later fires it.
+TEST(EngineTest, AnEventForNowWaitsForARunThatReachesNow) {
+  Simulation sim;
+  int fired = 0;
+  ASSERT_TRUE(sim.Run(100).ok());
+  sim.Schedule(sim.now(), [](void* c, uint64_t) { ++*static_cast<int*>(c); },
+               &fired);
+  EXPECT_EQ(sim.pending_events(), 1u);
+  ASSERT_TRUE(sim.Run(50).ok());
+  EXPECT_EQ(fired, 0);
+  ASSERT_TRUE(sim.Run(100).ok());
+  EXPECT_EQ(fired, 1);
+  EXPECT_EQ(sim.pending_events(), 0u);
+}
+
+// Events that schedule events while the run is under way, some for now in
+// the newest position (the engine's fast path), some for later, and some in
+// a position reserved earlier with TakeSeq (a CPU's wanted tick): each event
+// that fires must be the first of a plain ordered set of (time, seq) kept in
+// lockstep.
+TEST(EngineTest, EventsScheduledWhileRunningKeepTimeThenSeqOrder) {
+  struct World {
+    Simulation sim;
+    std::set<std::tuple<Time, uint64_t, int>> ref;  // pending, by (time, seq)
+    std::vector<std::pair<uint64_t, int>> reserved;  // (seq, id) not yet used
+    int fired = 0;
+    int out_of_order = 0;
+    int next_id = 0;
+    uint64_t x = 99;
+    uint64_t Draw(uint64_t n) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      return (x >> 33) % n;
+    }
+    void Add(Time at, uint64_t seq, int id) {
+      sim.ScheduleAs(at, seq, &Fire, this, static_cast<uint64_t>(id));
+      ref.insert({at, seq, id});
+    }
+    static void Fire(void* ctx, uint64_t arg) {
+      auto* w = static_cast<World*>(ctx);
+      const auto first = *w->ref.begin();
+      w->ref.erase(w->ref.begin());
+      if (std::get<0>(first) != w->sim.now() ||
+          std::get<2>(first) != static_cast<int>(arg)) {
+        ++w->out_of_order;
+      }
+      ++w->fired;
+      if (w->next_id >= 20000) return;
+      for (uint64_t k = 1 + w->Draw(2); k > 0; --k) {
+        const int id = w->next_id++;
+        switch (w->Draw(4)) {
+          case 0:
+          case 1:  // now, newest position
+            w->Add(w->sim.now(), w->sim.TakeSeq(), id);
+            break;
+          case 2:  // later
+            w->Add(w->sim.now() + 1 + static_cast<Time>(w->Draw(5)),
+                   w->sim.TakeSeq(), id);
+            break;
+          default:  // reserve a position now, use it at a later event
+            w->reserved.push_back({w->sim.TakeSeq(), id});
+        }
+      }
+      if (!w->reserved.empty() && w->Draw(2) == 0) {
+        const auto [seq, id] = w->reserved.front();
+        w->reserved.erase(w->reserved.begin());
+        w->Add(w->sim.now() + static_cast<Time>(w->Draw(2)), seq, id);
+      }
+    }
+  };
+  World w;
+  for (int i = 0; i < 4; ++i) w.Add(0, w.sim.TakeSeq(), w.next_id++);
+  ASSERT_TRUE(w.sim.Run(kForever).ok());
+  EXPECT_GT(w.fired, 10000);
+  EXPECT_EQ(w.out_of_order, 0);
+  EXPECT_TRUE(w.ref.empty());
 }
 
 }  // namespace
