@@ -29,7 +29,11 @@ std::string_view CpuUseName(CpuUse use);
 
 class Cpu {
  public:
-  Cpu(Simulation& sim, int64_t cores) : sim_(&sim), cores_(cores) {}
+  Cpu(Simulation& sim, int64_t cores)
+      : sim_(&sim), cores_(cores), timer_(sim.AddTimer(&OnTick, this)) {}
+  ~Cpu() { sim_->ClearTimer(timer_); }
+  Cpu(const Cpu&) = delete;  // the Simulation's timer points at this one
+  Cpu& operator=(const Cpu&) = delete;
 
   struct Awaiter {
     Cpu* cpu;
@@ -76,8 +80,7 @@ class Cpu {
   void Advance();
   void Reschedule();
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
-  void Arm();  // schedules the wanted tick
-  static void OnTick(void* ctx, uint64_t seq);
+  static void OnTick(void* ctx, uint64_t);
   double Elapsed() const;
 
   Simulation* sim_;
@@ -86,11 +89,9 @@ class Cpu {
   Time last_ = 0;
   Time frozen_until_ = 0;
   uint64_t seq_ = 0;
-  static constexpr Time kNoTick = INT64_MAX;
-  Time want_at_ = kNoTick;   // when the next job finishes, as last computed
-  uint64_t want_seq_ = 0;    // and its place among events at that time
-  Time armed_at_ = kNoTick;  // the earliest tick scheduled in the engine
-  uint64_t armed_seq_ = 0;   // its seq; ticks with another seq are ignored
+  // Set to the next job's finish: when it is, and its place among events
+  // at that time (a seq taken when the finish was last computed).
+  Simulation::TimerId timer_;
   std::priority_queue<Job, std::vector<Job>, std::greater<Job>> jobs_;
   // Core-nanoseconds of progress since the reset: exact integer total (so a
   // run without pauses or charges reports exactly the time-weighted

@@ -1,6 +1,7 @@
 // The discrete-event engine: virtual time in integer nanoseconds, a 4-ary
-// heap of small POD events ordered by (time, insertion sequence), and C++20
-// coroutines as processes, so a model reads like its story:
+// heap of small POD events ordered by (time, insertion sequence) (beside it a
+// FIFO for events due now and movable timers, merged in the same order), and
+// C++20 coroutines as processes, so a model reads like its story:
 //
 //   Process Customer(Simulation& sim, Resource& servers) {
 //     co_await servers.Acquire();
@@ -128,6 +129,14 @@ class Simulation {
     heap_.push_back({at, slot});
     SiftUp(heap_.size() - 1);
   }
+  // A timer is one event a component keeps moving (a CPU's next finish):
+  // SetTimer replaces its pending (time, seq), where scheduling anew would
+  // leave each superseded event in the heap until its time came.
+  using TimerId = uint32_t;
+  TimerId AddTimer(EventFn fn, void* ctx);
+  void SetTimer(TimerId id, Time at, uint64_t seq);
+  void ClearTimer(TimerId id);
+
   void ScheduleResume(Time at, std::coroutine_handle<> h) {
     Schedule(at, &ResumeFn, h.address());
   }
@@ -154,7 +163,7 @@ class Simulation {
 
   int64_t events_executed() const { return events_; }
   size_t pending_events() const {
-    return heap_.size() + now_queue_.size() - now_head_;
+    return heap_.size() + now_queue_.size() - now_head_ + timers_set_;
   }
   int64_t live_processes() const { return live_; }
 
@@ -181,6 +190,7 @@ class Simulation {
   }
   void SiftUp(size_t i);
   void PopTop();
+  void FindFirstTimer();
 
   Budget budget_;
   Time now_ = 0;
@@ -196,6 +206,16 @@ class Simulation {
   // first only if it is due now with a smaller seq (a reserved position).
   std::vector<Payload> now_queue_;
   size_t now_head_ = 0;
+  struct Timer {
+    Time at = kForever;  // kForever: not set
+    uint64_t seq = 0;
+    EventFn fn;
+    void* ctx;
+  };
+  // Few (one per CPU), so the earliest is found by a scan when one moves.
+  std::vector<Timer> timers_;
+  size_t timers_set_ = 0;
+  int64_t first_timer_ = -1;  // index of the earliest set timer, or -1
   Process::promise_type* live_head_ = nullptr;
 };
 

@@ -91,30 +91,20 @@ void Cpu::Freeze(Time duration) {
   Reschedule();
 }
 
-// Every arrival moves the next finish, so a tick is wanted at a new time on
-// nearly every event. Scheduling one each time left the superseded ticks in
-// the engine's heap. Instead each Reschedule only records the wanted tick
-// (time and engine order, TakeSeq) and schedules it only when it is earlier
-// than the one armed; an armed tick that fires before the wanted one just
-// re-arms at the wanted (time, order). The wanted tick thus runs exactly
-// where a fresh event would have, and every result is unchanged.
+// Every arrival moves the next finish, so the tick moves on nearly every
+// event: one engine timer, set to the finish as last computed, in the place
+// (TakeSeq) a fresh event scheduled now would take.
 void Cpu::Reschedule() {
   if (jobs_.empty()) {
-    want_at_ = kNoTick;
+    sim_->ClearTimer(timer_);
     return;
   }
   // Round up so the job's tag has surely been reached when the tick fires.
   const double dt = (jobs_.top().tag - vtime_) / Rate();
   const Time start = std::max(sim_->now(), frozen_until_);
-  want_at_ = start + std::max<Time>(0, static_cast<Time>(std::ceil(dt)));
-  want_seq_ = sim_->TakeSeq();
-  if (want_at_ < armed_at_) Arm();
-}
-
-void Cpu::Arm() {
-  armed_at_ = want_at_;
-  armed_seq_ = want_seq_;
-  sim_->ScheduleAs(want_at_, want_seq_, &OnTick, this, want_seq_);
+  sim_->SetTimer(timer_,
+                 start + std::max<Time>(0, static_cast<Time>(std::ceil(dt))),
+                 sim_->TakeSeq());
 }
 
 void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
@@ -124,15 +114,8 @@ void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
   Reschedule();
 }
 
-void Cpu::OnTick(void* ctx, uint64_t seq) {
+void Cpu::OnTick(void* ctx, uint64_t) {
   auto* cpu = static_cast<Cpu*>(ctx);
-  if (seq != cpu->armed_seq_) return;  // superseded by an earlier tick
-  cpu->armed_at_ = kNoTick;
-  if (cpu->want_at_ == kNoTick) return;  // nothing runnable
-  if (seq != cpu->want_seq_) {           // early: the finish moved later
-    cpu->Arm();
-    return;
-  }
   cpu->Advance();
   const Time now = cpu->sim_->now();
   // Tolerance absorbs floating-point rounding of the tag arithmetic.

@@ -132,29 +132,92 @@ void Simulation::PopTop() {
   heap_[i] = last;
 }
 
+Simulation::TimerId Simulation::AddTimer(EventFn fn, void* ctx) {
+  timers_.push_back({kForever, 0, fn, ctx});
+  return static_cast<TimerId>(timers_.size() - 1);
+}
+
+void Simulation::SetTimer(TimerId id, Time at, uint64_t seq) {
+  Timer& t = timers_[id];
+  if (t.at == kForever) ++timers_set_;
+  t.at = at;
+  t.seq = seq;
+  FindFirstTimer();
+}
+
+void Simulation::ClearTimer(TimerId id) {
+  Timer& t = timers_[id];
+  if (t.at == kForever) return;
+  t.at = kForever;
+  --timers_set_;
+  FindFirstTimer();
+}
+
+void Simulation::FindFirstTimer() {
+  first_timer_ = -1;
+  for (size_t i = 0; i < timers_.size(); ++i) {
+    const Timer& t = timers_[i];
+    if (t.at == kForever) continue;
+    if (first_timer_ < 0) {
+      first_timer_ = static_cast<int64_t>(i);
+      continue;
+    }
+    const Timer& f = timers_[first_timer_];
+    if (t.at < f.at || (t.at == f.at && t.seq < f.seq)) {
+      first_timer_ = static_cast<int64_t>(i);
+    }
+  }
+}
+
 absl::Status Simulation::Run(Time until) {
   stopped_ = false;
   const int64_t start_events = events_;
   while (!stopped_) {
     Payload e;
-    // The two sorted sequences merge by (time, seq): the heap's top goes
-    // first only when it is due before now_'s queued event.
-    if (now_head_ < now_queue_.size() && now_ <= until &&
-        (heap_.empty() || heap_.front().time > now_ ||
-         payloads_[heap_.front().slot].seq > now_queue_[now_head_].seq)) {
+    // Three sorted sources merge by (time, seq): the heap, the queue for
+    // now_ and the earliest timer.
+    Time at = kForever;
+    uint64_t seq = 0;
+    int source = -1;  // 0 heap, 1 queue, 2 timer
+    if (!heap_.empty()) {
+      at = heap_.front().time;
+      seq = payloads_[heap_.front().slot].seq;
+      source = 0;
+    }
+    if (now_head_ < now_queue_.size() &&
+        (source < 0 || at > now_ ||
+         (at == now_ && seq > now_queue_[now_head_].seq))) {
+      at = now_;
+      seq = now_queue_[now_head_].seq;
+      source = 1;
+    }
+    if (first_timer_ >= 0) {
+      const Timer& t = timers_[first_timer_];
+      if (source < 0 || t.at < at || (t.at == at && t.seq < seq)) {
+        at = t.at;
+        source = 2;
+      }
+    }
+    if (source < 0 || at > until) break;
+    if (source == 0) {
+      const uint64_t slot = heap_.front().slot;
+      e = payloads_[slot];
+      free_slots_.push_back(slot);
+      PopTop();
+    } else if (source == 1) {
       e = now_queue_[now_head_++];
       if (now_head_ == now_queue_.size()) {
         now_queue_.clear();
         now_head_ = 0;
       }
     } else {
-      if (heap_.empty() || heap_.front().time > until) break;
-      const Node top = heap_.front();
-      e = payloads_[top.slot];
-      free_slots_.push_back(top.slot);
-      PopTop();
-      now_ = top.time;
+      Timer& t = timers_[first_timer_];
+      e = {t.seq, t.fn, t.ctx, 0};
+      t.at = kForever;
+      --timers_set_;
+      FindFirstTimer();
     }
+    now_ = at;
     e.fn(e.ctx, e.arg);
     ++events_;
     if (events_ - start_events > budget_.max_events) {

@@ -1,5 +1,6 @@
 #include "sim/engine.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -156,8 +157,8 @@ TEST(EngineTest, AnEventForNowWaitsForARunThatReachesNow) {
   Simulation sim;
   int fired = 0;
   ASSERT_TRUE(sim.Run(100).ok());
-  sim.Schedule(sim.now(), [](void* c, uint64_t) { ++*static_cast<int*>(c); },
-               &fired);
+  sim.Schedule(
+      sim.now(), [](void* c, uint64_t) { ++*static_cast<int*>(c); }, &fired);
   EXPECT_EQ(sim.pending_events(), 1u);
   ASSERT_TRUE(sim.Run(50).ok());
   EXPECT_EQ(fired, 0);
@@ -167,18 +168,22 @@ TEST(EngineTest, AnEventForNowWaitsForARunThatReachesNow) {
 }
 
 // Events that schedule events while the run is under way, some for now in
-// the newest position (the engine's fast path), some for later, and some in
-// a position reserved earlier with TakeSeq (a CPU's wanted tick): each event
-// that fires must be the first of a plain ordered set of (time, seq) kept in
-// lockstep.
+// the newest position (the engine's fast path), some for later, some in a
+// position reserved earlier with TakeSeq, and two timers moved or cleared
+// at random (a CPU's next finish): each event that fires must be the first
+// of a plain ordered set of (time, seq) kept in lockstep.
 TEST(EngineTest, EventsScheduledWhileRunningKeepTimeThenSeqOrder) {
   struct World {
     Simulation sim;
-    std::set<std::tuple<Time, uint64_t, int>> ref;  // pending, by (time, seq)
+    std::set<std::tuple<Time, uint64_t, int>> ref;   // pending, by (time, seq)
     std::vector<std::pair<uint64_t, int>> reserved;  // (seq, id) not yet used
     int fired = 0;
     int out_of_order = 0;
     int next_id = 0;
+    Simulation::TimerId timer[2] = {sim.AddTimer(&Fire, this),
+                                    sim.AddTimer(&Fire, this)};
+    // Each timer's entry in ref while it is set; timer k fires as id -1 - k.
+    std::optional<std::tuple<Time, uint64_t, int>> timer_ref[2];
     uint64_t x = 99;
     uint64_t Draw(uint64_t n) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -192,12 +197,33 @@ TEST(EngineTest, EventsScheduledWhileRunningKeepTimeThenSeqOrder) {
       auto* w = static_cast<World*>(ctx);
       const auto first = *w->ref.begin();
       w->ref.erase(w->ref.begin());
+      // A timer's event carries arg 0; ref knows which timer it was.
+      const int id = std::get<2>(first);
+      if (id < 0) w->timer_ref[-1 - id].reset();
       if (std::get<0>(first) != w->sim.now() ||
-          std::get<2>(first) != static_cast<int>(arg)) {
+          (id >= 0 && id != static_cast<int>(arg))) {
         ++w->out_of_order;
       }
-      ++w->fired;
       if (w->next_id >= 20000) return;
+      const int k = static_cast<int>(w->Draw(2));
+      switch (w->Draw(3)) {
+        case 0:  // move timer k, maybe to now
+          if (w->timer_ref[k]) w->ref.erase(*w->timer_ref[k]);
+          w->timer_ref[k] = {w->sim.now() + static_cast<Time>(w->Draw(3)),
+                             w->sim.TakeSeq(), -1 - k};
+          w->sim.SetTimer(w->timer[k], std::get<0>(*w->timer_ref[k]),
+                          std::get<1>(*w->timer_ref[k]));
+          w->ref.insert(*w->timer_ref[k]);
+          break;
+        case 1:  // clear it
+          if (w->timer_ref[k]) w->ref.erase(*w->timer_ref[k]);
+          w->timer_ref[k].reset();
+          w->sim.ClearTimer(w->timer[k]);
+          break;
+        default:
+          break;
+      }
+      ++w->fired;
       for (uint64_t k = 1 + w->Draw(2); k > 0; --k) {
         const int id = w->next_id++;
         switch (w->Draw(4)) {
@@ -210,7 +236,7 @@ TEST(EngineTest, EventsScheduledWhileRunningKeepTimeThenSeqOrder) {
                    w->sim.TakeSeq(), id);
             break;
           default:  // reserve a position now, use it at a later event
-            w->reserved.push_back({w->sim.TakeSeq(), id});
+            w->reserved.emplace_back(w->sim.TakeSeq(), id);
         }
       }
       if (!w->reserved.empty() && w->Draw(2) == 0) {
