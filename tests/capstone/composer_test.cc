@@ -202,6 +202,42 @@ TEST(Composer, AnUnsteadyRunIsFlaggedOnItsStep) {
   EXPECT_NE(json.find("\"steady\": false"), std::string::npos) << json;
 }
 
+// Each repeat's RPS and its factor against the previous step's run with the
+// same seed: the fake's per-seed multipliers cancel in the paired factors,
+// and a planted 10 % gain on seed 43 of the index step shows in that seed's
+// factor only (the median factor stays 8: medians of {100,130,80} and
+// {800,1144,640}).
+TEST(Composer, RepeatsAndPairedFactorsPerSeed) {
+  FakeModel fake;
+  StepRunner runner =
+      Edited(fake, [](const sim::OrderServiceConfig& config,
+                      const sim::OrderServiceLoad& load, uint64_t seed,
+                      sim::OrderServiceResult& r) {
+        if (config.index && !config.cache && !load.open && seed == 43) {
+          r.rps *= 1.1;
+        }
+      });
+  absl::StatusOr<Composition> c = Compose(Options("index,cache"), runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  using ::testing::DoubleEq;
+  EXPECT_THAT(c->figures[0].rps_repeats,
+              ElementsAre(DoubleEq(100), DoubleEq(130), DoubleEq(80)));
+  EXPECT_TRUE(c->figures[0].factor_repeats.empty());
+  EXPECT_THAT(c->figures[1].rps_repeats,
+              ElementsAre(DoubleEq(800), DoubleEq(1144), DoubleEq(640)));
+  EXPECT_THAT(c->figures[1].factor_repeats,
+              ElementsAre(DoubleEq(8), DoubleEq(8.8), DoubleEq(8)));
+  EXPECT_DOUBLE_EQ(c->figures[1].factor, 8);
+  // The cache step: 1600 x m against the index step's planted 1144 on 43.
+  EXPECT_THAT(c->figures[2].factor_repeats,
+              ElementsAre(DoubleEq(2), DoubleEq(2080.0 / 1144), DoubleEq(2)));
+  const std::string json = ToJson(*c, {"t", "t.json", "sha256:0"}, {});
+  EXPECT_NE(json.find("\"factor_repeats\": []"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"rps_repeats\": [\n        800.0,\n        1144.0"),
+            std::string::npos)
+      << json;
+}
+
 TEST(Composer, RightSizingHalvesTheVcpuPrice) {
   FakeModel fake;
   absl::StatusOr<Composition> c = Compose(Options("right-size"), fake.Runner());

@@ -244,6 +244,13 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
       f.usd_per_million = cost->usd_per_million;
     }
     f.factor = i == 0 ? 0 : Ratio(f.rps, c.figures.back().rps);
+    for (int r = 0; r < repeats; ++r) {
+      f.rps_repeats.push_back(res[at - 2 * repeats + r].rps);
+      if (i > 0) {
+        f.factor_repeats.push_back(
+            Ratio(f.rps_repeats.back(), c.figures.back().rps_repeats[r]));
+      }
+    }
     c.figures.push_back(f);
   }
   const StepFigures& first = c.figures.front();
@@ -495,6 +502,14 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     key_double("usd_per_million", f.usd_per_million);
     key_double("generator_utilisation", f.generator_utilisation);
     key_double("factor", f.factor);
+    for (const auto& [key, values] :
+         {std::pair{"rps_repeats", &f.rps_repeats},
+          std::pair{"factor_repeats", &f.factor_repeats}}) {
+      w.Key(key);
+      w.StartArray();
+      for (double v : *values) w.Double(v);
+      w.EndArray();
+    }
     w.Key("steady");
     w.Bool(f.steady);
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);

@@ -53,6 +53,10 @@ struct StepFigures {
   CpuPercent cpu_share;
   double generator_utilisation = 0;  // closed loop, 0..1
   double factor = 0;                 // rps / previous step's rps (0: first)
+  // Closed-loop RPS of each repeat, in seed order, and each over the
+  // previous step's RPS with the same seed (common random numbers: the
+  // spread is the model's, not the draws'); empty factors for the first.
+  std::vector<double> rps_repeats, factor_repeats;
   // The shared steady-state check (sim/steady_state.h) over every repeat of
   // both loops; each failing run's reasons, prefixed with loop and seed.
   bool steady = true;
