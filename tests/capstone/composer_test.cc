@@ -69,7 +69,7 @@ struct FakeModel {
 using Edit = std::function<void(const sim::OrderServiceConfig&,
                                 const sim::OrderServiceLoad&, uint64_t,
                                 sim::OrderServiceResult&)>;
-StepRunner Edited(FakeModel& fake, Edit edit) {
+StepRunner Edited(FakeModel& fake, const Edit& edit) {
   return [&fake, edit](
              const sim::Calibration& cal, const sim::OrderServiceConfig& config,
              const sim::OrderServiceLoad& load,

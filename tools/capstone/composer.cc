@@ -244,8 +244,9 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
       f.usd_per_million = cost->usd_per_million;
     }
     f.factor = i == 0 ? 0 : Ratio(f.rps, c.figures.back().rps);
-    for (int r = 0; r < repeats; ++r) {
-      f.rps_repeats.push_back(res[at - 2 * repeats + r].rps);
+    const size_t closed_first = at - 2 * repeats_n;
+    for (size_t r = 0; r < repeats_n; ++r) {
+      f.rps_repeats.push_back(res[closed_first + r].rps);
       if (i > 0) {
         f.factor_repeats.push_back(
             Ratio(f.rps_repeats.back(), c.figures.back().rps_repeats[r]));
