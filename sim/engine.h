@@ -132,8 +132,8 @@ class Simulation {
   // A timer is one event a component keeps moving (a CPU's next finish):
   // SetTimer replaces its pending (time, seq), where scheduling anew would
   // leave each superseded event in the heap until its time came. Meant for
-  // a few long-lived components: every event scans the timers, and an id is
-  // never reused (a component clears its timer when it is destroyed).
+  // a few long-lived components: each set, clear or firing scans them all,
+  // and an id is never reused (a component clears its own when destroyed).
   using TimerId = uint32_t;
   TimerId AddTimer(EventFn fn, void* ctx);
   void SetTimer(TimerId id, Time at, uint64_t seq);
