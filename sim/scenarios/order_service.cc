@@ -63,11 +63,12 @@ struct Service {
   int64_t customers;
   Rng keys;
   Rng work;
+  LognormalDraws work_times{kWorkCv};
 };
 
 Time Work(Service& s, double mean_us) {
   if (mean_us <= 0) return 0;
-  return SampleNs(Dist::Lognormal(mean_us * 1e3, kWorkCv), s.work);
+  return s.work_times.SampleNs(mean_us * 1e3, s.work);
 }
 
 Task<bool> Serve(Service& s, int64_t customer) {
