@@ -167,6 +167,41 @@ TEST(EngineTest, AnEventForNowWaitsForARunThatReachesNow) {
   EXPECT_EQ(sim.pending_events(), 0u);
 }
 
+// Two timers: the first one moved past the other, then cleared and set
+// again; each fires at its own latest time, earliest first.
+TEST(EngineTest, TimersFireAtTheirLatestTimesEarliestFirst) {
+  struct Log {
+    Simulation* sim;
+    std::vector<std::pair<Time, int>> fired;
+  };
+  Simulation sim;
+  Log log{&sim, {}};
+  const Simulation::TimerId a = sim.AddTimer(
+      [](void* c, uint64_t) {
+        auto* l = static_cast<Log*>(c);
+        l->fired.push_back({l->sim->now(), 0});
+      },
+      &log);
+  const Simulation::TimerId b = sim.AddTimer(
+      [](void* c, uint64_t) {
+        auto* l = static_cast<Log*>(c);
+        l->fired.push_back({l->sim->now(), 1});
+      },
+      &log);
+  sim.SetTimer(a, 10, sim.TakeSeq());
+  sim.SetTimer(b, 20, sim.TakeSeq());
+  sim.SetTimer(a, 30, sim.TakeSeq());  // a was first; b is now
+  EXPECT_EQ(sim.pending_events(), 2u);
+  ASSERT_TRUE(sim.Run(25).ok());
+  sim.SetTimer(b, 40, sim.TakeSeq());
+  sim.ClearTimer(a);  // a was first again; b is now
+  sim.SetTimer(a, 35, sim.TakeSeq());
+  ASSERT_TRUE(sim.Run(kForever).ok());
+  EXPECT_EQ(log.fired,
+            (std::vector<std::pair<Time, int>>{{20, 1}, {35, 0}, {40, 1}}));
+  EXPECT_EQ(sim.pending_events(), 0u);
+}
+
 // Events that schedule events while the run is under way, some for now in
 // the newest position (the engine's fast path), some for later, some in a
 // position reserved earlier with TakeSeq, and two timers moved or cleared
@@ -180,28 +215,31 @@ TEST(EngineTest, EventsScheduledWhileRunningKeepTimeThenSeqOrder) {
     int fired = 0;
     int out_of_order = 0;
     int next_id = 0;
-    Simulation::TimerId timer[2] = {sim.AddTimer(&Fire, this),
-                                    sim.AddTimer(&Fire, this)};
-    // Each timer's entry in ref while it is set; timer k fires as id -1 - k.
+    // Timer k fires as id -1 - k (its own callback says which).
+    Simulation::TimerId timer[2] = {
+        sim.AddTimer([](void* c, uint64_t) { Fire(c, AsArg(-1)); }, this),
+        sim.AddTimer([](void* c, uint64_t) { Fire(c, AsArg(-2)); }, this)};
+    // Each timer's entry in ref while it is set.
     std::optional<std::tuple<Time, uint64_t, int>> timer_ref[2];
     uint64_t x = 99;
     uint64_t Draw(uint64_t n) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
       return (x >> 33) % n;
     }
+    static uint64_t AsArg(int id) {
+      return static_cast<uint64_t>(static_cast<int64_t>(id));
+    }
     void Add(Time at, uint64_t seq, int id) {
-      sim.ScheduleAs(at, seq, &Fire, this, static_cast<uint64_t>(id));
+      sim.ScheduleAs(at, seq, &Fire, this, AsArg(id));
       ref.insert({at, seq, id});
     }
     static void Fire(void* ctx, uint64_t arg) {
       auto* w = static_cast<World*>(ctx);
       const auto first = *w->ref.begin();
       w->ref.erase(w->ref.begin());
-      // A timer's event carries arg 0; ref knows which timer it was.
       const int id = std::get<2>(first);
       if (id < 0) w->timer_ref[-1 - id].reset();
-      if (std::get<0>(first) != w->sim.now() ||
-          (id >= 0 && id != static_cast<int>(arg))) {
+      if (std::get<0>(first) != w->sim.now() || AsArg(id) != arg) {
         ++w->out_of_order;
       }
       if (w->next_id >= 20000) return;
