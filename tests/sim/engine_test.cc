@@ -179,13 +179,13 @@ TEST(EngineTest, TimersFireAtTheirLatestTimesEarliestFirst) {
   const Simulation::TimerId a = sim.AddTimer(
       [](void* c, uint64_t) {
         auto* l = static_cast<Log*>(c);
-        l->fired.push_back({l->sim->now(), 0});
+        l->fired.emplace_back(l->sim->now(), 0);
       },
       &log);
   const Simulation::TimerId b = sim.AddTimer(
       [](void* c, uint64_t) {
         auto* l = static_cast<Log*>(c);
-        l->fired.push_back({l->sim->now(), 1});
+        l->fired.emplace_back(l->sim->now(), 1);
       },
       &log);
   sim.SetTimer(a, 10, sim.TakeSeq());
