@@ -19,6 +19,22 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
+// sigma^2 = ln(1 + cv^2) and mu = ln(mean) - sigma^2 / 2 keep the mean.
+// Sample() and LognormalDraws share these, so their draws are bit for bit
+// the same (the build has -ffp-contract=off).
+double LognormalS2(double cv) { return std::log1p(cv * cv); }
+double LognormalMu(double mean, double s2) { return std::log(mean) - s2 / 2; }
+double LognormalDraw(double mu, double sigma, Rng& rng) {
+  const double z = InverseNormalCdf(rng.UniformPositive() * (1 - 0x1.0p-53));
+  return std::exp(mu + sigma * z);
+}
+
+int64_t RoundNs(double v) {
+  if (!(v > 0)) return 0;
+  if (v > 9.0e18) return INT64_C(9000000000000000000);
+  return static_cast<int64_t>(std::llround(v));
+}
+
 }  // namespace
 
 // Two rounds so that seed and name both diffuse into the state.
@@ -68,42 +84,25 @@ double Sample(const Dist& d, Rng& rng) {
       return d.lo + (d.hi - d.lo) * rng.Uniform01();
     case Dist::Kind::kLognormal: {
       if (d.cv <= 0) return d.mean;
-      // sigma^2 = ln(1 + cv^2) and mu = ln(mean) - sigma^2 / 2 keep the mean.
-      const double s2 = std::log1p(d.cv * d.cv);
-      const double mu = std::log(d.mean) - s2 / 2;
-      const double z =
-          InverseNormalCdf(rng.UniformPositive() * (1 - 0x1.0p-53));
-      return std::exp(mu + std::sqrt(s2) * z);
+      const double s2 = LognormalS2(d.cv);
+      return LognormalDraw(LognormalMu(d.mean, s2), std::sqrt(s2), rng);
     }
   }
   return d.mean;
 }
 
-namespace {
-
-int64_t RoundNs(double v) {
-  if (!(v > 0)) return 0;
-  if (v > 9.0e18) return INT64_C(9000000000000000000);
-  return static_cast<int64_t>(std::llround(v));
-}
-
-}  // namespace
-
 int64_t SampleNs(const Dist& d, Rng& rng) { return RoundNs(Sample(d, rng)); }
 
-// The same operations as Sample()'s lognormal case, in the same order, so
-// the results are bit for bit the same (the build has -ffp-contract=off).
 LognormalDraws::LognormalDraws(double cv)
-    : cv_(cv), s2_(std::log1p(cv * cv)), sigma_(std::sqrt(s2_)) {}
+    : cv_(cv), s2_(LognormalS2(cv)), sigma_(std::sqrt(s2_)) {}
 
 int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
   if (cv_ <= 0) return RoundNs(mean);
   if (mean != last_mean_) {
     last_mean_ = mean;
-    last_mu_ = std::log(mean) - s2_ / 2;
+    last_mu_ = LognormalMu(mean, s2_);
   }
-  const double z = InverseNormalCdf(rng.UniformPositive() * (1 - 0x1.0p-53));
-  return RoundNs(std::exp(last_mu_ + sigma_ * z));
+  return RoundNs(LognormalDraw(last_mu_, sigma_, rng));
 }
 
 void Mixture::Add(double weight, Dist d) {
