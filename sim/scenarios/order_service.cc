@@ -300,6 +300,22 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   r.gc_pauses = gc->stats().collections;
   r.gc_pause_total_ms = ToMs(gc->stats().total_pause);
   r.timeouts = db.stats().timeouts;
+  const double completed = static_cast<double>(sum.completed);
+  auto per_request_ms = [completed](const ResourceStats& st) {
+    return completed > 0 ? 1e3 * st.mean_wait_s *
+                               static_cast<double>(st.grants) / completed
+                         : 0.0;
+  };
+  r.app_cores = cpu.cores();
+  if (threads) {
+    const ResourceStats st = threads->Stats();
+    r.threads = threads->capacity();
+    r.threads_busy = st.utilisation * static_cast<double>(r.threads);
+    r.thread_wait_ms = per_request_ms(st);
+  }
+  const ResourceStats pool = db.pool().Stats();
+  r.pool_busy = pool.utilisation * static_cast<double>(config.db_pool);
+  r.pool_wait_ms = per_request_ms(pool);
   r.events = sim.events_executed();
   r.latency = meter.latencies().histogram();
   SteadyInputs steady = meter.SteadyWindow();

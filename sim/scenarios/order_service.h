@@ -66,6 +66,13 @@ struct OrderServiceResult {
   int64_t gc_pauses = 0;
   double gc_pause_total_ms = 0;
   int64_t timeouts = 0;  // pool acquisitions that timed out
+  // The caps in series (the case study's chapter seven), over the window:
+  // each cap's capacity, mean units held (time-weighted) and mean wait per
+  // completed request. Which one is full says which cap is the limit.
+  int64_t app_cores = 0;  // whole cores of work the model ran on
+  int64_t threads = 0;    // request threads (0: virtual threads, no cap)
+  double threads_busy = 0, thread_wait_ms = 0;  // Tomcat's accept queue
+  double pool_busy = 0, pool_wait_ms = 0;  // every statement's wait, summed
   int64_t events = 0;    // engine events executed, warm-up included
   SteadyVerdict steady;  // the shared steady-state check over the window
   std::optional<models::Histogram> latency;  // measured latencies (ns)

@@ -2,6 +2,8 @@
 // index=1 --set join=1 ...`. Defaults are the case study's baseline step with
 // the seed-h2 calibration (the Calibration struct's defaults); the capstone
 // composer calls RunOrderService directly instead.
+#include <variant>
+
 #include "absl/strings/str_cat.h"
 #include "core/case_study.h"
 #include "sim/cpu.h"
@@ -71,6 +73,25 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
     t.Add({std::string(CpuUseName(static_cast<CpuUse>(u))), uses[u],
            r->cpu_cores > 0 ? 100 * uses[u] / r->cpu_cores : 0.0});
   }
+  // Caps in series: the full one is the limit; the others only add waits.
+  core::Table& caps =
+      doc.AddTable("caps", "Where a request waits: the caps in series",
+                   {{"cap", "cap"},
+                    {"capacity", "capacity"},
+                    {"busy", "mean busy", 2},
+                    {"busy_pct", "busy (%)", 1},
+                    {"wait_ms", "wait per request (ms)", 3}});
+  auto pct = [](double busy, int64_t capacity) {
+    return capacity > 0 ? 100 * busy / static_cast<double>(capacity) : 0.0;
+  };
+  if (r->threads > 0) {
+    caps.Add({std::string("request threads"), r->threads, r->threads_busy,
+              pct(r->threads_busy, r->threads), r->thread_wait_ms});
+  }
+  caps.Add({std::string("database connections"), c.db_pool, r->pool_busy,
+            pct(r->pool_busy, c.db_pool), r->pool_wait_ms});
+  caps.Add({std::string("application cores"), r->app_cores, r->cpu_cores,
+            pct(r->cpu_cores, r->app_cores), std::monostate{}});
   // The case study's baseline row, when this run is its rig: every step key
   // at its default, 32 closed-loop clients or the 40 req/s open loop. The
   // other steps are perflab capstone's table.
@@ -100,6 +121,13 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   doc.Note(
       "Costs are the seed-h2 calibration: each derived from the case study's "
       "published figures (sim/scenarios/calibration.h says which and how).");
+  doc.Note(
+      "Caps: a busy cap near 100 % is the limit; a wait is per completed "
+      "request (a statement's pool waits summed). Busy cores queue as "
+      "stretched work, not as a wait.");
+  if (r->threads == 0) {
+    doc.Note("Virtual threads: no cap on request threads.");
+  }
   if (is_baseline) {
     doc.Note(
         "This is the case study's baseline; `perflab capstone` runs all ten "

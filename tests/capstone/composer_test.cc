@@ -59,6 +59,14 @@ struct FakeModel {
       r.queries_per_request = config.cache ? 0.1 : 81;
       r.cache_hit_ratio = config.cache ? 0.9 : 0;
       r.generator_utilisation = 0.01 * m;
+      r.app_cores = config.cores / 2;
+      r.threads = config.virtual_threads ? 0 : config.request_threads;
+      if (r.threads > 0) {
+        r.threads_busy = 10 * m;
+        r.thread_wait_ms = 2 * m;
+      }
+      r.pool_busy = 3 * m;
+      r.pool_wait_ms = load.open ? 99 : m;  // the open loop's must not show
       return r;
     };
   }
@@ -200,6 +208,40 @@ TEST(Composer, AnUnsteadyRunIsFlaggedOnItsStep) {
             std::string::npos);
   const std::string json = ToJson(*c, id, {});
   EXPECT_NE(json.find("\"steady\": false"), std::string::npos) << json;
+}
+
+// The caps: sizes from the step's configuration (pool 4 -> 8, threads 16
+// -> virtual, 8 vCPU -> the fake's 4 cores), busy and waits the closed
+// loop's medians (m = 1 of {1, 1.3, 0.8}), never the open loop's.
+TEST(Composer, CapsAreTheClosedLoopsMedians) {
+  FakeModel fake;
+  absl::StatusOr<Composition> c =
+      Compose(Options("pool-8,virtual-threads"), fake.Runner());
+  ASSERT_TRUE(c.ok()) << c.status();
+  const StepFigures& base = c->figures[0];
+  EXPECT_EQ(base.threads, 16);
+  EXPECT_EQ(base.pool, 4);
+  EXPECT_EQ(base.app_cores, 4);
+  EXPECT_DOUBLE_EQ(base.threads_busy, 10);
+  EXPECT_DOUBLE_EQ(base.thread_wait_ms, 2);
+  EXPECT_DOUBLE_EQ(base.pool_busy, 3);
+  EXPECT_DOUBLE_EQ(base.pool_wait_ms, 1);
+  EXPECT_EQ(c->figures[1].pool, 8);
+  EXPECT_EQ(c->figures[2].threads, 0);
+  EXPECT_DOUBLE_EQ(c->figures[2].thread_wait_ms, 0);
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  const std::string csv = core::ToCsv(ToDocument(*c, id, {}));
+  EXPECT_NE(csv.find("baseline,16,10,2,4,3,1,4,4"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("virtual-threads,virtual,,,8,3,1,4,4"), std::string::npos)
+      << csv;
+  const std::string json = ToJson(*c, id, {});
+  EXPECT_NE(json.find("\"caps\": {\n        \"threads\": 16,\n        "
+                      "\"pool\": 4,\n        \"app_cores\": 4,\n        "
+                      "\"threads_busy\": 10.0,\n        "
+                      "\"thread_wait_ms\": 2.0,\n        "
+                      "\"pool_busy\": 3.0,\n        \"pool_wait_ms\": 1.0"),
+            std::string::npos)
+      << json;
 }
 
 // Each repeat's RPS and its factor against the previous step's run with the

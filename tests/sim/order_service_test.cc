@@ -233,6 +233,31 @@ TEST_F(TenSteps, CpuPerRequestIsTheCalibrationsSource) {
   }
 }
 
+// The caps in series at the baseline, checked by Little's law (L = lambda W)
+// from the closed loop's structure, not from the waits' own bookkeeping: all
+// 16 threads are busy, so of the 32 clients 16 wait for a thread, less the
+// few at the generator (0.66 ms a request, under 1 on average); of the 16
+// threads, those not holding one of the 4 connections wait for one, less
+// those in the stub call or their other CPU (about 10 ms a request, under 2).
+TEST_F(TenSteps, CapWaitsAgreeWithLittlesLaw) {
+  if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
+  const OrderServiceResult& r = results_[0];
+  EXPECT_EQ(r.threads, 16);
+  EXPECT_GT(r.threads_busy, 15.9);
+  EXPECT_GE(r.thread_wait_ms, 1e3 * (32 - 16 - 1) / r.rps);
+  EXPECT_LE(r.thread_wait_ms, 1e3 * (32 - 16) / r.rps);
+  EXPECT_LE(r.pool_busy, 4.0);
+  EXPECT_GE(r.pool_wait_ms, 1e3 * (16 - 4 - 2) / r.rps);
+  EXPECT_LE(r.pool_wait_ms, 1e3 * (16 - r.pool_busy) / r.rps);
+  EXPECT_EQ(r.app_cores, 4);
+  // Virtual threads: no cap, so nothing to hold or wait for.
+  EXPECT_EQ(results_[6].threads, 0);
+  EXPECT_EQ(results_[6].threads_busy, 0);
+  EXPECT_EQ(results_[6].thread_wait_ms, 0);
+  // A 4 vCPU step: 4 x 4 / 8 = 2 whole cores.
+  EXPECT_EQ(results_[9].app_cores, 2);
+}
+
 // Issue 9's fidelity must: within 30 % of the case study's RPS at >= 8 of
 // the 10 steps (with effective_cores, all ten were at seeds 7 and 42-44).
 TEST_F(TenSteps, WithinThirtyPercentAtEightOfTenSteps) {

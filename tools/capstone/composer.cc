@@ -211,6 +211,13 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
     f.cache_hit_ratio = closed([](const R& r) { return r.cache_hit_ratio; });
     f.generator_utilisation =
         closed([](const R& r) { return r.generator_utilisation; });
+    f.threads = res[at].threads;
+    f.pool = configs[i].db_pool;
+    f.app_cores = res[at].app_cores;
+    f.threads_busy = closed([](const R& r) { return r.threads_busy; });
+    f.thread_wait_ms = closed([](const R& r) { return r.thread_wait_ms; });
+    f.pool_busy = closed([](const R& r) { return r.pool_busy; });
+    f.pool_wait_ms = closed([](const R& r) { return r.pool_wait_ms; });
     // Shares: the median of each category's percentage over the repeats.
     f.cpu_share.database =
         closed([](const R& r) { return Percent(r.cpu.database, r.cpu_cores); });
@@ -350,6 +357,27 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
              f.cpu_share.http, f.cpu_share.serialisation, f.cpu_share.gc,
              f.cpu_share.other, 100 * f.generator_utilisation});
   }
+  core::Table& caps = doc.AddTable(
+      "caps",
+      "Caps in series (closed loop): each cap's size, mean busy and wait per "
+      "request",
+      {{"name", "step"},
+       {"threads", "threads"},
+       {"threads_busy", "busy", 1},
+       {"thread_wait_ms", "wait (ms)", 2},
+       {"pool", "pool"},
+       {"pool_busy", "busy", 2},
+       {"pool_wait_ms", "wait (ms)", 2},
+       {"app_cores", "cores"},
+       {"cores_busy", "busy", 2}});
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const StepFigures& f = c.figures[i];
+    const bool capped = f.threads > 0;
+    caps.Add({std::string(c.steps[i]->name),
+              capped ? core::Value(f.threads) : std::string("virtual"),
+              Maybe(capped, f.threads_busy), Maybe(capped, f.thread_wait_ms),
+              f.pool, f.pool_busy, f.pool_wait_ms, f.app_cores, f.cpu_cores});
+  }
   core::Table& beside =
       doc.AddTable("case_study", "The case study's own figures for these steps",
                    {{"name", "step"},
@@ -428,6 +456,10 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
       "Each figure is the median of the repeats; factor = RPS / previous "
       "step's RPS; prices are EXAMPLE list prices (flags --usd-per-vcpu-hour, "
       "--usd-per-gib-hour, --target-utilisation).");
+  doc.Note(
+      "Caps: a cap busy near its size is the limit; a wait is per request (a "
+      "request's statements' pool waits summed); busy cores queue as "
+      "stretched work, not as a wait.");
   if (!c.sensitivity.empty()) {
     doc.Note(absl::StrCat(
         "Sensitivity: common random numbers. Each cost at -",
@@ -516,6 +548,19 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
     key_double("case_study_rps", cs != nullptr ? cs->rps : 0);
     key_double("case_study_factor", cs != nullptr ? cs->factor : 0);
+    w.Key("caps");
+    w.StartObject();
+    for (const auto& [key, value] :
+         {std::pair{"threads", f.threads}, std::pair{"pool", f.pool},
+          std::pair{"app_cores", f.app_cores}}) {
+      w.Key(key);
+      w.Int64(value);
+    }
+    key_double("threads_busy", f.threads_busy);
+    key_double("thread_wait_ms", f.thread_wait_ms);
+    key_double("pool_busy", f.pool_busy);
+    key_double("pool_wait_ms", f.pool_wait_ms);
+    w.EndObject();
     w.Key("cpu_share");
     w.StartObject();
     key_double("database_pct", f.cpu_share.database);

@@ -5,10 +5,11 @@
 // the closed one in the same JVM, an open run starts on the cache its closed
 // run's 23 s of requests left), reports each metric's median over the repeats,
 // the factor of each step against the previous one, the outcomes baseline
-// against final, $/1M at example prices, and optionally the elasticity of RPS
-// to every calibrated cost (--sensitivity). Renders the result as a Document
-// (table, csv, and Markdown through compare::ToMarkdown) and as JSON with
-// the nested cpu_share.
+// against final, $/1M at example prices, how full each cap in series is
+// (threads, pool, cores), and optionally the elasticity of RPS to every
+// calibrated cost (--sensitivity). Renders the result as a Document (table,
+// csv, and Markdown through compare::ToMarkdown) and as JSON with the nested
+// caps and cpu_share.
 // Compose is thread-compatible; it is safe to call from several threads with
 // different options if the StepRunner is thread-safe.
 #ifndef PERFLAB_TOOLS_CAPSTONE_COMPOSER_H_
@@ -52,7 +53,12 @@ struct StepFigures {
   double usd_per_million = 0;  // 0 when rps is 0
   CpuPercent cpu_share;
   double generator_utilisation = 0;  // closed loop, 0..1
-  double factor = 0;                 // rps / previous step's rps (0: first)
+  // The caps in series, closed loop (sim::OrderServiceResult): capacities,
+  // median mean-busy and median wait per request. threads 0: virtual.
+  int64_t threads = 0, pool = 0, app_cores = 0;
+  double threads_busy = 0, thread_wait_ms = 0;
+  double pool_busy = 0, pool_wait_ms = 0;
+  double factor = 0;  // rps / previous step's rps (0: first)
   // Closed-loop RPS of each repeat, in seed order, and each over the
   // previous step's RPS with the same seed (common random numbers: the
   // spread is the model's, not the draws'); empty factors for the first.
@@ -106,8 +112,9 @@ struct CalibrationIdentity {
 // sensitivity, one more table of elasticities and the top three per step.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
-// JSON: {calibration, seeds, prices, steps: [{..., cpu_share: {...}}],
-// outcomes, sensitivity?}. Deterministic: shortest round-trip numbers.
+// JSON: {calibration, seeds, prices, steps: [{..., caps: {...}, cpu_share:
+// {...}}], outcomes, sensitivity?}. Deterministic: shortest round-trip
+// numbers.
 std::string ToJson(const Composition& c, const CalibrationIdentity& id,
                    const models::CostOptions& cost);
 
