@@ -1,0 +1,367 @@
+// The composer's renderings: the Document (text, csv, Markdown) and the JSON
+// of a Composition, beside the case study's own figures. Pure functions of
+// their inputs, so the same Composition always gives the same bytes.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/case_study.h"
+#include "rapidjson/prettywriter.h"
+#include "rapidjson/stringbuffer.h"
+#include "tools/capstone/composer.h"
+
+namespace perflab::capstone {
+namespace {
+
+const case_study::CapstoneStepFigures* CaseStudyRow(std::string_view name) {
+  for (const auto& row : case_study::kCapstoneTable) {
+    if (name == row.step) return &row;
+  }
+  return nullptr;
+}
+
+// A number, or an empty cell when it has no meaning (the first step's factor).
+core::Value Maybe(bool present, double v) {
+  core::Value value;
+  if (present) value = v;
+  return value;
+}
+
+bool InCaseStudyOrder(const std::vector<const Step*>& steps) {
+  const std::vector<Step>& all = AllSteps();
+  if (steps.size() != all.size()) return false;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i] != &all[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<size_t> TopThree(const std::vector<Elasticity>& row) {
+  std::vector<size_t> order;
+  for (size_t k = 0; k < row.size(); ++k) {
+    if (row[k].elasticity < 0) order.push_back(k);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return row[a].elasticity < row[b].elasticity;
+  });
+  if (order.size() > 3) order.resize(3);
+  return order;
+}
+
+core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
+                          const models::CostOptions& cost) {
+  core::Document doc(
+      "capstone: the case study's steps composed from a calibration");
+  doc.Set("calibration", "calibration", id.name);
+  doc.Set("calibration_path", "calibration file", id.path);
+  doc.Set("calibration_hash", "calibration identity", id.hash);
+  std::vector<std::string> seeds;
+  for (uint64_t s : c.seeds) seeds.push_back(absl::StrCat(s));
+  doc.Set("seeds", "seeds (one per repeat; median reported)",
+          absl::StrJoin(seeds, ","));
+  doc.Set("usd_per_vcpu_hour", "example price per vCPU-hour ($)",
+          cost.usd_per_vcpu_hour, 4);
+  doc.Set("usd_per_gib_hour", "example price per GiB-hour ($)",
+          cost.usd_per_gib_hour, 4);
+  doc.Set("target_utilisation", "target utilisation", cost.target_utilisation,
+          2);
+
+  core::Table& steps = doc.AddTable(
+      "steps", "Per step (closed loop 32 clients; open loop 40 req/s)",
+      {{"name", "step"},
+       {"change", "change"},
+       {"rps", "RPS", 0},
+       {"avg_ms", "avg (ms)", 1},
+       {"p95_ms", "p95 (ms)", 1},
+       {"p99_ms", "p99 (ms)", 1},
+       {"open_p99_ms", "open p99 (ms)", 1},
+       {"cpu_cores", "CPU (cores)", 2},
+       {"queries_per_request", "queries/req", 1},
+       {"cache_hit_ratio", "hit ratio", 3},
+       {"usd_per_million", "$/1M (example)", 3},
+       {"factor", "factor", 2},
+       {"case_study_factor", "case study", 2}});
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const StepFigures& f = c.figures[i];
+    const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
+    steps.Add({std::string(c.steps[i]->name), StepChange(*c.steps[i]), f.rps,
+               f.avg_ms, f.p95_ms, f.p99_ms, f.open_p99_ms, f.cpu_cores,
+               f.queries_per_request, f.cache_hit_ratio, f.usd_per_million,
+               Maybe(i > 0, f.factor),
+               Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0)});
+  }
+  core::Table& cpu = doc.AddTable(
+      "cpu_share", "Application CPU by category (% of its cores used)",
+      {{"name", "step"},
+       {"database_pct", "database %", 1},
+       {"http_pct", "HTTP + stub %", 1},
+       {"serialisation_pct", "serialisation %", 1},
+       {"gc_pct", "GC %", 1},
+       {"other_pct", "other %", 1},
+       {"generator_utilisation_pct", "load generator busy %", 1}});
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const StepFigures& f = c.figures[i];
+    cpu.Add({std::string(c.steps[i]->name), f.cpu_share.database,
+             f.cpu_share.http, f.cpu_share.serialisation, f.cpu_share.gc,
+             f.cpu_share.other, 100 * f.generator_utilisation});
+  }
+  core::Table& caps = doc.AddTable(
+      "caps",
+      "Caps in series (closed loop): each cap's size, mean busy and wait per "
+      "request",
+      {{"name", "step"},
+       {"threads", "threads"},
+       {"threads_busy", "busy", 1},
+       {"thread_wait_ms", "wait (ms)", 2},
+       {"pool", "pool"},
+       {"pool_busy", "busy", 2},
+       {"pool_wait_ms", "wait (ms)", 2},
+       {"app_cores", "cores"},
+       {"cores_busy", "busy", 2}});
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const StepFigures& f = c.figures[i];
+    const bool capped = f.threads > 0;
+    caps.Add({std::string(c.steps[i]->name),
+              capped ? core::Value(f.threads) : std::string("virtual"),
+              Maybe(capped, f.threads_busy), Maybe(capped, f.thread_wait_ms),
+              f.pool, f.pool_busy, f.pool_wait_ms, f.app_cores, f.cpu_cores});
+  }
+  core::Table& beside =
+      doc.AddTable("case_study", "The case study's own figures for these steps",
+                   {{"name", "step"},
+                    {"rps", "RPS", 0},
+                    {"p95_ms", "p95 (ms)", 1},
+                    {"p99_ms", "p99 (ms)", 1},
+                    {"open_p99_ms", "open p99 (ms)", 1},
+                    {"cpu_cores", "CPU (cores)", 1},
+                    {"queries_per_request", "queries/req", 0},
+                    {"usd_per_million", "$/1M", 3}});
+  for (const Step* s : c.steps) {
+    const case_study::CapstoneStepFigures* cs = CaseStudyRow(s->name);
+    if (cs == nullptr) continue;
+    beside.Add({std::string(s->name), cs->rps, cs->p95_ms, cs->p99_ms,
+                cs->open_p99_ms, cs->cpu_cores, cs->queries_per_request,
+                cs->usd_per_million});
+  }
+  core::Table& outcomes =
+      doc.AddTable("outcomes", "Outcomes: first step against last",
+                   {{"metric", "metric"},
+                    {"perflab_x", "perflab (x)", 1},
+                    {"case_study_x", "case study (x)", 0}});
+  outcomes.Add(
+      {std::string("p99 lower"), c.p99_x, case_study::kCapstoneP99Outcome});
+  outcomes.Add({std::string("open-loop p99 lower"), c.open_p99_x,
+                case_study::kCapstoneOpenP99Outcome});
+  outcomes.Add({std::string("throughput higher"), c.rps_x,
+                case_study::kCapstoneRpsOutcome});
+  outcomes.Add({std::string("cost per 1M lower"), c.cost_x,
+                case_study::kCapstoneCostOutcome});
+
+  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  if (!c.sensitivity.empty()) {
+    core::Table& next = doc.AddTable(
+        "what_to_fix_next",
+        absl::StrCat("What to fix next: elasticity of RPS to each cost (+-",
+                     c.sensitivity_delta * 100, " %), most negative first"),
+        {{"name", "step"},
+         {"first", "first"},
+         {"first_elasticity", "elasticity", 3},
+         {"second", "second"},
+         {"second_elasticity", "elasticity", 3},
+         {"third", "third"},
+         {"third_elasticity", "elasticity", 3}});
+    core::Table& all =
+        doc.AddTable("sensitivity",
+                     "Elasticity of RPS to every cost the step reads (common "
+                     "random numbers: one run per variant, first seed)",
+                     {{"name", "step"},
+                      {"field", "cost"},
+                      {"minus_rps", "RPS at -delta", 0},
+                      {"plus_rps", "RPS at +delta", 0},
+                      {"elasticity", "elasticity", 3}});
+    for (size_t i = 0; i < c.steps.size(); ++i) {
+      std::vector<core::Value> row = {std::string(c.steps[i]->name)};
+      std::vector<size_t> top = TopThree(c.sensitivity[i]);
+      for (size_t k = 0; k < 3; ++k) {
+        if (k < top.size()) {
+          row.emplace_back(std::string(fields[top[k]].name));
+          row.emplace_back(c.sensitivity[i][top[k]].elasticity);
+        } else {
+          row.emplace_back(std::string("-"));
+          row.emplace_back(std::monostate{});
+        }
+      }
+      next.Add(std::move(row));
+      for (size_t k = 0; k < fields.size(); ++k) {
+        const Elasticity& e = c.sensitivity[i][k];
+        if (e.minus_rps == 0 && e.plus_rps == 0) continue;
+        all.Add({std::string(c.steps[i]->name), std::string(fields[k].name),
+                 e.minus_rps, e.plus_rps, e.elasticity});
+      }
+    }
+  }
+  doc.Note(
+      "Each figure is the median of the repeats; factor = RPS / previous "
+      "step's RPS; prices are EXAMPLE list prices (flags --usd-per-vcpu-hour, "
+      "--usd-per-gib-hour, --target-utilisation).");
+  doc.Note(
+      "Caps: a cap busy near its size is the limit; a wait is per request (a "
+      "request's statements' pool waits summed); busy cores queue as "
+      "stretched work, not as a wait.");
+  if (!c.sensitivity.empty()) {
+    doc.Note(absl::StrCat(
+        "Sensitivity: common random numbers. Each cost at -",
+        c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
+        " % runs once, closed loop (", c.sensitivity_window_s,
+        " s window after the warm-up), with the first seed (", c.seeds.front(),
+        "); their difference is scaled by the step's own run with that "
+        "seed. Costs that are zero, "
+        "that a step never reads, or whose +-delta rounds to the same whole "
+        "cores are not run (elasticity 0)."));
+  }
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    for (const std::string& reason : c.figures[i].steady_reasons) {
+      doc.Note(absl::StrCat("warning: step ", std::string(c.steps[i]->name),
+                            " is not a steady result: ", reason, "."));
+    }
+  }
+  if (!InCaseStudyOrder(c.steps)) {
+    doc.Note(
+        "The steps are not the case study's ten in its order: its factors "
+        "and outcomes are for its own sequence, shown for reference only.");
+  }
+  return doc;
+}
+
+std::string ToJson(const Composition& c, const CalibrationIdentity& id,
+                   const models::CostOptions& cost) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  w.SetIndent(' ', 2);
+  auto key_double = [&w](const char* key, double v) {
+    w.Key(key);
+    w.Double(v);
+  };
+  w.StartObject();
+  w.Key("calibration");
+  w.StartObject();
+  w.Key("name");
+  w.String(id.name.c_str());
+  w.Key("path");
+  w.String(id.path.c_str());
+  w.Key("hash");
+  w.String(id.hash.c_str());
+  w.EndObject();
+  w.Key("seeds");
+  w.StartArray();
+  for (uint64_t s : c.seeds) w.Uint64(s);
+  w.EndArray();
+  w.Key("example_prices");
+  w.StartObject();
+  key_double("usd_per_vcpu_hour", cost.usd_per_vcpu_hour);
+  key_double("usd_per_gib_hour", cost.usd_per_gib_hour);
+  key_double("target_utilisation", cost.target_utilisation);
+  w.EndObject();
+  w.Key("steps");
+  w.StartArray();
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const StepFigures& f = c.figures[i];
+    w.StartObject();
+    w.Key("name");
+    w.String(c.steps[i]->name.data(),
+             static_cast<rapidjson::SizeType>(c.steps[i]->name.size()));
+    w.Key("change");
+    w.String(StepChange(*c.steps[i]).c_str());
+    key_double("rps", f.rps);
+    key_double("avg_ms", f.avg_ms);
+    key_double("p95_ms", f.p95_ms);
+    key_double("p99_ms", f.p99_ms);
+    key_double("open_p99_ms", f.open_p99_ms);
+    key_double("cpu_cores", f.cpu_cores);
+    key_double("queries_per_request", f.queries_per_request);
+    key_double("cache_hit_ratio", f.cache_hit_ratio);
+    key_double("usd_per_million", f.usd_per_million);
+    key_double("generator_utilisation", f.generator_utilisation);
+    key_double("factor", f.factor);
+    for (const auto& [key, values] :
+         {std::pair{"rps_repeats", &f.rps_repeats},
+          std::pair{"factor_repeats", &f.factor_repeats}}) {
+      w.Key(key);
+      w.StartArray();
+      for (double v : *values) w.Double(v);
+      w.EndArray();
+    }
+    w.Key("steady");
+    w.Bool(f.steady);
+    const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
+    key_double("case_study_rps", cs != nullptr ? cs->rps : 0);
+    key_double("case_study_factor", cs != nullptr ? cs->factor : 0);
+    w.Key("caps");
+    w.StartObject();
+    for (const auto& [key, value] :
+         {std::pair{"threads", f.threads}, std::pair{"pool", f.pool},
+          std::pair{"app_cores", f.app_cores}}) {
+      w.Key(key);
+      w.Int64(value);
+    }
+    key_double("threads_busy", f.threads_busy);
+    key_double("thread_wait_ms", f.thread_wait_ms);
+    key_double("pool_busy", f.pool_busy);
+    key_double("pool_wait_ms", f.pool_wait_ms);
+    w.EndObject();
+    w.Key("cpu_share");
+    w.StartObject();
+    key_double("database_pct", f.cpu_share.database);
+    key_double("http_pct", f.cpu_share.http);
+    key_double("serialisation_pct", f.cpu_share.serialisation);
+    key_double("gc_pct", f.cpu_share.gc);
+    key_double("other_pct", f.cpu_share.other);
+    w.EndObject();
+    if (!c.sensitivity.empty()) {
+      const std::vector<sim::CalibrationField>& fields =
+          sim::CalibrationFields();
+      w.Key("elasticity");
+      w.StartObject();
+      for (size_t k = 0; k < fields.size(); ++k) {
+        w.Key(fields[k].name.data(),
+              static_cast<rapidjson::SizeType>(fields[k].name.size()));
+        w.Double(c.sensitivity[i][k].elasticity);
+      }
+      w.EndObject();
+      w.Key("what_to_fix_next");
+      w.StartArray();
+      for (size_t k : TopThree(c.sensitivity[i])) {
+        w.String(fields[k].name.data(),
+                 static_cast<rapidjson::SizeType>(fields[k].name.size()));
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("outcomes");
+  w.StartObject();
+  key_double("p99_x_lower", c.p99_x);
+  key_double("open_p99_x_lower", c.open_p99_x);
+  key_double("rps_x_higher", c.rps_x);
+  key_double("cost_x_lower", c.cost_x);
+  key_double("case_study_p99_x_lower", case_study::kCapstoneP99Outcome);
+  key_double("case_study_open_p99_x_lower",
+             case_study::kCapstoneOpenP99Outcome);
+  key_double("case_study_rps_x_higher", case_study::kCapstoneRpsOutcome);
+  key_double("case_study_cost_x_lower", case_study::kCapstoneCostOutcome);
+  w.EndObject();
+  if (!c.sensitivity.empty()) {
+    key_double("sensitivity_delta", c.sensitivity_delta);
+    key_double("sensitivity_window_s", c.sensitivity_window_s);
+  }
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+}  // namespace perflab::capstone
