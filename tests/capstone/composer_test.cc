@@ -244,6 +244,58 @@ TEST(Composer, CapsAreTheClosedLoopsMedians) {
       << json;
 }
 
+// Against the case study, by hand: the fake gives 100 x m, x8 with the
+// index, x2 with the cache; planted: the baseline x0.9 and the keep-alive
+// stall x0.2. Medians: 90, 800, 800, 160, 800, 800, 800, 1600, 1600, 1600
+// against 86, 691, 1224, 263, 1762, 1973, 2469, 5293, 5214, 6066: within
+// 30 % the first two (+4.7 %, +15.8 %), within 15 % the first. Factors 8.89
+// 1 0.2 5 1 1 2 1 1 against 8.03 1.77 0.21 6.70 1.12 1.25 2.14 0.99 1.16:
+// the same way (a factor within 5 % of 1 counts as the same) at index,
+// keep-alive, TCP_NODELAY, cache and heap; another way at the other four.
+TEST(Composer, FidelityAgainstTheCaseStudyInItsOrder) {
+  FakeModel fake;
+  StepRunner runner = Edited(fake, [](const sim::OrderServiceConfig& config,
+                                      const sim::OrderServiceLoad&, uint64_t,
+                                      sim::OrderServiceResult& r) {
+    if (!config.index) r.rps *= 0.9;
+    if (config.keep_alive && !config.tcp_nodelay) r.rps *= 0.2;
+  });
+  const std::string all =
+      "index,join,keep-alive,tcp-nodelay,pool-8,virtual-threads,cache,"
+      "heap-768,right-size";
+  absl::StatusOr<Composition> c = Compose(Options(all), runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  const core::Document doc = ToDocument(*c, id, {});
+  const std::string csv = core::ToCsv(doc);
+  EXPECT_NE(csv.find("RPS within 30 % of the case study's,2,10"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("RPS within 15 %,1,10"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("(within 5 % counts as flat),5,9"), std::string::npos)
+      << csv;
+  EXPECT_NE(core::ToText(doc).find(
+                "another way than the case study's at: join x1.00 against "
+                "x1.77; pool-8 x1.00 against x1.12; virtual-threads x1.00 "
+                "against x1.25; right-size x1.00 against x1.16."),
+            std::string::npos);
+  const std::string json = ToJson(*c, id, {});
+  EXPECT_NE(
+      json.find("\"within_30_pct\": 2,\n    \"within_15_pct\": 1,\n"
+                "    \"changes\": 9,\n    \"same_way\": 5,\n    "
+                "\"other_way\": [\n      \"join\",\n      \"pool-8\",\n"
+                "      \"virtual-threads\",\n      \"right-size\"\n    ]"),
+      std::string::npos)
+      << json;
+  // Another order or a subset: the case study's figures are for its own
+  // sequence, so there is nothing to count.
+  absl::StatusOr<Composition> part = Compose(Options("index,cache"), runner);
+  ASSERT_TRUE(part.ok());
+  EXPECT_EQ(core::ToCsv(ToDocument(*part, id, {})).find("within 30 %"),
+            std::string::npos);
+  EXPECT_EQ(ToJson(*part, id, {}).find("fidelity"), std::string::npos);
+}
+
 // Each repeat's RPS and its factor against the previous step's run with the
 // same seed: the fake's per-seed multipliers cancel in the paired factors,
 // and a planted 10 % gain on seed 43 of the index step shows in that seed's

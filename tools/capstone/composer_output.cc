@@ -2,11 +2,13 @@
 // of a Composition, beside the case study's own figures. Pure functions of
 // their inputs, so the same Composition always gives the same bytes.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/case_study.h"
 #include "rapidjson/prettywriter.h"
@@ -37,6 +39,46 @@ bool InCaseStudyOrder(const std::vector<const Step*>& steps) {
     if (steps[i] != &all[i]) return false;
   }
   return true;
+}
+
+// The composed steps against the case study's, in its own order: RPS within
+// 30 % and 15 % of its figure, and whether each change moves throughput its
+// way. A factor within 5 % of 1 is "about the same" on either side (the
+// case study's heap step, x0.99), the band --real reads its medians with.
+struct Fidelity {
+  int steps = 0, within30 = 0, within15 = 0;
+  int changes = 0, same_way = 0;
+  std::vector<std::string> other_way;       // step names
+  std::vector<std::string> other_way_text;  // "pool-8 x0.98 against x1.12"
+};
+
+int Way(double factor) {
+  if (factor > 1.05) return 1;
+  if (factor < 0.95) return -1;
+  return 0;
+}
+
+// Only for the case study's ten steps in its order (InCaseStudyOrder).
+Fidelity CompareWithCaseStudy(const Composition& c) {
+  Fidelity f;
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const case_study::CapstoneStepFigures& cs = *CaseStudyRow(c.steps[i]->name);
+    const StepFigures& mine = c.figures[i];
+    const double off = std::abs(mine.rps / cs.rps - 1);
+    ++f.steps;
+    f.within30 += off <= 0.3 ? 1 : 0;
+    f.within15 += off <= 0.15 ? 1 : 0;
+    if (i == 0) continue;
+    ++f.changes;
+    if (Way(mine.factor) == Way(cs.factor)) {
+      ++f.same_way;
+    } else {
+      f.other_way.emplace_back(c.steps[i]->name);
+      f.other_way_text.push_back(absl::StrFormat(
+          "%s x%.2f against x%.2f", c.steps[i]->name, mine.factor, cs.factor));
+    }
+  }
+  return f;
 }
 
 }  // namespace
@@ -234,6 +276,22 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
     doc.Note(
         "The steps are not the case study's ten in its order: its factors "
         "and outcomes are for its own sequence, shown for reference only.");
+  } else {
+    const Fidelity f = CompareWithCaseStudy(c);
+    core::Table& t = doc.AddTable(
+        "fidelity", "Against the case study (its ten steps in its order)",
+        {{"check", "check"}, {"count", "perflab", 0}, {"of", "of", 0}});
+    t.Add({std::string("RPS within 30 % of the case study's"), f.within30,
+           f.steps});
+    t.Add({std::string("RPS within 15 %"), f.within15, f.steps});
+    t.Add({std::string("throughput moves its way (within 5 % counts as flat)"),
+           f.same_way, f.changes});
+    if (!f.other_way_text.empty()) {
+      doc.Note(absl::StrCat(
+          "Throughput moves another way than the case study's at: ",
+          absl::StrJoin(f.other_way_text, "; "),
+          ". The caps table shows which cap each step leaves full."));
+    }
   }
   return doc;
 }
@@ -344,6 +402,23 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     w.EndObject();
   }
   w.EndArray();
+  if (InCaseStudyOrder(c.steps)) {
+    const Fidelity f = CompareWithCaseStudy(c);
+    w.Key("fidelity");
+    w.StartObject();
+    for (const auto& [key, value] :
+         {std::pair{"steps", f.steps}, std::pair{"within_30_pct", f.within30},
+          std::pair{"within_15_pct", f.within15},
+          std::pair{"changes", f.changes}, std::pair{"same_way", f.same_way}}) {
+      w.Key(key);
+      w.Int(value);
+    }
+    w.Key("other_way");
+    w.StartArray();
+    for (const std::string& name : f.other_way) w.String(name.c_str());
+    w.EndArray();
+    w.EndObject();
+  }
   w.Key("outcomes");
   w.StartObject();
   key_double("p99_x_lower", c.p99_x);
