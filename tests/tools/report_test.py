@@ -111,7 +111,7 @@ class Report(unittest.TestCase):
 
     def test_capstone_plots_show_the_run(self):
         run_ = capstone_tables(os.path.join(self.first, "capstone_run.csv"))
-        for slug in ("rps", "p99", "cost", "cpu", "sensitivity"):
+        for slug in ("rps", "p99", "cost", "cpu", "caps", "sensitivity"):
             self.assertTrue(os.path.exists(os.path.join(self.first, f"capstone_{slug}.svg")), slug)
         steps = {r["name"]: r for r in run_["steps"]}
         case = {r["name"]: r for r in run_["case_study"]}
@@ -128,6 +128,19 @@ class Report(unittest.TestCase):
             # Each share is its own median over the repeats, so the sum is only near 100.
             self.assertAlmostEqual(sum(float(v) for k, v in r.items() if k != "step"), 100,
                                    delta=0.05)
+        # The caps: each busy share recomputed from the run's busy and size
+        # columns; virtual threads have no cap, so no share and no wait.
+        caps = {r["name"]: r for r in run_["caps"]}
+        for r in read_csv(os.path.join(self.first, "capstone_caps.csv")):
+            c = caps[r["step"]]
+            for share, busy, size in (("pool_busy_pct", "pool_busy", "pool"),
+                                      ("cores_busy_pct", "cores_busy", "app_cores")):
+                self.assertAlmostEqual(float(r[share]), 100 * float(c[busy]) / float(c[size]))
+            if c["threads"] == "virtual":
+                self.assertEqual((r["threads_busy_pct"], r["thread_wait_ms"]), ("", ""))
+            else:
+                self.assertAlmostEqual(float(r["threads_busy_pct"]),
+                                       100 * float(c["threads_busy"]) / float(c["threads"]))
         # The boxed top three per step: the three most negative elasticities of
         # the run's full sensitivity table, recomputed here by sorting.
         want = {}
@@ -156,7 +169,7 @@ class Report(unittest.TestCase):
             f.write(r.stdout)
         fresh = capstone_tables(fresh_path)
         committed = capstone_tables(os.path.join(SOURCE, "reports", "capstone_run.csv"))
-        for table in ("steps", "cpu_share", "case_study", "outcomes"):
+        for table in ("steps", "cpu_share", "caps", "case_study", "outcomes", "fidelity"):
             self.assertTrue(committed.get(table), f"no table '{table}' in the committed run")
             self.assertEqual(fresh.get(table), committed.get(table),
                              f"reports/capstone_run.csv table '{table}' is stale: "

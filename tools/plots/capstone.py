@@ -1,9 +1,9 @@
-"""Plots of the capstone: RPS, p99, $/1M, CPU attribution and what to fix
-next, per step, perflab's figures beside the case study's.
+"""Plots of the capstone: RPS, p99, $/1M, CPU attribution, the caps in series
+and what to fix next, per step, perflab's figures beside the case study's.
 
 The capstone with --sensitivity is by far the slowest thing the report runs
 (20 costs x 2 signs x 10 steps x 3 repeats x 2 loops), so it runs once per
-report and all five plots read that one run. Its CSV (every table of the run,
+report and all six plots read that one run. Its CSV (every table of the run,
 the calibration's hash included) is kept as OUT/capstone_run.csv; report.py
 --capstone-run DIR renders from such a file instead of running the capstone
 again, after checking that it was made with the same calibration.
@@ -25,6 +25,7 @@ RUN_CSV = "capstone_run.csv"
 CPU_PARTS = [("database_pct", "database"), ("http_pct", "HTTP + stub"),
              ("serialisation_pct", "serialisation"), ("gc_pct", "GC"), ("other_pct", "other")]
 RIG_BOUND_PCT = 90  # load generator this busy: the step's RPS is the rig's ceiling
+FULL_PCT = 95  # a cap this busy is full: it, not the caps around it, sets the pace
 CASE_STUDY = "#9a9a9a"  # the case study's bars: grey, so perflab's stand out
 # The composer's rig (core/case_study.h: kClosedLoopClients, kOpenLoopRatePerS);
 # the run's CSV does not carry them, so the titles name them here.
@@ -50,7 +51,8 @@ def parse_run(text, what):
             name = None
         elif name is not None:
             lines.append(line)
-    for need in ("fields", "steps", "cpu_share", "case_study", "what_to_fix_next", "sensitivity"):
+    for need in ("fields", "steps", "cpu_share", "caps", "case_study", "what_to_fix_next",
+                 "sensitivity"):
         if not tables.get(need):
             raise ReportError(f"{what} has no '{need}' table; run the capstone with --sensitivity "
                               "(tools/lab report does)")
@@ -122,7 +124,7 @@ def capstone(perflab, out, calibration, root, reuse_dir=None):
         f.write(text)
     cal = display_path(calibration, root)
     command = f"perflab capstone --calibration {cal} --sensitivity --format csv"
-    commands = [f"{command} > {RUN_CSV}   # from the repository root; one run for all five"]
+    commands = [f"{command} > {RUN_CSV}   # from the repository root; one run for all six"]
     steps, cs = t["steps"], {r["name"]: r for r in t["case_study"]}
     for s in steps:
         if s["name"] not in cs:
@@ -134,6 +136,7 @@ def capstone(perflab, out, calibration, root, reuse_dir=None):
             p99_plot(out, steps, cs, names, calname, commands),
             cost_plot(out, steps, cs, names, calname, t["fields"], commands),
             cpu_plot(out, t["cpu_share"], names, calname, commands),
+            caps_plot(out, t["caps"], names, calname, commands),
             sensitivity_plot(out, t["sensitivity"], t["what_to_fix_next"], names, calname,
                              commands)]
 
@@ -275,6 +278,63 @@ def cpu_plot(out, shares, names, calname, commands):
     rows = [[n] + [by[n][k] for k, _ in CPU_PARTS] for n in names]
     return Section("capstone_cpu", "Capstone: CPU attribution per step", cols, rows, para,
                    commands)
+
+
+def caps_busy(row):
+    """(threads, pool, cores) busy in % of each cap's size; threads None when virtual."""
+    threads = None if row["threads"] == "virtual" else 100 * row["threads_busy"] / row["threads"]
+    return threads, 100 * row["pool_busy"] / row["pool"], 100 * row["cores_busy"] / row["app_cores"]
+
+
+def caps_plot(out, caps, names, calname, commands):
+    by = {r["name"]: r for r in caps}
+    busy = {n: caps_busy(by[n]) for n in names}
+    fig, (ax,) = style.figure(width=9.6, title="Capstone: the caps in series, how busy each is "
+                              f"per step (perflab, calibration {calname})")
+    bars(ax, [("request threads", [busy[n][0] or 0 for n in names], C[0], None),
+              ("database connections", [busy[n][1] for n in names], C[1], None),
+              ("application cores", [busy[n][2] for n in names], C[2], None)])
+    for k, n in enumerate(names):
+        if busy[n][0] is None:
+            ax.annotate("virtual", (k - 0.27, 0), xytext=(0, 3), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=7, rotation=90)
+    ax.axhline(100, color="black", linewidth=0.8, linestyle="--")
+    ax.set_ylim(0, 118)
+    steps_axis(ax, names)
+    style.label(ax, 0, "step (each adds one change to the previous)",
+                "busy (% of the cap's size)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    style.save(fig, os.path.join(out, "capstone_caps.svg"))
+    labels = ("threads", "pool", "cores")
+
+    def full(n):
+        caps_full = [lab for lab, v in zip(labels, busy[n]) if v is not None and v >= FULL_PCT]
+        return " + ".join(caps_full) if caps_full else "none"
+    said = "; ".join(f"{n}: {full(n)}" for n in names)
+    grew = [k for k in range(1, len(names)) if by[names[k]]["pool"] != by[names[k - 1]]["pool"]]
+    pool_said = ""
+    if grew:
+        k = grew[0]
+        a, b = by[names[k - 1]], by[names[k]]
+        pool_said = (f"At {names[k]} the pool grows from {a['pool']:.0f} to {b['pool']:.0f} "
+                     f"connections: it was {fmt(busy[names[k - 1]][1])} % busy with "
+                     f"{fmt(a['pool_wait_ms'], 2)} ms of waiting per request, against "
+                     f"{fmt(a['thread_wait_ms'], 2)} ms of waiting for a request thread; a "
+                     f"bigger pool can only give back the pool's own wait. ")
+    para = (f"Each request passes three caps in series: a request thread (16, until virtual "
+            f"threads), a database connection per statement (the pool) and the cores its CPU "
+            f"runs on. A cap busy {FULL_PCT} % of the time or more is full (dashed line: 100 %); "
+            f"raising a cap that is not full gains nothing. Full caps per step: {said}. "
+            f"Where none is full, the {CLIENTS} clients' own round trips (or the load "
+            f"generator) set the pace. "
+            f"{pool_said}Next: `perflab sim order-service --set db_pool=8 ...` prints the same "
+            f"caps with their waits for any one configuration.")
+    cols = ["step", "threads", "threads_busy_pct", "thread_wait_ms", "pool", "pool_busy_pct",
+            "pool_wait_ms", "cores", "cores_busy_pct"]
+    rows = [[n, by[n]["threads"], busy[n][0], by[n]["thread_wait_ms"] if busy[n][0] is not None
+             else None, by[n]["pool"], busy[n][1], by[n]["pool_wait_ms"], by[n]["app_cores"],
+             busy[n][2]] for n in names]
+    return Section("capstone_caps", "Capstone: the caps in series", cols, rows, para, commands)
 
 
 def sensitivity_plot(out, sens, top, names, calname, commands):
