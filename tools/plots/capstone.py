@@ -105,6 +105,14 @@ def steps_axis(ax, names):
     ax.grid(axis="x", visible=False)
 
 
+def finish_steps(fig, ax, names, ylabel, out, slug):
+    """Steps on x, the legend to the right of the axes, saved as OUT/slug.svg."""
+    steps_axis(ax, names)
+    style.label(ax, 0, "step (each adds one change to the previous)", ylabel)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    style.save(fig, os.path.join(out, slug + ".svg"))
+
+
 def bars(ax, series, width=0.8):
     """Grouped bars: series is [(label, values, colour, hatch)], one bar per step each."""
     n = len(series)
@@ -259,11 +267,7 @@ def cpu_plot(out, shares, names, calname, commands):
                edgecolor="white", linewidth=0.5)
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_ylim(0, 100)
-    steps_axis(ax, names)
-    style.label(ax, 0, "step (each adds one change to the previous)",
-                "share of application CPU (%)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    style.save(fig, os.path.join(out, "capstone_cpu.svg"))
+    finish_steps(fig, ax, names, "share of application CPU (%)", out, "capstone_cpu")
     b, i = by[names[0]], by["index"]
     last = by[names[-1]]
     para = (f"Each bar splits the application's CPU (the load generator's is left out) by what "
@@ -300,11 +304,7 @@ def caps_plot(out, caps, names, calname, commands):
                         ha="center", va="bottom", fontsize=7, rotation=90)
     ax.axhline(100, color="black", linewidth=0.8, linestyle="--")
     ax.set_ylim(0, 118)
-    steps_axis(ax, names)
-    style.label(ax, 0, "step (each adds one change to the previous)",
-                "busy (% of the cap's size)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    style.save(fig, os.path.join(out, "capstone_caps.svg"))
+    finish_steps(fig, ax, names, "busy (% of the cap's size)", out, "capstone_caps")
     labels = ("threads", "pool", "cores")
 
     def full(n):
