@@ -123,7 +123,7 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
       "published figures (sim/scenarios/calibration.h says which and how).");
   doc.Note(
       "Caps: a busy cap near 100 % is the limit; a wait is per completed "
-      "request (a statement's pool waits summed). Busy cores queue as "
+      "request (its statements' pool waits summed). Busy cores queue as "
       "stretched work, not as a wait.");
   if (r->threads == 0) {
     doc.Note("Virtual threads: no cap on request threads.");
