@@ -316,10 +316,12 @@ def caps_plot(out, caps, names, calname, commands):
     if grew:
         k = grew[0]
         a, b = by[names[k - 1]], by[names[k]]
+        threads_said = ("" if a["threads"] == "virtual" else
+                        f", against {fmt(a['thread_wait_ms'], 2)} ms of waiting for a request "
+                        "thread")
         pool_said = (f"At {names[k]} the pool grows from {a['pool']:.0f} to {b['pool']:.0f} "
                      f"connections: it was {fmt(busy[names[k - 1]][1])} % busy with "
-                     f"{fmt(a['pool_wait_ms'], 2)} ms of waiting per request, against "
-                     f"{fmt(a['thread_wait_ms'], 2)} ms of waiting for a request thread; a "
+                     f"{fmt(a['pool_wait_ms'], 2)} ms of waiting per request{threads_said}; a "
                      f"bigger pool can only give back the pool's own wait. ")
     para = (f"Each request passes three caps in series: a request thread (16, until virtual "
             f"threads), a database connection per statement (the pool) and the cores its CPU "
