@@ -153,6 +153,12 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
 
 }  // namespace
 
+void StartOnClosedLoopsCache(const OrderServiceLoad& closed, double closed_rps,
+                             OrderServiceLoad& open) {
+  open.cache_prewarm_s = closed.warmup_s + closed.duration_s;
+  open.cache_prewarm_requests = std::llround(closed_rps * open.cache_prewarm_s);
+}
+
 bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
   using C = Calibration;
   const bool nplus1 = !config.join;

@@ -50,6 +50,12 @@ struct OrderServiceLoad {
   double cache_prewarm_s = 0;
 };
 
+// `open` runs right after `closed` in the same service (the rig's order):
+// it starts on the cache the closed loop's requests left, RPS x its warm-up
+// and window, spread over that time before `open`'s time 0.
+void StartOnClosedLoopsCache(const OrderServiceLoad& closed, double closed_rps,
+                             OrderServiceLoad& open);
+
 // CPU of the application by category, in cores (averaged over the window).
 struct CpuShare {
   double database = 0, http = 0, serialisation = 0, gc = 0, other = 0;

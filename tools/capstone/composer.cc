@@ -137,10 +137,7 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
   for (size_t k = 0; k < closed_runs; ++k) {
     Run open = runs[k];
     open.load = OpenLoad();
-    const sim::OrderServiceLoad& before = runs[k].load;
-    open.load.cache_prewarm_s = before.warmup_s + before.duration_s;
-    open.load.cache_prewarm_requests =
-        std::llround((*closed)[k].rps * open.load.cache_prewarm_s);
+    sim::StartOnClosedLoopsCache(runs[k].load, (*closed)[k].rps, open.load);
     open_runs.push_back(open);
   }
   const size_t first_done = runs.size();

@@ -48,8 +48,7 @@ bool InCaseStudyOrder(const std::vector<const Step*>& steps) {
 struct Fidelity {
   int steps = 0, within30 = 0, within15 = 0;
   int changes = 0, same_way = 0;
-  std::vector<std::string> other_way;       // step names
-  std::vector<std::string> other_way_text;  // "pool-8 x0.98 against x1.12"
+  std::vector<size_t> other_way;  // the steps that move another way
 };
 
 int Way(double factor) {
@@ -73,9 +72,7 @@ Fidelity CompareWithCaseStudy(const Composition& c) {
     if (Way(mine.factor) == Way(cs.factor)) {
       ++f.same_way;
     } else {
-      f.other_way.emplace_back(c.steps[i]->name);
-      f.other_way_text.push_back(absl::StrFormat(
-          "%s x%.2f against x%.2f", c.steps[i]->name, mine.factor, cs.factor));
+      f.other_way.push_back(i);
     }
   }
   return f;
@@ -286,10 +283,16 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
     t.Add({std::string("RPS within 15 %"), f.within15, f.steps});
     t.Add({std::string("throughput moves its way (within 5 % counts as flat)"),
            f.same_way, f.changes});
-    if (!f.other_way_text.empty()) {
+    if (!f.other_way.empty()) {
+      std::vector<std::string> said;
+      for (size_t i : f.other_way) {
+        said.push_back(absl::StrFormat("%s x%.2f against x%.2f",
+                                       c.steps[i]->name, c.figures[i].factor,
+                                       CaseStudyRow(c.steps[i]->name)->factor));
+      }
       doc.Note(absl::StrCat(
           "Throughput moves another way than the case study's at: ",
-          absl::StrJoin(f.other_way_text, "; "),
+          absl::StrJoin(said, "; "),
           ". The caps table shows which cap each step leaves full."));
     }
   }
@@ -415,7 +418,10 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     }
     w.Key("other_way");
     w.StartArray();
-    for (const std::string& name : f.other_way) w.String(name.c_str());
+    for (size_t i : f.other_way) {
+      w.String(c.steps[i]->name.data(),
+               static_cast<rapidjson::SizeType>(c.steps[i]->name.size()));
+    }
     w.EndArray();
     w.EndObject();
   }

@@ -280,8 +280,7 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
       open.duration_s = o.open_s;
       // As for real: the open loop follows the closed one in the same
       // service, so it starts on the cache the closed loop left.
-      open.cache_prewarm_s = o.warmup_s + o.closed_s;
-      open.cache_prewarm_requests = std::llround(c->rps * open.cache_prewarm_s);
+      sim::StartOnClosedLoopsCache(closed, c->rps, open);
       auto p = sim::RunOrderService(calibration, config, open,
                                     o.seed + static_cast<uint64_t>(r));
       if (!p.ok()) return p.status();
