@@ -139,6 +139,13 @@ TEST(CalibrationIo, NonFiniteValue) {
   ExpectBad(WithFirst(absl::StrCat(R"({"value": 1e999, "unit": ")", FirstUnit(),
                                    R"(", "source": ""})")),
             "malformed JSON");
+  // Past the largest double in a way RapidJSON 1.1.0's full-precision
+  // strtod asserted on (21 integer digits, then e308), and just past it.
+  for (const char* big : {"126600000000059706501e308", "1.8e308"}) {
+    ExpectBad(WithFirst(absl::StrCat(R"({"value": )", big, R"(, "unit": ")",
+                                     FirstUnit(), R"(", "source": ""})")),
+              "Number too big");
+  }
   ExpectBad(WithFirst(absl::StrCat(R"({"value": "3", "unit": ")", FirstUnit(),
                                    R"(", "source": ""})")),
             "non-numeric");

@@ -185,6 +185,9 @@ TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
   const std::vector<BadCase> cases = {
       {"malformed", "{not json", good, "not JSON"},
       {"truncated", good.substr(0, good.size() / 2), good, "not JSON"},
+      // The gbench_json fuzzer's find: RapidJSON 1.1.0 asserted on it.
+      {"too_big", R"({"benchmarks": [-126600000000059706501e308]})", good,
+       "not JSON (error at byte 16)"},
       {"schemaless", R"({"foo": 1})", good, "neither Google Benchmark"},
       {"array", "[1,2]", good, "neither Google Benchmark"},
       {"empty_list", R"({"context":{},"benchmarks":[]})", good,

@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/json.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 #include "rapidjson/prettywriter.h"
@@ -122,11 +123,12 @@ absl::Status ReadField(const sim::CalibrationField& field,
 
 absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
-  if (doc.HasParseError()) {
+  const rapidjson::ParseResult parsed =
+      core::ParseJson<rapidjson::kParseFullPrecisionFlag>(doc, json);
+  if (parsed.IsError()) {
     return Bad(absl::StrCat(
-        "calibration: malformed JSON at byte ", doc.GetErrorOffset(), " (",
-        rapidjson::GetParseError_En(doc.GetParseError()), "); accepted: a ",
+        "calibration: malformed JSON at byte ", parsed.Offset(), " (",
+        rapidjson::GetParseError_En(parsed.Code()), "); accepted: a ",
         std::string(kCalibrationFormat), " object"));
   }
   // A const view: RapidJSON 1.1's non-const iterators compare ambiguously

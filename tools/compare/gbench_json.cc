@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/json.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 
@@ -27,12 +28,13 @@ absl::StatusOr<std::vector<BenchmarkSamples>> ParseGbenchJson(
   // kParseFullPrecisionFlag: read doubles exactly as written.
   // kParseNanAndInfFlag: Google Benchmark writes NaN for the cv of a constant
   // counter (aggregate rows, which are skipped, but the file must parse).
-  doc.Parse<rapidjson::kParseFullPrecisionFlag |
-            rapidjson::kParseNanAndInfFlag>(text.data(), text.size());
-  if (doc.HasParseError()) {
-    return Bad(absl::StrCat(
-        "not JSON: ", rapidjson::GetParseError_En(doc.GetParseError()),
-        " at byte ", doc.GetErrorOffset()));
+  const rapidjson::ParseResult parsed =
+      core::ParseJson<rapidjson::kParseFullPrecisionFlag |
+                      rapidjson::kParseNanAndInfFlag>(doc, text);
+  if (parsed.IsError()) {
+    return Bad(
+        absl::StrCat("not JSON: ", rapidjson::GetParseError_En(parsed.Code()),
+                     " at byte ", parsed.Offset()));
   }
   if (!doc.IsObject() || !doc.HasMember("benchmarks") ||
       !doc["benchmarks"].IsArray()) {

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/json.h"
 #include "rapidjson/document.h"
 #include "tools/compare/compare.h"
 #include "tools/compare/doc_diff.h"
@@ -46,10 +47,11 @@ enum class Kind { kBenchmark, kResult };
 
 // Which of the two accepted shapes a file has (after it parsed as JSON).
 absl::StatusOr<Kind> KindOf(const std::string& role, const std::string& path,
+                            const rapidjson::ParseResult& parsed,
                             const rapidjson::Document& d) {
-  if (d.HasParseError()) {
+  if (parsed.IsError()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        role, " '", path, "': not JSON (error at byte ", d.GetErrorOffset(),
+        role, " '", path, "': not JSON (error at byte ", parsed.Offset(),
         "); accepted: Google Benchmark or perflab --format json output"));
   }
   if (d.IsObject() && d.HasMember("benchmarks")) return Kind::kBenchmark;
@@ -71,11 +73,11 @@ absl::StatusOr<core::Document> Run(Args& a) {
   // NaN: Google Benchmark writes it for the cv of a constant counter.
   constexpr unsigned kFlags =
       rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag;
-  bd.Parse<kFlags>(base->c_str(), base->size());
-  cd.Parse<kFlags>(cont->c_str(), cont->size());
-  absl::StatusOr<Kind> bk = KindOf("BASE", a.base, bd);
+  const rapidjson::ParseResult bp = core::ParseJson<kFlags>(bd, *base);
+  const rapidjson::ParseResult cp = core::ParseJson<kFlags>(cd, *cont);
+  absl::StatusOr<Kind> bk = KindOf("BASE", a.base, bp, bd);
   if (!bk.ok()) return bk.status();
-  absl::StatusOr<Kind> ck = KindOf("CONTENDER", a.contender, cd);
+  absl::StatusOr<Kind> ck = KindOf("CONTENDER", a.contender, cp, cd);
   if (!ck.ok()) return ck.status();
   if (*bk != *ck) {
     return absl::InvalidArgumentError(

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/json.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -93,9 +94,10 @@ std::string PartialToJson(const Partial& part) {
 absl::StatusOr<Partial> ParsePartial(const std::string& json,
                                      const std::string& name) {
   rapidjson::Document d;
-  d.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag>(
-      json.c_str(), json.size());
-  if (d.HasParseError() || !d.IsObject()) return Bad(name, "invalid JSON");
+  const rapidjson::ParseResult parsed =
+      core::ParseJson<rapidjson::kParseFullPrecisionFlag |
+                      rapidjson::kParseNanAndInfFlag>(d, json);
+  if (parsed.IsError() || !d.IsObject()) return Bad(name, "invalid JSON");
   if (!d.HasMember("perflab_sweep_partial") ||
       !d["perflab_sweep_partial"].IsInt() ||
       d["perflab_sweep_partial"].GetInt() != kFormatVersion) {

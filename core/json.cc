@@ -1,0 +1,70 @@
+#include "core/json.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace perflab::core {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+std::optional<size_t> FirstNumberTooBig(std::string_view json) {
+  const size_t n = json.size();
+  size_t i = 0;
+  while (i < n) {
+    const char c = json[i];
+    if (c == '"') {  // a string: skip it, escapes included
+      for (++i; i < n && json[i] != '"'; ++i) {
+        if (json[i] == '\\') ++i;
+      }
+      ++i;
+      continue;
+    }
+    if (c != '-' && !IsDigit(c)) {
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    if (c == '-') ++i;
+    // An upper bound of the decimal magnitude: significant integer digits
+    // plus the exponent. Only a number past 10^308 can overflow; strtod
+    // (correctly rounded) decides those.
+    int64_t digits = 0;
+    while (i < n && json[i] == '0') ++i;
+    for (; i < n && IsDigit(json[i]); ++i) ++digits;
+    if (i < n && json[i] == '.') {
+      for (++i; i < n && IsDigit(json[i]); ++i) {
+      }
+    }
+    int64_t exp = 0;
+    bool negative_exp = false;
+    if (i < n && (json[i] == 'e' || json[i] == 'E')) {
+      ++i;
+      if (i < n && (json[i] == '+' || json[i] == '-')) {
+        negative_exp = json[i] == '-';
+        ++i;
+      }
+      for (; i < n && IsDigit(json[i]); ++i) {
+        if (exp < 1'000'000) exp = exp * 10 + (json[i] - '0');
+      }
+    }
+    if (i == start || (i == start + 1 && c == '-')) {  // "-" alone, -Infinity
+      i = start + 1;
+      continue;
+    }
+    if (digits + (negative_exp ? -exp : exp) > 308) {
+      const std::string token(json.substr(start, i - start));
+      errno = 0;
+      const double v = std::strtod(token.c_str(), nullptr);
+      if (errno == ERANGE && std::isinf(v)) return start;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace perflab::core
