@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/sanitizers.h"
 #include "tests/tools/cli_runner.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/real_run.h"
@@ -49,10 +50,14 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   ASSERT_EQ(c->composed.size(), 3u);
   // The index removes the scan: several times the throughput on both sides
   // (measured here ~4x real at this scale, ~16x composed; 2x leaves room for
-  // a busy machine but not for a service that ignored --index). The cache
-  // must rise on both sides; the composed rise is small (its misses still
-  // pay N+1), so only the order is checked there.
-  EXPECT_GT(c->real[1].rps, 2 * c->real[0].rps);
+  // a busy machine but not for a service that ignored --index, ~1x). Under
+  // ASan our per-statement code is instrumented and Debian's SQLite is not,
+  // so the 81 statements slow down more than the scan: a CI run measured
+  // 1.99x, and 1.5x is the bound there. The cache must rise on both sides;
+  // the composed rise is small (its misses still pay N+1), so only the
+  // order is checked there.
+  const double index_gain = testing::kSanitized ? 1.5 : 2;
+  EXPECT_GT(c->real[1].rps, index_gain * c->real[0].rps);
   EXPECT_GT(c->composed[1].rps, 2 * c->composed[0].rps);
   EXPECT_GT(c->real[2].rps, 1.5 * c->real[1].rps);
   EXPECT_GT(c->composed[2].rps, c->composed[1].rps);

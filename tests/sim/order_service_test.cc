@@ -12,23 +12,12 @@
 #include <utility>
 
 #include "gtest/gtest.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define PERFLAB_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PERFLAB_SANITIZED 1
-#endif
-#endif
+#include "tests/sanitizers.h"
 
 namespace perflab::sim {
 namespace {
 
-#ifdef PERFLAB_SANITIZED
-constexpr bool kShortRuns = true;
-#else
-constexpr bool kShortRuns = false;
-#endif
+constexpr bool kShortRuns = testing::kSanitized;
 // Sanitized builds run 2 s + 3 s, not the rig's 8 s + 15 s: the cache and
 // the GC are still warming up, so figures compared with the case study's
 // only hold at full length (the release pass runs them).
@@ -107,10 +96,10 @@ class TenSteps : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     OrderServiceLoad load;
-#ifdef PERFLAB_SANITIZED
-    load.warmup_s = 2;
-    load.duration_s = 3;
-#endif
+    if (kShortRuns) {
+      load.warmup_s = 2;
+      load.duration_s = 3;
+    }
     for (int i = 0; i < 10; ++i) {
       absl::StatusOr<OrderServiceResult> r =
           RunOrderService(Calibration{}, Cumulative(i), load, 7);

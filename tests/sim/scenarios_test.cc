@@ -8,6 +8,7 @@
 #include "models/queues.h"
 #include "sim/mmc.h"
 #include "sim/scenarios/scenario.h"
+#include "tests/sanitizers.h"
 #include "tests/sim/doc_helpers.h"
 
 namespace perflab::sim {
@@ -41,13 +42,8 @@ std::vector<double> Numbers(const core::Document& doc, const std::string& key,
   return out;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int64_t kScale = 16;
-constexpr double kTolerance = 0.10;
-#else
-constexpr int64_t kScale = 1;
-constexpr double kTolerance = 0.02;
-#endif
+constexpr int64_t kScale = testing::kSanitized ? 16 : 1;
+constexpr double kTolerance = testing::kSanitized ? 0.10 : 0.02;
 
 struct MmcCase {
   int servers;
@@ -55,7 +51,7 @@ struct MmcCase {
   int64_t customers;
 };
 
-class MmcVsErlangC : public testing::TestWithParam<MmcCase> {};
+class MmcVsErlangC : public ::testing::TestWithParam<MmcCase> {};
 
 TEST_P(MmcVsErlangC, MeanWaitWithinTwoPercent) {
   const MmcCase c = GetParam();
@@ -86,12 +82,12 @@ TEST_P(MmcVsErlangC, MeanWaitWithinTwoPercent) {
 
 INSTANTIATE_TEST_SUITE_P(
     RhoAndServers, MmcVsErlangC,
-    testing::Values(MmcCase{1, 0.5, 1'000'000}, MmcCase{1, 0.7, 2'000'000},
-                    MmcCase{1, 0.9, 6'000'000}, MmcCase{4, 0.5, 2'000'000},
-                    MmcCase{4, 0.7, 3'000'000}, MmcCase{4, 0.9, 8'000'000},
-                    MmcCase{16, 0.5, 24'000'000}, MmcCase{16, 0.7, 6'000'000},
-                    MmcCase{16, 0.9, 12'000'000}),
-    [](const testing::TestParamInfo<MmcCase>& info) {
+    ::testing::Values(MmcCase{1, 0.5, 1'000'000}, MmcCase{1, 0.7, 2'000'000},
+                      MmcCase{1, 0.9, 6'000'000}, MmcCase{4, 0.5, 2'000'000},
+                      MmcCase{4, 0.7, 3'000'000}, MmcCase{4, 0.9, 8'000'000},
+                      MmcCase{16, 0.5, 24'000'000}, MmcCase{16, 0.7, 6'000'000},
+                      MmcCase{16, 0.9, 12'000'000}),
+    [](const ::testing::TestParamInfo<MmcCase>& info) {
       return "c" + std::to_string(info.param.servers) + "_rho" +
              std::to_string(static_cast<int>(info.param.rho * 100));
     });
