@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/http/net.h"
+#include "bench/http/order_service/server.h"
+#include "bench/http/tls.h"
 #include "bench/lab/bench_support.h"
-#include "bench/lab/net.h"
-#include "bench/lab/order_service/server.h"
-#include "bench/lab/tls.h"
 #include "core/cpu_time.h"
 
 namespace perflab::lab {

@@ -13,9 +13,9 @@
 #include "core/cpu_time.h"
 #include "sim/engine.h"
 #include "sim/mmc.h"
+#include "sim/order_service/model.h"
 #include "sim/random.h"
 #include "sim/resource.h"
-#include "sim/scenarios/order_service.h"
 
 namespace {
 

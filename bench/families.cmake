@@ -4,7 +4,7 @@
 perflab_benchmark(bench_db
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_db.cc DEPS perflab::lab)
 perflab_benchmark(bench_net
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_net.cc DEPS perflab::lab)
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_net.cc DEPS perflab::http perflab::lab)
 perflab_benchmark(bench_payload
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_payload.cc DEPS perflab::lab)
 perflab_benchmark(bench_cache

@@ -16,6 +16,7 @@
 #ifndef PERFLAB_SIM_ENGINE_H_
 #define PERFLAB_SIM_ENGINE_H_
 
+#include <cmath>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,13 @@ inline constexpr Time kForever = INT64_MAX;
 
 inline double ToMs(Time t) { return static_cast<double>(t) / kMs; }
 inline double ToSec(Time t) { return static_cast<double>(t) / kSec; }
+// Milliseconds or seconds as a user types them, rounded to the nearest ns.
+inline Time MsToNs(double ms) {
+  return static_cast<Time>(std::llround(ms * 1e6));
+}
+inline Time SecToNs(double s) {
+  return static_cast<Time>(std::llround(s * 1e9));
+}
 
 // Limits that stop a run with a clear error instead of exhausting memory.
 struct Budget {

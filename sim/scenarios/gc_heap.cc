@@ -14,8 +14,8 @@
 #include "sim/cpu.h"
 #include "sim/gc.h"
 #include "sim/load.h"
+#include "sim/order_service/calibration.h"
 #include "sim/random.h"
-#include "sim/scenarios/calibration.h"
 #include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {

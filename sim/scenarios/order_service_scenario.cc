@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/case_study.h"
 #include "sim/cpu.h"
+#include "sim/order_service/model.h"
 #include "sim/scenarios/internal/common.h"
-#include "sim/scenarios/order_service.h"
 
 namespace perflab::sim {
 namespace {
@@ -120,7 +120,8 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   }
   doc.Note(
       "Costs are the seed-h2 calibration: each derived from the case study's "
-      "published figures (sim/scenarios/calibration.h says which and how).");
+      "published figures (sim/order_service/calibration.h says which and "
+      "how).");
   doc.Note(
       "Caps: a busy cap near 100 % is the limit; a wait is per completed "
       "request (its statements' pool waits summed). Busy cores queue as "

@@ -2,7 +2,7 @@
 // with the order-service model's GC (sim/gc.h): GC work is CPU on the
 // application's cores and request work varies. Expected values are worked
 // out by hand in the comments from the case study's live set (206 MiB), its
-// allocation per request (0.1636 MiB, sim/scenarios/calibration.h) and the
+// allocation per request (0.1636 MiB, sim/order_service/calibration.h) and the
 // pause model (2.5 ms + 0.028 ms per young MiB).
 #include <vector>
 

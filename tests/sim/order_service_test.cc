@@ -2,8 +2,6 @@
 // default (seed-h2) calibration: 32 closed-loop clients, 8 s warm-up, 15 s
 // window (shorter under sanitizers). Case-study figures are typed from
 // figures.md; nothing here is the model's own output.
-#include "sim/scenarios/order_service.h"
-
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "sim/order_service/model.h"
 #include "tests/sanitizers.h"
 
 namespace perflab::sim {

@@ -10,7 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/lab/http_server.h"
+#include "bench/http/http_server.h"
 #include "gtest/gtest.h"
 #include "models/hdr_codec.h"
 #include "rapidjson/document.h"

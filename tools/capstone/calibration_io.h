@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sim/scenarios/calibration.h"
+#include "sim/order_service/calibration.h"
 
 namespace perflab::capstone {
 

@@ -19,12 +19,12 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "bench/http/load_client.h"
+#include "bench/http/net.h"
+#include "bench/http/order_service/server.h"
+#include "bench/http/wrk.h"
 #include "bench/lab/customer_picker.h"
 #include "bench/lab/dataset.h"
-#include "bench/lab/load_client.h"
-#include "bench/lab/net.h"
-#include "bench/lab/order_service/server.h"
-#include "bench/lab/wrk.h"
 #include "core/cpu_time.h"
 #include "models/cost.h"
 

@@ -28,8 +28,8 @@
 
 #include "absl/status/statusor.h"
 #include "core/document.h"
-#include "sim/scenarios/calibration.h"
-#include "sim/scenarios/order_service.h"
+#include "sim/order_service/calibration.h"
+#include "sim/order_service/model.h"
 #include "tools/capstone/steps.h"
 
 namespace perflab::capstone {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sim/scenarios/calibration.h"
-#include "sim/scenarios/order_service.h"
+#include "sim/order_service/calibration.h"
+#include "sim/order_service/model.h"
 
 namespace perflab::capstone {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sim/scenarios/order_service.h"
+#include "sim/order_service/model.h"
 
 namespace perflab::capstone {
 

@@ -19,7 +19,7 @@
 #include "models/percentiles.h"
 #include "models/queues.h"
 #include "models/usl.h"
-#include "sim/scenarios/order_service.h"
+#include "sim/order_service/model.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {

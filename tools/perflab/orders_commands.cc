@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "bench/http/order_service/server.h"
 #include "bench/lab/dataset.h"
-#include "bench/lab/order_service/server.h"
 #include "tools/perflab/commands.h"
 #include "tools/perflab/serve_flags.h"
 

@@ -11,9 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "bench/lab/http_server.h"
-#include "bench/lab/load_client.h"
-#include "bench/lab/wrk.h"
+#include "bench/http/http_server.h"
+#include "bench/http/load_client.h"
+#include "bench/http/wrk.h"
 #include "sim/scenarios/scenario.h"
 
 namespace perflab::cli {

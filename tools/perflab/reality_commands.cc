@@ -8,9 +8,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "bench/lab/http_server.h"
-#include "bench/lab/load_client.h"
-#include "bench/lab/loopback.h"
+#include "bench/http/http_server.h"
+#include "bench/http/load_client.h"
+#include "bench/http/loopback.h"
 #include "models/hdr_codec.h"
 #include "tools/perflab/commands.h"
 #include "tools/perflab/reality_cases.h"

@@ -68,13 +68,6 @@ inline KeySpec MaxPendingKey() {
                 "budget: pending events + live processes before the run stops");
 }
 
-inline Time MsToNs(double ms) {
-  return static_cast<Time>(std::llround(ms * 1e6));
-}
-inline Time SecToNs(double s) {
-  return static_cast<Time>(std::llround(s * 1e9));
-}
-
 // The run budget from the max_pending key (MaxPendingKey); the rest default.
 inline Budget BudgetFrom(const Params& p) {
   Budget budget;

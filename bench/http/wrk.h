@@ -3,8 +3,8 @@
 // so perflab's own client can be checked against it side by side.
 // Functions are thread-safe; RunWrk starts one child process and always reaps
 // it (killed if it outlives its duration by more than 10 s).
-#ifndef PERFLAB_BENCH_LAB_WRK_H_
-#define PERFLAB_BENCH_LAB_WRK_H_
+#ifndef PERFLAB_BENCH_HTTP_WRK_H_
+#define PERFLAB_BENCH_HTTP_WRK_H_
 
 #include <cstdint>
 #include <string>
@@ -44,4 +44,4 @@ absl::StatusOr<WrkResult> RunWrk(const WrkOptions& options);
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_WRK_H_
+#endif  // PERFLAB_BENCH_HTTP_WRK_H_

@@ -1,4 +1,4 @@
-#include "bench/lab/load_client.h"
+#include "bench/http/load_client.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bench/lab/loopback.h"
-#include "bench/lab/net.h"
+#include "bench/http/loopback.h"
+#include "bench/http/net.h"
 
 namespace perflab::lab {
 namespace {

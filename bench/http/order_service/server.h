@@ -11,20 +11,20 @@
 //    load generators here keep one request in flight per connection, so this
 //    is one task per in-flight request: the unbounded concurrency of Java's
 //    virtual threads, paid for with a kernel thread each (no coroutines).
-// Both are lab::HttpFront's (bench/lab/http_front.h), as for lab::HttpServer;
+// Both are lab::HttpFront's (bench/http/http_front.h), as for lab::HttpServer;
 // idle kept-alive connections stay open until the client or Stop() ends them.
 //
 // Public methods are thread-safe. Stop() (or destruction) closes every socket
 // and joins every thread the service started, the stub's included.
-#ifndef PERFLAB_BENCH_LAB_ORDER_SERVICE_SERVER_H_
-#define PERFLAB_BENCH_LAB_ORDER_SERVICE_SERVER_H_
+#ifndef PERFLAB_BENCH_HTTP_ORDER_SERVICE_SERVER_H_
+#define PERFLAB_BENCH_HTTP_ORDER_SERVICE_SERVER_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "bench/lab/order_service/handler.h"
+#include "bench/http/order_service/handler.h"
 
 namespace perflab::lab {
 
@@ -75,4 +75,4 @@ absl::Status PinToFirstCpus(int count);
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_ORDER_SERVICE_SERVER_H_
+#endif  // PERFLAB_BENCH_HTTP_ORDER_SERVICE_SERVER_H_

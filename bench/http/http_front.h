@@ -13,8 +13,8 @@
 // Thread safety: every public method is thread-safe; the handler is called
 // from many threads at once and must be too. Stop() (or destruction) closes
 // every socket and joins every thread the front end started.
-#ifndef PERFLAB_BENCH_LAB_HTTP_FRONT_H_
-#define PERFLAB_BENCH_LAB_HTTP_FRONT_H_
+#ifndef PERFLAB_BENCH_HTTP_HTTP_FRONT_H_
+#define PERFLAB_BENCH_HTTP_HTTP_FRONT_H_
 
 #include <cstdint>
 #include <functional>
@@ -94,4 +94,4 @@ class HttpFront {
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_HTTP_FRONT_H_
+#endif  // PERFLAB_BENCH_HTTP_HTTP_FRONT_H_

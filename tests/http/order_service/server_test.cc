@@ -1,14 +1,15 @@
 // The real order service (bench/lab/order_service): every step flag changes
 // what it claims, seen through /stats and socket counts; bad requests get
 // 4xx and never crash it; it leaves no thread or socket behind.
+#include "bench/http/order_service/server.h"
+
 #include <dirent.h>
 
 #include <chrono>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "bench/lab/net.h"
-#include "bench/lab/order_service/server.h"
+#include "bench/http/net.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/lab/test_db.h"

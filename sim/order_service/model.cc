@@ -7,7 +7,7 @@
 // connection held while its CPU runs -> serialisation -> response. All of it
 // shares the application's cores with the GC threads; a young pause stops
 // every thread at a safepoint. The load generator has cores of its own.
-#include "sim/scenarios/order_service.h"
+#include "sim/order_service/model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +22,6 @@
 #include "sim/load.h"
 #include "sim/random.h"
 #include "sim/resource.h"
-#include "sim/scenarios/internal/common.h"
 
 namespace perflab::sim {
 namespace {

@@ -3,8 +3,8 @@
 // built from it. Session caching and tickets are off on both sides, so every
 // new connection pays a full handshake, the seed's "new HTTPS connection".
 // A TlsContexts is immutable after Create and safe to share between threads.
-#ifndef PERFLAB_BENCH_LAB_TLS_H_
-#define PERFLAB_BENCH_LAB_TLS_H_
+#ifndef PERFLAB_BENCH_HTTP_TLS_H_
+#define PERFLAB_BENCH_HTTP_TLS_H_
 
 #include <openssl/ssl.h>
 
@@ -40,4 +40,4 @@ class TlsContexts {
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_TLS_H_
+#endif  // PERFLAB_BENCH_HTTP_TLS_H_

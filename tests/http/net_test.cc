@@ -1,4 +1,4 @@
-#include "bench/lab/net.h"
+#include "bench/http/net.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "sim/scenarios/calibration.h"
+#include "sim/order_service/calibration.h"
 
 namespace perflab::sim {
 

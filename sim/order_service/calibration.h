@@ -16,8 +16,8 @@
 // 3.9 ms x the 4 effective cores a pause occupies; 247.3 concurrent:
 // 0.1636 MiB x 1,511.6 us/MiB). At 768 MiB the pauses' share is 0.1636 /
 // 562 x 18.2 ms x 4 = 21.2 us.
-#ifndef PERFLAB_SIM_SCENARIOS_CALIBRATION_H_
-#define PERFLAB_SIM_SCENARIOS_CALIBRATION_H_
+#ifndef PERFLAB_SIM_ORDER_SERVICE_CALIBRATION_H_
+#define PERFLAB_SIM_ORDER_SERVICE_CALIBRATION_H_
 
 #include <string_view>
 #include <vector>
@@ -123,4 +123,4 @@ const std::vector<CalibrationField>& CalibrationFields();
 
 }  // namespace perflab::sim
 
-#endif  // PERFLAB_SIM_SCENARIOS_CALIBRATION_H_
+#endif  // PERFLAB_SIM_ORDER_SERVICE_CALIBRATION_H_

@@ -1,4 +1,4 @@
-#include "bench/lab/http_front.h"
+#include "bench/http/http_front.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -25,7 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "bench/lab/loopback.h"
+#include "bench/http/loopback.h"
 
 namespace perflab::lab {
 namespace {

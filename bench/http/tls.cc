@@ -1,4 +1,4 @@
-#include "bench/lab/tls.h"
+#include "bench/http/tls.h"
 
 #include <openssl/err.h>
 #include <openssl/evp.h>

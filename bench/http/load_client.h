@@ -8,8 +8,8 @@
 // time (duration plus one timeout) and count, talks to loopback only, and
 // joins every thread and closes every socket before it returns. Thread-safe:
 // concurrent RunLoad calls share nothing.
-#ifndef PERFLAB_BENCH_LAB_LOAD_CLIENT_H_
-#define PERFLAB_BENCH_LAB_LOAD_CLIENT_H_
+#ifndef PERFLAB_BENCH_HTTP_LOAD_CLIENT_H_
+#define PERFLAB_BENCH_HTTP_LOAD_CLIENT_H_
 
 #include <cstdint>
 #include <functional>
@@ -69,4 +69,4 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& options);
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_LOAD_CLIENT_H_
+#endif  // PERFLAB_BENCH_HTTP_LOAD_CLIENT_H_

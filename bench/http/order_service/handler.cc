@@ -1,4 +1,4 @@
-#include "bench/lab/order_service/handler.h"
+#include "bench/http/order_service/handler.h"
 
 #include <array>
 #include <chrono>

@@ -9,8 +9,8 @@
 // methods are thread-safe. An HttpClient is not thread-safe; use one per
 // thread. Both ignore SIGPIPE process-wide (a peer's close must be an error,
 // not a kill).
-#ifndef PERFLAB_BENCH_LAB_NET_H_
-#define PERFLAB_BENCH_LAB_NET_H_
+#ifndef PERFLAB_BENCH_HTTP_NET_H_
+#define PERFLAB_BENCH_HTTP_NET_H_
 
 #include <atomic>
 #include <cstdint>
@@ -21,7 +21,7 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
-#include "bench/lab/tls.h"
+#include "bench/http/tls.h"
 
 namespace perflab::lab {
 
@@ -133,4 +133,4 @@ class HttpClient {
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_NET_H_
+#endif  // PERFLAB_BENCH_HTTP_NET_H_

@@ -1,4 +1,4 @@
-#include "bench/lab/net.h"
+#include "bench/http/net.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -18,7 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "bench/lab/loopback.h"
+#include "bench/http/loopback.h"
 
 namespace perflab::lab {
 namespace {

@@ -9,15 +9,15 @@
 //    request at a time. The queue is the "accept queue" of the simulator.
 //  - `threads == 0` ("virtual"): one lightweight thread per connection, no cap.
 // The sockets, the poller and the threads are lab::HttpFront's
-// (bench/lab/http_front.h); this file is the handler and its options.
+// (bench/http/http_front.h); this file is the handler and its options.
 //
 // The handler optionally waits for a whole-server freeze to end, burns
 // `cpu_ms`, blocks `handler_ms`, and then holds one of `inner_pool` permits for
 // `inner_ms` (the moved bottleneck). Every public method is thread-safe. The
 // server binds loopback only and stops promptly on Stop() or destruction,
 // closing every socket and joining every thread it started.
-#ifndef PERFLAB_BENCH_LAB_HTTP_SERVER_H_
-#define PERFLAB_BENCH_LAB_HTTP_SERVER_H_
+#ifndef PERFLAB_BENCH_HTTP_HTTP_SERVER_H_
+#define PERFLAB_BENCH_HTTP_HTTP_SERVER_H_
 
 #include <cstdint>
 #include <memory>
@@ -81,4 +81,4 @@ class HttpServer {
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_HTTP_SERVER_H_
+#endif  // PERFLAB_BENCH_HTTP_HTTP_SERVER_H_

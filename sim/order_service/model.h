@@ -6,15 +6,15 @@
 // composer (tools/capstone/) calls RunOrderService directly, once per step,
 // loop and repeat. Thread-compatible: each call owns its Simulation, so calls
 // may run on different threads at once.
-#ifndef PERFLAB_SIM_SCENARIOS_ORDER_SERVICE_H_
-#define PERFLAB_SIM_SCENARIOS_ORDER_SERVICE_H_
+#ifndef PERFLAB_SIM_ORDER_SERVICE_MODEL_H_
+#define PERFLAB_SIM_ORDER_SERVICE_MODEL_H_
 
 #include <cstdint>
 #include <optional>
 
 #include "absl/status/statusor.h"
 #include "models/histogram.h"
-#include "sim/scenarios/calibration.h"
+#include "sim/order_service/calibration.h"
 #include "sim/steady_state.h"
 
 namespace perflab::sim {
@@ -102,4 +102,4 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
 
 }  // namespace perflab::sim
 
-#endif  // PERFLAB_SIM_SCENARIOS_ORDER_SERVICE_H_
+#endif  // PERFLAB_SIM_ORDER_SERVICE_MODEL_H_

@@ -1,4 +1,4 @@
-#include "bench/lab/http_server.h"
+#include "bench/http/http_server.h"
 
 #include <chrono>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "bench/lab/http_front.h"
+#include "bench/http/http_front.h"
 #include "core/cpu_time.h"
 
 namespace perflab::lab {

@@ -6,8 +6,8 @@
 //
 // OrdersHandler is thread-safe: the pool, the cache and the inventory clients
 // are shared under their own locks; counters are atomics.
-#ifndef PERFLAB_BENCH_LAB_ORDER_SERVICE_HANDLER_H_
-#define PERFLAB_BENCH_LAB_ORDER_SERVICE_HANDLER_H_
+#ifndef PERFLAB_BENCH_HTTP_ORDER_SERVICE_HANDLER_H_
+#define PERFLAB_BENCH_HTTP_ORDER_SERVICE_HANDLER_H_
 
 #include <atomic>
 #include <condition_variable>
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bench/lab/net.h"
+#include "bench/http/net.h"
 #include "bench/lab/orders.h"
 #include "bench/lab/ttl_lru_cache.h"
 
@@ -99,4 +99,4 @@ absl::StatusOr<int64_t> ParseOrdersTarget(std::string_view target);
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_ORDER_SERVICE_HANDLER_H_
+#endif  // PERFLAB_BENCH_HTTP_ORDER_SERVICE_HANDLER_H_

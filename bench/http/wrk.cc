@@ -1,4 +1,4 @@
-#include "bench/lab/wrk.h"
+#include "bench/http/wrk.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "bench/lab/loopback.h"
+#include "bench/http/loopback.h"
 
 extern char** environ;
 

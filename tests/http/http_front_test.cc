@@ -1,12 +1,12 @@
 // lab::HttpFront on its own, in both request models: what the handler is
 // given, what it answers, a dropped request, and the max_connections refusal.
 // Counters are read after Stop(), which joins every thread that counts.
-#include "bench/lab/http_front.h"
+#include "bench/http/http_front.h"
 
 #include <string>
 
 #include "absl/strings/match.h"
-#include "bench/lab/net.h"
+#include "bench/http/net.h"
 #include "gtest/gtest.h"
 
 namespace perflab::lab {

@@ -10,10 +10,10 @@
 #include <cmath>
 #include <limits>
 
-#include "bench/lab/http_server.h"
-#include "bench/lab/load_client.h"
-#include "bench/lab/loopback.h"
-#include "bench/lab/wrk.h"
+#include "bench/http/http_server.h"
+#include "bench/http/load_client.h"
+#include "bench/http/loopback.h"
+#include "bench/http/wrk.h"
 #include "gtest/gtest.h"
 
 namespace perflab::lab {

@@ -1,4 +1,4 @@
-#include "bench/lab/order_service/server.h"
+#include "bench/http/order_service/server.h"
 
 #include <sched.h>
 
@@ -14,8 +14,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "bench/lab/http_front.h"
-#include "bench/lab/http_server.h"
+#include "bench/http/http_front.h"
+#include "bench/http/http_server.h"
 
 namespace perflab::lab {
 namespace {

@@ -1,8 +1,8 @@
 // Loopback addresses for the real server and load generator: they talk to
 // 127.0.0.0/8 and ::1 only, so an experiment can never load someone else's
 // machine by a typo. Pure functions; thread-safe.
-#ifndef PERFLAB_BENCH_LAB_LOOPBACK_H_
-#define PERFLAB_BENCH_LAB_LOOPBACK_H_
+#ifndef PERFLAB_BENCH_HTTP_LOOPBACK_H_
+#define PERFLAB_BENCH_HTTP_LOOPBACK_H_
 
 #include <sys/socket.h>
 
@@ -38,4 +38,4 @@ absl::StatusOr<Url> ParseLoopbackUrl(std::string_view url);
 
 }  // namespace perflab::lab
 
-#endif  // PERFLAB_BENCH_LAB_LOOPBACK_H_
+#endif  // PERFLAB_BENCH_HTTP_LOOPBACK_H_

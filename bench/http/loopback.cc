@@ -1,4 +1,4 @@
-#include "bench/lab/loopback.h"
+#include "bench/http/loopback.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
