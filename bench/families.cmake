@@ -1,4 +1,4 @@
-# The cost families (issue 4): one Google Benchmark binary per family of the
+# The cost families: one Google Benchmark binary per family of the
 # case study's costs, each exercising perflab::lab. Names are documented in
 # bench/README.md and are a stable interface for the capstone composer.
 perflab_benchmark(bench_db

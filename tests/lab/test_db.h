@@ -1,7 +1,8 @@
 // A small lab database shared by the tests of one binary: built once per
 // process in the test temp directory (scale 0.02: 100 customers, 4,000 orders).
 // Every path TempPath names is removed when the process exits: ctest runs
-// each test in a process of its own, and each used to leave its 600 KB copy.
+// each test in a process of its own, and each would otherwise leave a 600 KB
+// copy behind.
 #ifndef PERFLAB_TESTS_LAB_TEST_DB_H_
 #define PERFLAB_TESTS_LAB_TEST_DB_H_
 

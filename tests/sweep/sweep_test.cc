@@ -254,7 +254,7 @@ TEST(SweepPartial, CorruptPartialIsRejected) {
   std::string json = PartialToJson({e, {1, 1}, {}});
   size_t at = json.find("\"replications\":1");
   ASSERT_NE(at, std::string::npos);
-  json.replace(at, 16, "\"replications\":2");  // fingerprint no longer fits
+  json.replace(at, 16, "\"replications\":2");  // the fingerprint does not fit
   EXPECT_NE(ParsePartial(json, "f").status().message().find("fingerprint"),
             std::string::npos);
 }
