@@ -233,6 +233,18 @@ TEST(ThreadPoolTest, VirtualThreadsAreLimitedByTheCpu) {
   EXPECT_GT(Field(doc, "mean_ms"), 50);  // CPU queueing on top of the handler
 }
 
+TEST(ThreadPoolTest, DrawsExponentialThinkByDefault) {
+  const Scenario* s = FindScenario("thread-pool");
+  ASSERT_NE(s, nullptr);
+  bool found = false;
+  for (const KeySpec& k : s->keys) {
+    if (k.name != "think") continue;
+    found = true;
+    EXPECT_EQ(k.fallback, "exp");
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(LittlesLawTest, EveryRowWithinOnePercent) {
   for (const char* arrivals : {"arrivals=constant", "arrivals=poisson"}) {
     core::Document doc =

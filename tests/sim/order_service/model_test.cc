@@ -2,15 +2,14 @@
 // default (seed-h2) calibration: 32 closed-loop clients, 8 s warm-up, 15 s
 // window (shorter under sanitizers). Case-study figures are typed from
 // figures.md; nothing here is the model's own output.
+#include "sim/order_service/model.h"
+
 #include <array>
-#include <cctype>
 #include <cmath>
-#include <set>
 #include <string>
 #include <utility>
 
 #include "gtest/gtest.h"
-#include "sim/order_service/model.h"
 #include "tests/sanitizers.h"
 
 namespace perflab::sim {
@@ -23,26 +22,7 @@ constexpr bool kShortRuns = testing::kSanitized;
 constexpr const char* kShortRunsWhy =
     "figures need the rig's 8 s warm-up and 15 s window";
 
-TEST(CalibrationTest, FieldListCoversEveryMemberOnce) {
-  const auto& fields = CalibrationFields();
-  // Every member is a double: the list is complete when it accounts for all.
-  EXPECT_EQ(sizeof(Calibration), fields.size() * sizeof(double));
-  std::set<std::string> names;
-  std::set<const double*> members;
-  const Calibration c;
-  for (const CalibrationField& f : fields) {
-    EXPECT_TRUE(names.insert(std::string(f.name)).second) << f.name;
-    EXPECT_TRUE(members.insert(&(c.*f.member)).second) << f.name;
-    const std::set<std::string> units = {"us", "ms", "MiB", "cores"};
-    EXPECT_TRUE(units.count(std::string(f.unit))) << f.name;
-    // The unit is the name's suffix, in lower case (MiB -> _mib).
-    std::string suffix = "_" + std::string(f.unit);
-    for (char& ch : suffix) ch = static_cast<char>(std::tolower(ch));
-    EXPECT_TRUE(f.name.ends_with(suffix)) << f.name;
-  }
-}
-
-TEST(CalibrationTest, BadValuesAreRejectedNamingTheField) {
+TEST(OrderServiceModel, BadCalibrationValuesAreRejectedNamingTheField) {
   Calibration c;
   c.item_statement_us = -1;
   absl::StatusOr<OrderServiceResult> r =
