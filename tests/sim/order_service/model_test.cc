@@ -189,8 +189,9 @@ TEST_F(TenSteps, CpuColumnFollowsTheCaseStudys) {
 // The seed-h2 arithmetic runs backwards from C_k = CPU cores / RPS at the
 // index, TCP_NODELAY, cache and heap steps (calibration.h); the model, run
 // forwards, must spend that CPU per request there, whatever RPS it reaches.
-// (With GC pauses costed on 8 threads while the model's pause stops its 4
-// effective cores, the cache step came out 7 % short.)
+// That needs a pause's CPU charged on the 4 effective cores it stops, as
+// calibration.h's G is worked out: charged on 8 GC threads, it would leave
+// the cache step 7 % short.
 TEST_F(TenSteps, CpuPerRequestIsTheCalibrationsSource) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   const std::array<std::pair<int, double>, 4> sources = {
@@ -226,8 +227,9 @@ TEST_F(TenSteps, CapWaitsAgreeWithLittlesLaw) {
   EXPECT_EQ(results_[9].app_cores, 2);
 }
 
-// Issue 9's fidelity must: within 30 % of the case study's RPS at >= 8 of
-// the 10 steps (with effective_cores, all ten were at seeds 7 and 42-44).
+// The model's fidelity target: within 30 % of the case study's RPS at >= 8
+// of the 10 steps. The default calibration puts all ten inside (at seeds 7
+// and 42-44 alike), so each step is checked too, naming the one that drifts.
 TEST_F(TenSteps, WithinThirtyPercentAtEightOfTenSteps) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   int close = 0;
