@@ -15,7 +15,7 @@
 #include "sim/cpu.h"
 #include "sim/engine.h"
 #include "sim/gc.h"
-#include "sim/resource.h"
+#include "sim/pooled_client.h"
 #include "sim/task.h"
 
 namespace perflab::sim {
@@ -32,35 +32,15 @@ struct DatabaseStats {
   int64_t timeouts = 0;    // statements that got no connection in time
 };
 
-class Database {
+class Database : public PooledClient<DatabaseOptions, DatabaseStats> {
  public:
   // `cpu` runs the statements' CPU; `gc` (optional) holds waits that end
   // during a pause until it is over.
   Database(Simulation& sim, Cpu& cpu, DatabaseOptions options, Gc* gc = nullptr)
-      : sim_(&sim),
-        cpu_(&cpu),
-        gc_(gc),
-        options_(options),
-        pool_(sim, "db connections", options.pool) {}
+      : PooledClient(sim, options, "db connections", options.pool, &cpu, gc) {}
 
   // One statement of `cpu_work` ns; false if no connection came in time.
   Task<bool> Statement(Time cpu_work);
-
-  const DatabaseStats& stats() const { return stats_; }
-  const Resource& pool() const { return pool_; }
-  // Restarts the counts and the pool's statistics (after a warm-up).
-  void ResetStats() {
-    stats_ = {};
-    pool_.ResetStats();
-  }
-
- private:
-  Simulation* sim_;
-  Cpu* cpu_;
-  Gc* gc_;
-  DatabaseOptions options_;
-  Resource pool_;
-  DatabaseStats stats_;
 };
 
 }  // namespace perflab::sim

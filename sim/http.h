@@ -24,6 +24,7 @@
 #include "sim/cpu.h"
 #include "sim/engine.h"
 #include "sim/gc.h"
+#include "sim/pooled_client.h"
 #include "sim/resource.h"
 #include "sim/task.h"
 
@@ -60,38 +61,21 @@ struct HttpStats {
   int64_t timeouts = 0;  // calls that got no connection in time
 };
 
-class HttpClient {
+class HttpClient : public PooledClient<HttpOptions, HttpStats> {
  public:
   // `cpu` (optional) runs the calls' CPU; `gc` (optional) holds waits that
   // end during a pause until it is over.
   HttpClient(Simulation& sim, HttpOptions options, Cpu* cpu = nullptr,
              Gc* gc = nullptr)
-      : sim_(&sim),
-        cpu_(cpu),
-        gc_(gc),
-        options_(options),
-        pool_(sim, "http connections", options.max_connections) {}
+      : PooledClient(sim, options, "http connections", options.max_connections,
+                     cpu, gc) {}
 
   // One call whose server side takes `server_time`; false if no connection
   // could be had within the acquire timeout.
   Task<bool> Call(Time server_time);
 
-  const HttpStats& stats() const { return stats_; }
-  const Resource& pool() const { return pool_; }
-  // Restarts the counts and the pool's statistics (after a warm-up).
-  void ResetStats() {
-    stats_ = {};
-    pool_.ResetStats();
-  }
-
  private:
-  Simulation* sim_;
-  Cpu* cpu_;
-  Gc* gc_;
-  HttpOptions options_;
-  Resource pool_;
   int64_t idle_ = 0;  // open connections not in use
-  HttpStats stats_;
 };
 
 }  // namespace perflab::sim

@@ -28,7 +28,7 @@ namespace {
 
 // Request work varies (JIT, caches, row counts, scheduling): each CPU piece
 // is lognormal around its calibrated mean. Without variation the clients
-// march in lockstep after every pause (issue 13, item 4).
+// march in lockstep after every pause.
 constexpr double kWorkCv = 0.5;
 // The N+1 page: 1 orders query, 20 item queries, 60 product lookups.
 constexpr int64_t kItemStatements = 80;

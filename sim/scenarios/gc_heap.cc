@@ -206,7 +206,7 @@ Scenario GcHeapScenario() {
       {ListKey("heaps_mib",
                absl::StrCat(DefaultText(case_study::kHeapMib), ",512,",
                             DefaultText(case_study::kTunedHeapMib)),
-               0, 1e6, "heap sizes (MiB)", true),
+               0, 1e6, "heap sizes (MiB)", LowerBound::kOpen),
        NumKey("live_set_mib", DefaultText(case_study::kLiveSetMib), 0, 1e6,
               "live set (MiB)"),
        NumKey("alloc_per_request_mib", DefaultText(cal.alloc_per_request_mib),
@@ -230,7 +230,8 @@ Scenario GcHeapScenario() {
        NumKey("work_cv", "0.5", 0, 10,
               "variation of CPU and blocking time (lognormal cv)"),
        NumKey("warmup_s", "2", 0, 86400, "discarded warm-up (s)"),
-       NumKey("duration_s", "20", 0, 86400, "measured window (s)", true),
+       NumKey("duration_s", "20", 0, 86400, "measured window (s)",
+              LowerBound::kOpen),
        MaxPendingKey()},
       RunGc};
 }

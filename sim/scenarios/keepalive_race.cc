@@ -132,14 +132,16 @@ Scenario KeepaliveRaceScenario() {
       "load balancer reuse against the server's keep-alive timeout: the "
       "sporadic 502",
       {ListKey("rates_per_s", "0.2,1,5", 0, 1e6,
-               "Poisson request rates (req/s)", true),
+               "Poisson request rates (req/s)", LowerBound::kOpen),
        NumKey("client_idle_timeout_ms", "3000", 0, 1e9,
-              "client drops connections idle longer than this (ms)", true),
+              "client drops connections idle longer than this (ms)",
+              LowerBound::kOpen),
        ListKey("server_keepalive_ms", "1000,2000,2500,3000,4000,5000", 0, 1e9,
-               "server keep-alive timeouts to try (ms)", true),
+               "server keep-alive timeouts to try (ms)", LowerBound::kOpen),
        NumKey("one_way_ms", "0.5", 0, 1e6, "one-way network delay (ms)"),
        NumKey("request_ms", "10", 0, 1e6, "server time per request (ms)"),
-       NumKey("duration_s", "3600", 0, 864000, "traffic duration (s)", true),
+       NumKey("duration_s", "3600", 0, 864000, "traffic duration (s)",
+              LowerBound::kOpen),
        MaxPendingKey()},
       Run};
 }

@@ -140,7 +140,7 @@ Scenario LatencyMixtureScenario() {
       "p99",
       {IntKey("samples", "100000", 100, 20000000, "latencies drawn"),
        NumKey("fast_ms", "15.5", 0, 1e6, "fast path (cache hit): mean (ms)",
-              true),
+              LowerBound::kOpen),
        NumKey("fast_cv", "0.25", 0, 10, "fast path: variation (lognormal cv)"),
        NumKey("slow_share", "0.025", 0, 1,
               "share on the slow path, 120-200 ms"),

@@ -240,9 +240,9 @@ Scenario MmcScenario() {
       "the M/M/c (M/D/c, M/G/c) queue against Erlang C and Pollaczek-Khinchine",
       {IntKey("servers", "4", 1, 100000, "servers c"),
        NumKey("arrival_rate_per_s", "3.6", 0, 1e9, "Poisson arrival rate (1/s)",
-              true),
+              LowerBound::kOpen),
        NumKey("service_rate_per_s", "1", 0, 1e9,
-              "service rate per server (1/s)", true),
+              "service rate per server (1/s)", LowerBound::kOpen),
        ChoiceKey("service", "exp", {"exp", "det", "lognormal"},
                  "service time distribution"),
        NumKey("service_cv", "1", 0, 100, "lognormal service: sd / mean"),
@@ -254,22 +254,23 @@ Scenario MmcScenario() {
 }
 
 Scenario HockeyStickScenario() {
-  return {
-      "hockey-stick",
-      "mean latency against utilisation, M/M/1 and M/M/c, simulated and "
-      "analytic",
-      {ListKey("servers", "1,4", 1, 1000, "server counts c"),
-       ListKey("utilisations", "0.1,0.3,0.5,0.7,0.8,0.9,0.95", 0, 0.99,
-               "utilisations rho", true),
-       NumKey("service_ms", "10", 0, 1e6, "mean service time (ms)", true),
-       IntKey("customers", "100000", 1000, 1000000000,
-              "measured customers per point at rho <= 0.5"),
-       IntKey("max_customers", "10000000", 1000, 1000000000,
-              "cap on customers per point"),
-       NumKey("target_ci_pct", "5", 0, 100,
-              "stated width: 95 % half-width (% of W) to stay within", true),
-       MaxPendingKey()},
-      RunHockeyStick};
+  return {"hockey-stick",
+          "mean latency against utilisation, M/M/1 and M/M/c, simulated and "
+          "analytic",
+          {ListKey("servers", "1,4", 1, 1000, "server counts c"),
+           ListKey("utilisations", "0.1,0.3,0.5,0.7,0.8,0.9,0.95", 0, 0.99,
+                   "utilisations rho", LowerBound::kOpen),
+           NumKey("service_ms", "10", 0, 1e6, "mean service time (ms)",
+                  LowerBound::kOpen),
+           IntKey("customers", "100000", 1000, 1000000000,
+                  "measured customers per point at rho <= 0.5"),
+           IntKey("max_customers", "10000000", 1000, 1000000000,
+                  "cap on customers per point"),
+           NumKey("target_ci_pct", "5", 0, 100,
+                  "stated width: 95 % half-width (% of W) to stay within",
+                  LowerBound::kOpen),
+           MaxPendingKey()},
+          RunHockeyStick};
 }
 
 const ScenarioRegistration kMmc(MmcScenario);

@@ -204,13 +204,13 @@ Scenario PoolStarvationScenario() {
       IntKey("pool", DefaultText(case_study::kDbPoolSize), 1, 100000,
              "connections in the pool (Hikari maximumPoolSize)"),
       NumKey("hold_ms", DefaultText(case_study::kDbHoldMs), 0, 3600000,
-             "time each request holds a connection (ms)", true),
+             "time each request holds a connection (ms)", LowerBound::kOpen),
       NumKey("timeout_ms", DefaultText(case_study::kDbTimeoutMs), 0, 86400000,
              "acquire timeout (ms, connectionTimeout)"),
       ListKey("rates_per_s", "100,150,200,250", 0, 1e6, "offered rates (req/s)",
-              true),
+              LowerBound::kOpen),
       NumKey("duration_s", "180", 0, 86400, "measured window of each run (s)",
-             true)};
+             LowerBound::kOpen)};
   for (KeySpec& k : CommonKeys()) keys.push_back(k);
   return {
       "pool-starvation",
@@ -227,13 +227,13 @@ Scenario ClientPoolScenario() {
       IntKey("pool", DefaultText(case_study::kClientPoolConnections), 1, 100000,
              "HTTP client connections"),
       NumKey("call_ms", DefaultText(case_study::kClientPoolCallMs), 0, 3600000,
-             "downstream call time (ms)", true),
+             "downstream call time (ms)", LowerBound::kOpen),
       NumKey("timeout_ms", "5000", 0, 86400000,
              "wait-for-connection timeout (ms)"),
       ListKey("rates_per_s", "250,500,750,1000", 0, 1e6,
-              "offered calls (calls/s)", true),
+              "offered calls (calls/s)", LowerBound::kOpen),
       NumKey("duration_s", "60", 0, 86400, "measured window of each run (s)",
-             true)};
+             LowerBound::kOpen)};
   for (KeySpec& k : CommonKeys()) keys.push_back(k);
   return {
       "client-pool",

@@ -258,7 +258,7 @@ Scenario ThreadPoolScenario() {
       "closed-loop clients against a request-thread cap or virtual threads",
       {IntKey("clients", "400", 1, 1000000, "closed-loop clients"), threads,
        NumKey("handler_ms", "50", 0, 600000, "handler time per request (ms)",
-              true),
+              LowerBound::kOpen),
        NumKey("handler_cv", "0.25", 0, 10,
               "variation of the handler's blocking part (lognormal cv)"),
        NumKey("cpu_per_request_ms", "2", 0, 600000,
@@ -267,7 +267,7 @@ Scenario ThreadPoolScenario() {
        ChoiceKey("load", "closed", {"closed", "constant", "poisson"},
                  "closed loop of `clients`, or open arrivals at rate_per_s"),
        NumKey("rate_per_s", "1000", 0, 1e7, "open loop: arrival rate (req/s)",
-              true),
+              LowerBound::kOpen),
        NumKey("think_ms", "0", 0, 3600000, "client think time, mean (ms)"),
        ChoiceKey("think", "exp", {"exp", "constant"},
                  "think time distribution (exponential, as load tools draw "
@@ -279,7 +279,8 @@ Scenario ThreadPoolScenario() {
        NumKey("db_timeout_ms", DefaultText(case_study::kDbTimeoutMs), 0,
               86400000, "wait for a connection (ms)"),
        NumKey("warmup_s", "5", 0, 86400, "discarded warm-up (s)"),
-       NumKey("duration_s", "30", 0, 86400, "measured window (s)", true),
+       NumKey("duration_s", "30", 0, 86400, "measured window (s)",
+              LowerBound::kOpen),
        MaxPendingKey()},
       Run};
 }

@@ -124,7 +124,7 @@ Scenario UslScenario() {
        NumKey("kappa", DefaultText(case_study::kUslKappa), 0, 0.5,
               "coherency cost per pair, as a share of a job"),
        NumKey("work_ms", "100", 0, 1e6, "one job's work on one worker (ms)",
-              true),
+              LowerBound::kOpen),
        ListKey("workers", "1,2,4,8,12,16,22,32,48,64", 1, 4096,
                "worker counts N"),
        IntKey("jobs", "200", 1, 10000000, "jobs per worker count"),

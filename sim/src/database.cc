@@ -10,15 +10,8 @@ Task<bool> Database::Statement(Time cpu_work) {
     ++stats_.timeouts;
     co_return false;
   }
-  // A connection handed over during a pause is taken up after it.
-  if (gc_ != nullptr) co_await gc_->Safepoint();
-  if (options_.round_trip > 0) {
-    if (gc_ != nullptr) {
-      co_await gc_->Sleep(options_.round_trip);
-    } else {
-      co_await sim_->Delay(options_.round_trip);
-    }
-  }
+  co_await Safepoint();
+  if (options_.round_trip > 0) co_await Blocked(options_.round_trip);
   co_await cpu_->Run(cpu_work, CpuUse::kDatabase);
   ++stats_.statements;
   pool_.Release();

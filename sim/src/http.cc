@@ -11,7 +11,7 @@ Task<bool> HttpClient::Call(Time server_time) {
     ++stats_.timeouts;
     co_return false;
   }
-  if (gc_ != nullptr) co_await gc_->Safepoint();
+  co_await Safepoint();
   Time t = options_.call + server_time;
   bool reused = false;
   if (options_.keep_alive && idle_ > 0) {
@@ -30,11 +30,7 @@ Task<bool> HttpClient::Call(Time server_time) {
     co_await cpu_->Run(options_.call_cpu + (reused ? 0 : options_.connect_cpu),
                        CpuUse::kHttp);
   }
-  if (gc_ != nullptr) {
-    co_await gc_->Sleep(t);
-  } else {
-    co_await sim_->Delay(t);
-  }
+  co_await Blocked(t);
   if (options_.keep_alive) ++idle_;
   pool_.Release();
   co_return true;

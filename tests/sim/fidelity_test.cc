@@ -1,6 +1,6 @@
-// Issue 13: every scenario tells the truth. Transient or overloaded runs say
-// so, printed ceilings and notes are computed, sampling error is shown, and
-// the case study's figures stand beside perflab's. Expected values come from
+// Every scenario tells the truth: transient or overloaded runs say so,
+// printed ceilings and notes are computed, sampling error is shown, and the
+// case study's figures stand beside perflab's. Expected values come from
 // arithmetic in the comments, not from the code's output.
 #include <cmath>
 #include <string>
@@ -20,7 +20,7 @@ using testing_helpers::Nums;
 using testing_helpers::RunDoc;
 using testing_helpers::Text;
 
-// ---- item 1: no transient or overloaded run is reported as steady.
+// ---- No transient or overloaded run is reported as steady.
 
 TEST(SteadyTest, ThreadPoolDefaultIsSteady) {
   core::Document doc = RunDoc("thread-pool", {"warmup_s=2", "duration_s=10"});
@@ -49,7 +49,7 @@ TEST(SteadyTest, OpenLoadPastTheCeilingIsUnstable) {
   EXPECT_TRUE(Flag(below, "steady"));
 }
 
-// ---- item 2: the ceiling is the minimum over every limit.
+// ---- The ceiling is the minimum over every limit.
 
 TEST(CeilingTest, FourHundredThreadsAreCpuBound) {
   // threads / time = 400 / 0.05 = 8,000; cores / CPU = 12 / 0.002 = 6,000;

@@ -1,9 +1,9 @@
-// Issue 13 item 4: the gc-heap scenario reproduces the case study's heap step
-// with the order-service model's GC (sim/gc.h): GC work is CPU on the
-// application's cores and request work varies. Expected values are worked
-// out by hand in the comments from the case study's live set (206 MiB), its
-// allocation per request (0.1636 MiB, sim/order_service/calibration.h) and the
-// pause model (2.5 ms + 0.028 ms per young MiB).
+// The gc-heap scenario reproduces the case study's heap step with the
+// order-service model's GC (sim/gc.h): GC work is CPU on the application's
+// cores and request work varies. Expected values are worked out by hand in the
+// comments from the case study's live set (206 MiB), its allocation per request
+// (0.1636 MiB, sim/order_service/calibration.h) and the pause model (2.5 ms +
+// 0.028 ms per young MiB).
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -46,7 +46,7 @@ TEST(GcHeapFidelityTest, BiggerHeapFewerPausesLessCpuSameThroughput) {
   EXPECT_NEAR(gc[1], x[1] * 0.0425e-3, 0.05 * x[1] * 0.0425e-3);
   EXPECT_LT(cpu[1], cpu[0] - 1);
   // p99 no worse with the bigger heap; and request work varies, so p99 is
-  // below the max in every row (issue 13: they were equal).
+  // below the max in every row (with constant work they would be equal).
   EXPECT_LE(p99[1], p99[0]);
   for (size_t i = 0; i < p99.size(); ++i) EXPECT_LT(p99[i], max[i]);
 }

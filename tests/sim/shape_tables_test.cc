@@ -1,7 +1,7 @@
-// Issue 13, the shape table: http-connections, usl, pool-starvation and
-// client-pool print the case study's figure beside their own. The case-study
-// column must hold the published figures (typed here from figures.md, so a
-// wrong constant fails too), and perflab's column the scenario's own field.
+// The shape table: http-connections, usl, pool-starvation and client-pool print
+// the case study's figure beside their own. The case-study column must hold the
+// published figures (typed here from figures.md, so a wrong constant fails
+// too), and perflab's column the scenario's own field.
 #include <cmath>
 #include <vector>
 

@@ -1,9 +1,9 @@
-// Issue 13 item 1 for the scenarios that came after thread-pool and
-// coordinated-omission: every scenario with a meter runs its windows through
-// the shared steady-state check (sim/steady_state.h) and says `steady` in
-// JSON, with a warning note naming the reason and the knob. For each: a run
-// that is steady, and one that is overloaded or starts in its transient,
-// chosen by the arithmetic in the comments, flagged with the right reason.
+// Every scenario with a meter besides thread-pool and coordinated-omission
+// (those are in fidelity_test.cc) runs its windows through the shared
+// steady-state check (sim/steady_state.h) and says `steady` in JSON, with a
+// warning note naming the reason and the knob. For each: a run that is steady,
+// and one that is overloaded or starts in its transient, chosen by the
+// arithmetic in the comments, flagged with the right reason.
 #include <string>
 #include <vector>
 

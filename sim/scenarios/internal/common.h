@@ -36,19 +36,26 @@ inline KeySpec IntKey(std::string name, std::string fallback, double min,
   k.help = std::move(help);
   return k;
 }
-// A number; min_open rejects min itself (rates and times that must be > 0).
+// Whether a number key's min is itself accepted: kOpen rejects it, for rates
+// and times that must be > 0 (their help reads "a number in (0, max]").
+enum class LowerBound { kClosed, kOpen };
+
+// A number in [min, max], or (min, max] with LowerBound::kOpen.
 inline KeySpec NumKey(std::string name, std::string fallback, double min,
-                      double max, std::string help, bool min_open = false) {
+                      double max, std::string help,
+                      LowerBound lower = LowerBound::kClosed) {
   KeySpec k =
       IntKey(std::move(name), std::move(fallback), min, max, std::move(help));
   k.type = KeySpec::Type::kNumber;
-  k.min_open = min_open;
+  k.min_open = lower == LowerBound::kOpen;
   return k;
 }
+// Comma-separated numbers, each in the range NumKey's arguments give.
 inline KeySpec ListKey(std::string name, std::string fallback, double min,
-                       double max, std::string help, bool min_open = false) {
+                       double max, std::string help,
+                       LowerBound lower = LowerBound::kClosed) {
   KeySpec k = NumKey(std::move(name), std::move(fallback), min, max,
-                     std::move(help), min_open);
+                     std::move(help), lower);
   k.type = KeySpec::Type::kList;
   return k;
 }
