@@ -120,6 +120,11 @@ sim::Calibration CppService(sim::Calibration c,
 }
 
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
+  // Every figure is a median of the repeats, and no repeats have none.
+  if (o.repeats < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "capstone --real: repeats = ", o.repeats, "; accepted: >= 1"));
+  }
   std::vector<RealFigures> out;
   // Like for like: the generator has one core here, as the service does.
   const int64_t customers =

@@ -88,7 +88,8 @@ sim::Calibration CppService(sim::Calibration calibration,
 
 // The composed side only (scaled configs, the same loads, median of
 // `repeats` simulations), with options.calibration as read from the file:
-// CppService is applied per step here. Exposed for tests.
+// CppService is applied per step here. InvalidArgument when repeats < 1.
+// Exposed for tests.
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(
     const RealOptions& options);
 
