@@ -27,6 +27,7 @@
 #include "bench/http/order_service/server.h"
 #include "bench/http/tls.h"
 #include "bench/lab/bench_support.h"
+#include "core/case_study.h"
 #include "core/cpu_time.h"
 
 namespace perflab::lab {
@@ -106,7 +107,8 @@ void BM_Request(benchmark::State& state, Setup setup) {
 // 277 us with the 5 ms one, every thread woken from a sleeping stub costing
 // more. Server CPU is the process's CPU minus every client thread's, over
 // every request the clients made.
-constexpr int kServiceClients = 32;
+constexpr int kServiceClients =
+    static_cast<int>(case_study::kClosedLoopClients);
 constexpr int64_t kServiceCustomers = 200;  // ids 1..200 in turn
 
 struct ServiceClient {

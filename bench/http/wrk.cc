@@ -1,12 +1,5 @@
 #include "bench/http/wrk.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -17,8 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "bench/http/loopback.h"
-
-extern char** environ;
+#include "core/subprocess.h"
 
 namespace perflab::lab {
 namespace {
@@ -152,62 +144,31 @@ absl::StatusOr<WrkResult> RunWrk(const WrkOptions& o) {
       absl::StrCat("--timeout=", std::llround(std::ceil(o.timeout_s)), "s"),
       o.url};
   if (!o.script.empty()) args.insert(args.begin() + 1, {"-s", o.script});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, "wrk", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  if (rc != 0) {
-    ::close(out[0]);
-    return rc == ENOENT ? absl::NotFoundError(
-                              "wrk is not installed; apt-get install wrk "
-                              "(tools/lab installs it)")
-                        : absl::InternalError(
-                              absl::StrCat("spawn wrk: ", std::strerror(rc)));
+  absl::StatusOr<core::Subprocess> child = core::Subprocess::Spawn(
+      std::move(args), {.stdout_to = core::Output::kCapture,
+                        .stderr_to = core::Output::kCapture,
+                        .search_path = true});
+  if (!child.ok()) {
+    return child.status().code() == absl::StatusCode::kNotFound
+               ? absl::NotFoundError(
+                     "wrk is not installed; apt-get install wrk "
+                     "(tools/lab installs it)")
+               : child.status();
   }
   // Read the report; bounded: a wrk that outlives its run by 10 s is killed.
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline =
-      Clock::now() + std::chrono::seconds(seconds + 10);
-  std::string text;
-  bool killed = false;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - Clock::now())
-                          .count();
-    pollfd p{out[0], POLLIN, 0};
-    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) == 0) {
-      ::kill(pid, SIGKILL);
-      killed = true;
-      break;
-    }
-    ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (killed) {
+  absl::StatusOr<core::Subprocess::ReadEnd> read = child->ReadOutput(
+      std::chrono::steady_clock::now() + std::chrono::seconds(seconds + 10));
+  if (!read.ok()) return read.status();
+  if (*read == core::Subprocess::ReadEnd::kDeadline) {
+    child->Kill();
     return absl::DeadlineExceededError(
         absl::StrCat("wrk ran past its ", seconds, " s run by 10 s; killed"));
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::InternalError(absl::StrCat("wrk failed (status ", status,
+  absl::StatusOr<core::ExitStatus> status = child->Wait();
+  if (!status.ok()) return status.status();
+  const std::string& text = child->output();
+  if (!status->ok()) {
+    return absl::InternalError(absl::StrCat("wrk failed (", status->ToString(),
                                             "): ", text.substr(0, 200)));
   }
   return ParseWrkOutput(text);

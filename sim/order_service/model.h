@@ -37,7 +37,8 @@ struct OrderServiceConfig {
 struct OrderServiceLoad {
   bool open = false;  // false: closed loop of `clients`; true: open at rate
   int64_t clients = case_study::kClosedLoopClients;
-  double rate_per_s = 40;    // open loop; latency from the intended send
+  // Open loop; latency from the intended send.
+  double rate_per_s = case_study::kOpenLoopRatePerS;
   double warmup_s = 8;       // discarded
   double duration_s = 15;    // measured window (the case study: 15 s closed,
                              // 20 s open)

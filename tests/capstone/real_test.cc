@@ -96,6 +96,21 @@ TEST(CapstoneReal, ComposedServiceHasNoJvmCosts) {
   EXPECT_EQ(r->gc_pauses, 0);
 }
 
+// Every composed figure is a median of the repeats: without one there is
+// nothing to take it of, so the options are refused.
+TEST(CapstoneReal, ComposeScaledNeedsARepeat) {
+  auto steps = ParseSteps("baseline");
+  ASSERT_TRUE(steps.ok());
+  RealOptions o;
+  o.steps = *steps;
+  o.repeats = 0;
+  auto composed = ComposeScaled(o);
+  ASSERT_FALSE(composed.ok());
+  EXPECT_EQ(composed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(composed.status().message(), "repeats = 0"))
+      << composed.status();
+}
+
 // With the service's measured CPU per hit and per miss, each step takes the
 // figures of its request threads. By hand: pooled, other = 50 - 8 - 1 = 41,
 // and the miss's unmodelled rest 300 - (41 + 20 + 80 + 8) = 151 goes with

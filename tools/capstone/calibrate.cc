@@ -1,8 +1,6 @@
 #include "tools/capstone/calibrate.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>  // environ, access, gethostname
+#include <unistd.h>  // access, gethostname
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/subprocess.h"
+#include "models/median.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -70,12 +70,6 @@ std::string FilterFor(const std::string& name) {
   return "^" + escaped + "$";
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // Runs bench_<family> on `names` into a JSON file; returns its text.
 absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
                                       const std::string& family,
@@ -101,24 +95,18 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
       absl::StrCat("--benchmark_min_time=", options.quick ? "0.05" : "0.5"),
       "--benchmark_out_format=json",
       absl::StrCat("--benchmark_out=", out)};
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   // The benchmark's console table goes to our stderr: progress, not output.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr,
-                             argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
+  absl::StatusOr<core::Subprocess> child = core::Subprocess::Spawn(
+      std::move(args), {.stdout_to = core::Output::kToStderr});
+  absl::StatusOr<core::ExitStatus> status =
+      child.ok() ? child->Wait() : child.status();
+  if (!status.ok() || !status->ok()) {
     std::remove(out.c_str());
     return absl::InternalError(
-        absl::StrCat("benchmark binary '", binary, "' failed"));
+        absl::StrCat("benchmark binary '", binary, "' failed (",
+                     status.ok() ? status->ToString()
+                                 : std::string(status.status().message()),
+                     ")"));
   }
   absl::StatusOr<std::string> text = ReadText(out);
   std::remove(out.c_str());
@@ -340,7 +328,7 @@ absl::StatusOr<CalibrationFile> Calibrate(
       if (StripIterations(s.name) == name && !s.values.empty()) {
         // A counter has no unit in the JSON; one named *_us is in us.
         const bool us_counter = s.unit.empty() && metric.ends_with("_us");
-        return Measured{Median(s.values), us_counter ? "us" : s.unit};
+        return Measured{models::Median(s.values), us_counter ? "us" : s.unit};
       }
     }
     return Bad(absl::StrCat("benchmark '", name, "' (", metric,

@@ -1,20 +1,14 @@
 #include "tools/capstone/composer.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/case_study.h"
+#include "models/median.h"
 
 namespace perflab::capstone {
 namespace {
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Median over repeats of one metric of a block of results.
 template <typename F>
@@ -23,7 +17,7 @@ double MedianOf(const std::vector<sim::OrderServiceResult>& results,
   std::vector<double> v;
   v.reserve(repeats);
   for (int r = 0; r < repeats; ++r) v.push_back(metric(results[first + r]));
-  return Median(std::move(v));
+  return models::Median(std::move(v));
 }
 
 double Percent(double part, double whole) {

@@ -111,7 +111,10 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
           2);
 
   core::Table& steps = doc.AddTable(
-      "steps", "Per step (closed loop 32 clients; open loop 40 req/s)",
+      "steps",
+      absl::StrCat("Per step (closed loop ", case_study::kClosedLoopClients,
+                   " clients; open loop ", case_study::kOpenLoopRatePerS,
+                   " req/s)"),
       {{"name", "step"},
        {"change", "change"},
        {"rps", "RPS", 0},

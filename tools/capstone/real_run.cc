@@ -1,48 +1,37 @@
 #include "tools/capstone/real_run.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <mutex>
-#include <sstream>
-#include <thread>
+#include <optional>
+#include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/http/load_client.h"
-#include "bench/http/net.h"
 #include "bench/http/order_service/server.h"
 #include "bench/http/wrk.h"
 #include "bench/lab/customer_picker.h"
 #include "bench/lab/dataset.h"
+#include "core/case_study.h"
 #include "core/cpu_time.h"
 #include "models/cost.h"
+#include "models/median.h"
+#include "tools/capstone/orders_service_process.h"
+#include "tools/capstone/service_stats.h"
+#include "tools/capstone/wrk_script.h"
 
 namespace perflab::capstone {
 namespace {
 
-constexpr double kMemGib = 1;  // the case study's price basis
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using models::Median;
 
 double UsdPerMillion(double rps, int64_t vcpu) {
   if (rps <= 0) return 0;
-  auto c = models::CostPerMillion(rps, static_cast<double>(vcpu), kMemGib);
+  auto c = models::CostPerMillion(rps, static_cast<double>(vcpu),
+                                  case_study::kCapstoneMemGib);
   return c.ok() ? c->usd_per_million : 0;
 }
 
@@ -80,120 +69,6 @@ std::vector<std::string> ServiceFlags(const sim::OrderServiceConfig& c) {
   return f;
 }
 
-// The child `perflab orders-service`, stopped and reaped on destruction.
-class Child {
- public:
-  ~Child() { Stop(); }
-  absl::Status Spawn(const std::string& binary,
-                     const std::vector<std::string>& flags) {
-    int err[2];
-    if (::pipe2(err, O_CLOEXEC) != 0) return absl::InternalError("pipe");
-    std::vector<std::string> args = {binary, "orders-service", "--port",
-                                     "0",    "--max-seconds",  "3600"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    std::vector<char*> argv;
-    argv.reserve(args.size() + 1);
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    const int rc = ::posix_spawn(&pid_, binary.c_str(), &actions, nullptr,
-                                 argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(err[1]);
-    if (rc != 0) {
-      ::close(err[0]);
-      pid_ = -1;
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot start '", binary, "': ", std::strerror(rc)));
-    }
-    // Its first line says where it listens (60 s covers a cold start).
-    std::string text;
-    char buf[512];
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (text.find('\n') == std::string::npos ||
-           text.find("listening on") == std::string::npos) {
-      pollfd p{err[0], POLLIN, 0};
-      if (std::chrono::steady_clock::now() > deadline ||
-          ::poll(&p, 1, 1000) < 0) {
-        break;
-      }
-      if (p.revents == 0) continue;
-      const ssize_t n = ::read(err[0], buf, sizeof buf);
-      if (n <= 0) break;
-      text.append(buf, static_cast<size_t>(n));
-    }
-    ::close(err[0]);
-    const size_t at = text.find("http://127.0.0.1:");
-    int port = 0;
-    if (at == std::string::npos ||
-        !absl::SimpleAtoi(
-            text.substr(at + 17, text.find('/', at + 17) - at - 17), &port)) {
-      return absl::InternalError(
-          absl::StrCat("orders-service did not start: ", text));
-    }
-    port_ = static_cast<uint16_t>(port);
-    return absl::OkStatus();
-  }
-  void Stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 100; ++i) {  // up to 10 s, then SIGKILL
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  uint16_t port() const { return port_; }
-  // user + system CPU seconds of the child so far.
-  double CpuSeconds() const {
-    std::ifstream in(absl::StrCat("/proc/", pid_, "/stat"));
-    std::string s((std::istreambuf_iterator<char>(in)), {});
-    std::istringstream rest(s.substr(s.rfind(')') + 2));
-    std::string field;
-    double utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-      if (i == 14) utime = std::stod(field);
-      if (i == 15) stime = std::stod(field);
-    }
-    return (utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-  }
-
- private:
-  pid_t pid_ = -1;
-  uint16_t port_ = 0;
-};
-
-struct Counters {
-  int64_t requests = 0, queries = 0, hits = 0, misses = 0;
-};
-
-int64_t Field(const std::string& body, const std::string& name) {
-  const size_t at = body.find(absl::StrCat("\"", name, "\":"));
-  if (at == std::string::npos) return 0;
-  const size_t from = at + name.size() + 3;
-  int64_t v = 0;
-  (void)absl::SimpleAtoi(
-      body.substr(from, body.find_first_of(",}", from) - from), &v);
-  return v;
-}
-
-Counters ReadStats(uint16_t port) {
-  lab::HttpClient client(port, lab::ClientOptions{.timeout_ms = 10'000});
-  absl::StatusOr<lab::HttpResponse> r = client.Get("/stats");
-  if (!r.ok()) return {};
-  return {Field(r->body, "requests"), Field(r->body, "queries"),
-          Field(r->body, "cache_hits"), Field(r->body, "cache_misses")};
-}
-
 // Thread-safe customer paths: 1 + n*u^3, seeded.
 struct Paths {
   std::mutex mu;
@@ -203,18 +78,6 @@ struct Paths {
     return absl::StrCat("/customers/", picker.Next(), "/orders");
   }
 };
-
-std::string WrkScript(int64_t customers, uint64_t seed) {
-  std::string path = absl::StrCat("/tmp/perflab_real_", ::getpid(), ".lua");
-  std::ofstream out(path);
-  out << "math.randomseed(" << seed << ")\n"
-      << "request = function()\n"
-      << "  local id = 1 + math.floor(" << customers
-      << " * math.random() ^ 3)\n"
-      << "  return wrk.format(\"GET\", \"/customers/\" .. id .. "
-         "\"/orders\")\nend\n";
-  return path;
-}
 
 }  // namespace
 
@@ -257,9 +120,15 @@ sim::Calibration CppService(sim::Calibration c,
 }
 
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
+  // Every figure is a median of the repeats, and no repeats have none.
+  if (o.repeats < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "capstone --real: repeats = ", o.repeats, "; accepted: >= 1"));
+  }
   std::vector<RealFigures> out;
   // Like for like: the generator has one core here, as the service does.
-  const int64_t customers = static_cast<int64_t>(std::llround(5000 * o.scale));
+  const int64_t customers =
+      static_cast<int64_t>(std::llround(case_study::kCustomers * o.scale));
   for (sim::OrderServiceConfig config : CumulativeConfigs(o.steps)) {
     const int64_t priced_vcpu = config.cores;
     config.cores = 1;  // scaled: the service gets one core here
@@ -320,10 +189,21 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   CPU_ZERO(&original);
   ::sched_getaffinity(0, sizeof original, &original);
   const bool split = CPU_COUNT(&original) >= 2;
+  // The service may run on any of them (it pins itself with --cores), not
+  // only on the generator's core this thread is pinned to while it runs.
+  std::vector<int> any_cpu;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &original)) any_cpu.push_back(c);
+  }
   std::vector<std::string> common = {"--dataset", dataset, "--scale",
                                      absl::StrCat(o.scale)};
   if (split) common.insert(common.end(), {"--cores", "1"});
-  const std::string script = WrkScript(customers, o.seed);
+  std::optional<WrkScript> script;  // removed with its directory at return
+  if (o.wrk) {
+    absl::StatusOr<WrkScript> made = WrkScript::Create(customers, o.seed);
+    if (!made.ok()) return made.status();
+    script = *std::move(made);
+  }
   const auto started = std::chrono::steady_clock::now();
   std::vector<double> generator_us;  // this process's CPU per request sent
   absl::Status failure = absl::OkStatus();
@@ -333,10 +213,10 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
     Repeats rep;
     RealFigures f;
     for (int r = 0; r < o.repeats && failure.ok(); ++r) {
-      ::sched_setaffinity(0, sizeof original, &original);  // child: any CPU
-      Child child;
-      if (absl::Status s = child.Spawn(o.service_binary, flags); !s.ok()) {
-        failure = s;
+      absl::StatusOr<OrdersServiceProcess> child =
+          OrdersServiceProcess::Start(o.service_binary, flags, any_cpu);
+      if (!child.ok()) {
+        failure = child.status();
         break;
       }
       if (split) (void)lab::PinToFirstCpus(1);  // the generator's core
@@ -344,29 +224,34 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
           .mu = {},
           .picker = {customers, true, o.seed + static_cast<uint64_t>(r)}};
       lab::LoadOptions load;
-      load.port = child.port();
+      load.port = child->port();
       load.connections = o.clients;
       load.timeout_ms = 30'000;
       load.next_path = [&paths] { return paths.Next(); };
       load.duration_s = o.warmup_s > 0 ? o.warmup_s : 0.1;
       (void)lab::RunLoad(load);  // warm-up, discarded
-      const Counters before = ReadStats(child.port());
-      const double cpu_before = child.CpuSeconds();
+      const absl::StatusOr<ServiceCounters> before =
+          ReadServiceStats(child->port());
+      const double cpu_before = child->CpuSeconds();
       // This process's CPU is the load generator's: the service is a child
       // and wrk is not waited for here.
       const double self_before = core::ProcessCpuSeconds();
       load.duration_s = o.closed_s;
       absl::StatusOr<lab::LoadResult> closed = lab::RunLoad(load);
       const double self_after = core::ProcessCpuSeconds();
-      const double cpu_after = child.CpuSeconds();
-      const Counters after = ReadStats(child.port());
+      const double cpu_after = child->CpuSeconds();
+      const absl::StatusOr<ServiceCounters> after =
+          ReadServiceStats(child->port());
       lab::LoadOptions open = load;
       open.open_loop = true;
       open.rate_per_s = o.open_rate_per_s;
       open.duration_s = o.open_s;
       absl::StatusOr<lab::LoadResult> opened = lab::RunLoad(open);
-      if (!closed.ok() || !opened.ok()) {
-        failure = closed.ok() ? opened.status() : closed.status();
+      if (!closed.ok() || !opened.ok() || !before.ok() || !after.ok()) {
+        failure = !closed.ok()   ? closed.status()
+                  : !opened.ok() ? opened.status()
+                  : !before.ok() ? before.status()
+                                 : after.status();
         break;
       }
       rep.rps.push_back(closed->throughput_per_s());
@@ -379,12 +264,14 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
           static_cast<double>(opened->latency_ns.Percentile(99)) / 1e6);
       rep.cpu.push_back((cpu_after - cpu_before) / o.closed_s);
       const double pages =
-          static_cast<double>(after.requests - before.requests);
-      const double misses = static_cast<double>(after.misses - before.misses);
-      const double hits = static_cast<double>(after.hits - before.hits);
+          static_cast<double>(after->requests - before->requests);
+      const double misses =
+          static_cast<double>(after->cache_misses - before->cache_misses);
+      const double hits =
+          static_cast<double>(after->cache_hits - before->cache_hits);
       rep.qpr.push_back(
           pages > 0
-              ? static_cast<double>(after.queries - before.queries) / pages
+              ? static_cast<double>(after->queries - before->queries) / pages
               : 0);
       rep.hit.push_back(hits + misses > 0 ? hits / (hits + misses) : 0);
       f.errors += closed->errors() + opened->errors();
@@ -392,10 +279,11 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
         generator_us.push_back((self_after - self_before) * 1e6 /
                                static_cast<double>(closed->sent));
       }
-      if (r == 0 && o.wrk) {
+      if (r == 0 && script.has_value()) {
+        // Spawned from this thread, wrk inherits the generator's core.
         absl::StatusOr<lab::WrkResult> w = lab::RunWrk(
-            {.url = absl::StrCat("http://127.0.0.1:", child.port(), "/"),
-             .script = script,
+            {.url = absl::StrCat("http://127.0.0.1:", child->port(), "/"),
+             .script = script->path(),
              .threads = 1,
              .connections = o.clients,
              .duration_s = std::max(1.0, std::round(o.wrk_s))});
@@ -421,7 +309,6 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
     }
   }
   ::sched_setaffinity(0, sizeof original, &original);
-  ::unlink(script.c_str());
   if (!failure.ok()) return failure;
   out.service_cores = 1;
   // The model's generator is this process: its CPU per request, measured in

@@ -1,19 +1,21 @@
-// perflab capstone --real: each cumulative capstone step run for real (the
-// order service of bench/lab/order_service as a child `perflab
-// orders-service` process, perflab's own load generator and wrk as the
-// witness), and the same scaled steps composed by the simulator, side by side.
+// perflab capstone --real, the step protocol: each cumulative capstone step
+// run for real and the same scaled steps composed by the simulator, side by
+// side. For real: the order service of bench/http/order_service as a child
+// `perflab orders-service` (orders_service_process.h), its counters read from
+// /stats (service_stats.h), perflab's own load generator, and wrk as the
+// witness, asking for the same pages through its Lua script (wrk_script.h).
 //
 // Scaling to this machine: the case study ran the service on 8 vCPU with the
 // generator elsewhere. Here the service is pinned to the last CPU and the
 // generator (and wrk) to the first, so the real run and the composed model
 // both get cores = 1 at every step (and the model's generator_cores = 1, its
 // generator CPU per request the one measured for perflab's client in the
-// same run); the
-// "right-size 8 -> 4 vCPU" step cannot halve one core, so it changes nothing in
-// either run and only its price changes ($/1M is priced at the case study's 8
-// and 4 vCPU, 1 GiB, in both tables, so price differences come from RPS alone).
-// The heap step maps to the service's --arena (a per-request arena instead of
-// the global allocator for the page's object graph).
+// same run); the "right-size 8 -> 4 vCPU" step cannot halve one core, so it
+// changes nothing in either run and only its price changes ($/1M is priced
+// at the case study's 8 and 4 vCPU, 1 GiB, in both tables, so price
+// differences come from RPS alone). The heap step maps to the service's
+// --arena (a per-request arena instead of the global allocator for the
+// page's object graph).
 //
 // RunReal is not thread-safe (it pins the calling thread's CPUs for the
 // duration and restores them); it always stops and reaps the child.
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/case_study.h"
 #include "core/document.h"
 #include "sim/order_service/calibration.h"
 #include "sim/order_service/model.h"
@@ -38,13 +41,13 @@ struct RealOptions {
   std::vector<const Step*> steps;  // from ParseSteps; baseline first
   std::string service_binary;      // the perflab executable to spawn
   std::string dataset;             // "" = the benchmarks' default of scale
-  double scale = 1.0;              // dataset scale (1: 5,000 customers)
+  double scale = 1.0;              // dataset scale (1: case_study::kCustomers)
   int repeats = 3;                 // per step; the median is reported
   double warmup_s = 3;             // closed loop, not recorded
   double closed_s = 10;            // closed loop of `clients`, recorded
   double open_s = 10;              // open loop at `open_rate_per_s`
-  int clients = 32;
-  double open_rate_per_s = 40;
+  int clients = static_cast<int>(case_study::kClosedLoopClients);
+  double open_rate_per_s = case_study::kOpenLoopRatePerS;
   bool wrk = true;               // once per step, closed loop, as the witness
   double wrk_s = 5;              // whole seconds (wrk's resolution)
   uint64_t seed = 42;            // customer ids of repeat r: seed + r
@@ -85,7 +88,8 @@ sim::Calibration CppService(sim::Calibration calibration,
 
 // The composed side only (scaled configs, the same loads, median of
 // `repeats` simulations), with options.calibration as read from the file:
-// CppService is applied per step here. Exposed for tests.
+// CppService is applied per step here. InvalidArgument when repeats < 1.
+// Exposed for tests.
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(
     const RealOptions& options);
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "core/case_study.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/real_run.h"
 
@@ -138,13 +139,15 @@ core::Document ToRealDocument(const RealComparison& c,
       "The composed generator costs ", c.generator_cpu_per_request_us,
       " us of CPU per request: perflab's own client, measured in the same "
       "closed loops (the calibration's figure is the seed's JVM client)."));
-  doc.Note(
+  doc.Note(absl::StrCat(
       "The composed service is C++ like the real one: no garbage collection "
       "(alloc_per_request_mib = 0), and its CPU per cache hit and per page "
       "miss are the calibration's cpp_* figures (bench_net BM_OrdersService: "
-      "this service run as here, 32 clients, the 5 ms stub) for the step's "
+      "this service run as here, ",
+      case_study::kClosedLoopClients,
+      " clients, the 5 ms stub) for the step's "
       "request threads; without them, the front end is the server's half of "
-      "a kept-alive loopback request (inventory_cpu_us / 2).");
+      "a kept-alive loopback request (inventory_cpu_us / 2)."));
   doc.Note(
       "A step's direction: up or down when its median RPS moves more than "
       "5 % from the previous step's and its repeats' range does not overlap "

@@ -7,17 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "models/mann_whitney.h"
+#include "models/median.h"
 
 namespace perflab::compare {
-namespace {
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 bool HigherIsBetter(std::string_view metric) {
   return metric.ends_with("per_second") || metric.ends_with("_per_s");
@@ -50,8 +42,8 @@ absl::StatusOr<Comparison> Compare(const std::vector<BenchmarkSamples>& base,
     r.unit = b.unit;
     r.base_n = b.values.size();
     r.contender_n = k.values.size();
-    r.base_median = Median(b.values);
-    r.contender_median = Median(k.values);
+    r.base_median = models::Median(b.values);
+    r.contender_median = models::Median(k.values);
     if (!(r.base_median > 0) || !(r.contender_median > 0)) {
       return absl::InvalidArgumentError(
           absl::StrCat(b.name, ": median ", options.metric, " is ",

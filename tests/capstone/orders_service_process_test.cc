@@ -1,0 +1,108 @@
+// The service child process against stand-in shell scripts that behave as
+// `perflab orders-service` does at start-up (or fails to): the arguments it
+// is given, the port read from its "listening on" line, the CPUs it runs on,
+// its error line when it exits, and that its owner stops and reaps it.
+#include "tools/capstone/orders_service_process.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace perflab::capstone {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// An executable script `name` in the test's temporary directory.
+std::string StandIn(const std::string& name, const std::string& body) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+// Neither running nor a zombie of ours.
+bool Gone(pid_t pid) {
+  errno = 0;
+  const bool not_our_child =
+      ::waitpid(pid, nullptr, WNOHANG) < 0 && errno == ECHILD;
+  errno = 0;
+  return not_our_child && ::kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+TEST(OrdersServiceProcess, ReadsThePortAndPassesTheFlagsAndCpus) {
+  cpu_set_t mine;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  int first = -1;
+  for (int c = CPU_SETSIZE - 1; c >= 0; --c) {
+    if (CPU_ISSET(c, &mine)) first = c;
+  }
+  ASSERT_GE(first, 0);
+  // Records what it got before it says where it listens, as the real one
+  // (which also prints more on the same line), then waits to be stopped.
+  const std::string binary = StandIn(
+      "orders_service_ok.sh",
+      "echo \"$*\" > \"$0.args\"\n"
+      "grep Cpus_allowed_list /proc/$$/status > \"$0.cpus\"\n"
+      "echo 'perflab orders-service: listening on http://127.0.0.1:4321/ "
+      "for at most 3600 s (SIGINT or SIGTERM stops it)' >&2\n"
+      "exec sleep 100\n");
+  pid_t pid = -1;
+  {
+    absl::StatusOr<OrdersServiceProcess> service = OrdersServiceProcess::Start(
+        binary, {"--index", "--cores", "1"}, {first});
+    ASSERT_TRUE(service.ok()) << service.status();
+    EXPECT_EQ(service->port(), 4321);
+    pid = service->pid();
+    ASSERT_GT(pid, 0);
+    EXPECT_GE(service->CpuSeconds(), 0);
+    EXPECT_EQ(Slurp(binary + ".args"),
+              "orders-service --port 0 --max-seconds 3600 --index --cores 1\n");
+    EXPECT_EQ(Slurp(binary + ".cpus"),
+              absl::StrCat("Cpus_allowed_list:\t", first, "\n"));
+  }
+  EXPECT_TRUE(Gone(pid));
+}
+
+TEST(OrdersServiceProcess, AServiceThatExitsGivesItsErrorLine) {
+  const std::string binary =
+      StandIn("orders_service_bad.sh",
+              "echo 'perflab orders-service: --db-pool 0: accepted 1..64' "
+              ">&2\nexit 2\n");
+  absl::StatusOr<OrdersServiceProcess> service =
+      OrdersServiceProcess::Start(binary, {});
+  ASSERT_FALSE(service.ok());
+  EXPECT_EQ(service.status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(service.status().message(),
+            "orders-service did not start: perflab orders-service: "
+            "--db-pool 0: accepted 1..64");
+}
+
+TEST(OrdersServiceProcess, AMissingBinaryIsInvalidAndNamed) {
+  absl::StatusOr<OrdersServiceProcess> service =
+      OrdersServiceProcess::Start("/nonexistent/perflab", {});
+  ASSERT_FALSE(service.ok());
+  EXPECT_EQ(service.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(service.status().message(),
+                                "cannot start '/nonexistent/perflab'"))
+      << service.status();
+}
+
+}  // namespace
+}  // namespace perflab::capstone

@@ -1,0 +1,45 @@
+// `perflab orders-service` as a child process, the service under test of
+// `capstone --real`: started with one step's flags on a free loopback port,
+// asked where it listens, measured for CPU, and stopped (SIGTERM, SIGKILL
+// after 10 s) and reaped when its owner goes. Not safe to share between
+// threads; distinct processes are independent.
+#ifndef PERFLAB_TOOLS_CAPSTONE_ORDERS_SERVICE_PROCESS_H_
+#define PERFLAB_TOOLS_CAPSTONE_ORDERS_SERVICE_PROCESS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/subprocess.h"
+
+namespace perflab::capstone {
+
+class OrdersServiceProcess {
+ public:
+  // Runs `binary orders-service --port 0 --max-seconds 3600 <flags>` on
+  // `cpus` (empty: the calling thread's), its stdout discarded, and waits up
+  // to 60 s (a cold start) for the "listening on http://127.0.0.1:PORT/"
+  // line on its stderr. A binary that cannot be started is InvalidArgument
+  // naming it; a service that exits or never says where it listens is
+  // Internal with what it printed.
+  static absl::StatusOr<OrdersServiceProcess> Start(
+      const std::string& binary, const std::vector<std::string>& flags,
+      std::vector<int> cpus = {});
+
+  uint16_t port() const { return port_; }
+  pid_t pid() const { return child_.pid(); }
+  // User + system CPU seconds the service has used so far (its threads
+  // included), from /proc; 0 once it is gone.
+  double CpuSeconds() const;
+
+ private:
+  OrdersServiceProcess(core::Subprocess child, uint16_t port);
+
+  core::Subprocess child_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace perflab::capstone
+
+#endif  // PERFLAB_TOOLS_CAPSTONE_ORDERS_SERVICE_PROCESS_H_
