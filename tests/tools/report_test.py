@@ -12,7 +12,6 @@ line, exit 2, the output folder untouched. Exit 77 (skipped) when
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,7 +67,8 @@ def digests(folder):
 class Report(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="perflab-report-test.")
+        cls.scratch = tempfile.TemporaryDirectory(prefix="perflab-report-test.")
+        cls.tmp = cls.scratch.name
         cls.first = os.path.join(cls.tmp, "first")
         r = run(cls.first, "--bench", os.path.join(SOURCE, "reports", "bench"))
         if r.returncode != 0:
@@ -76,7 +76,7 @@ class Report(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.scratch.cleanup()
 
     def test_two_renders_are_byte_identical(self):
         second = os.path.join(self.tmp, "second")
@@ -128,6 +128,14 @@ class Report(unittest.TestCase):
             # Each share is its own median over the repeats, so the sum is only near 100.
             self.assertAlmostEqual(sum(float(v) for k, v in r.items() if k != "step"), 100,
                                    delta=0.05)
+        # The rig the titles and legends name is the one the run states.
+        fields = {r["key"]: r["value"] for r in run_["fields"]}
+        clients, rate = fields["closed_loop_clients"], fields["open_loop_rate_per_s"]
+        for slug, text in (("rps", f"({clients} closed-loop clients)"),
+                           ("p99", f"perflab, closed loop ({clients} clients)"),
+                           ("p99", f"perflab, open loop ({rate} req/s)")):
+            with open(os.path.join(self.first, f"capstone_{slug}.svg"), encoding="utf-8") as f:
+                self.assertIn(text, f.read(), slug)
         # The caps: each busy share recomputed from the run's busy and size
         # columns; virtual threads have no cap, so no share and no wait.
         caps = {r["name"]: r for r in run_["caps"]}
@@ -202,14 +210,13 @@ class Report(unittest.TestCase):
 
 class BadInput(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="perflab-report-bad.")
+        scratch = tempfile.TemporaryDirectory(prefix="perflab-report-bad.")
+        self.addCleanup(scratch.cleanup)
+        self.tmp = scratch.name
         self.out = os.path.join(self.tmp, "reports")
         os.makedirs(os.path.join(self.out, "bench"))
         with open(os.path.join(self.out, "README.md"), "w", encoding="utf-8") as f:
             f.write("previous report\n")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def assertOneLineExit2(self, r, *words):
         self.assertEqual(r.returncode, 2, r.stderr)
@@ -239,6 +246,21 @@ class BadInput(unittest.TestCase):
         r = run(self.out, "--calibration",
                 os.path.join(SOURCE, "fixtures", "calibration", "seed-h2.json"))
         self.assertOneLineExit2(r, "capstone_run.csv", "seed-h2.json")
+
+    def test_capstone_run_without_its_rig(self):
+        # On the module itself: through report.py every scenario would run first.
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+        sys.path.insert(0, os.path.join(SOURCE, "tools", "plots"))
+        try:
+            import capstone
+            from data import ReportError
+        finally:
+            sys.path.pop(0)
+        with open(os.path.join(SOURCE, "reports", "capstone_run.csv"), encoding="utf-8") as f:
+            text = "".join(line for line in f if not line.startswith("closed_loop_clients,"))
+        fields = {r["key"]: r["value"] for r in capstone.parse_run(text, "run")["fields"]}
+        with self.assertRaisesRegex(ReportError, "closed_loop_clients"):
+            capstone.rig_of(fields, "run")
 
     def test_missing_perflab(self):
         r = subprocess.run([PYTHON, script(), "--perflab", os.path.join(self.tmp, "nope"),

@@ -108,13 +108,14 @@ struct CalibrationIdentity {
   std::string hash;  // ContentHash of the file's bytes
 };
 
-// Steps table beside the case study's figures, outcomes, notes; with
+// The rig (closed-loop clients, open-loop rate) among the fields, the steps
+// table beside the case study's figures, outcomes, notes; with
 // sensitivity, one more table of elasticities and the top three per step.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
-// JSON: {calibration, seeds, prices, steps: [{..., caps: {...}, cpu_share:
-// {...}}], outcomes, sensitivity?}. Deterministic: shortest round-trip
-// numbers.
+// JSON: {calibration, seeds, prices, closed_loop_clients,
+// open_loop_rate_per_s, steps: [{..., caps: {...}, cpu_share: {...}}],
+// outcomes, sensitivity?}. Deterministic: shortest round-trip numbers.
 std::string ToJson(const Composition& c, const CalibrationIdentity& id,
                    const models::CostOptions& cost);
 

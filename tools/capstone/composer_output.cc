@@ -109,6 +109,12 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
           cost.usd_per_gib_hour, 4);
   doc.Set("target_utilisation", "target utilisation", cost.target_utilisation,
           2);
+  // The rig every step runs on, so a reader of the output (the report's
+  // plots) need not restate it.
+  doc.Set("closed_loop_clients", "closed-loop clients",
+          case_study::kClosedLoopClients);
+  doc.Set("open_loop_rate_per_s", "open-loop rate (req/s)",
+          case_study::kOpenLoopRatePerS);
 
   core::Table& steps = doc.AddTable(
       "steps",
@@ -331,6 +337,9 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   key_double("usd_per_gib_hour", cost.usd_per_gib_hour);
   key_double("target_utilisation", cost.target_utilisation);
   w.EndObject();
+  w.Key("closed_loop_clients");
+  w.Int64(case_study::kClosedLoopClients);
+  key_double("open_loop_rate_per_s", case_study::kOpenLoopRatePerS);
   w.Key("steps");
   w.StartArray();
   for (size_t i = 0; i < c.steps.size(); ++i) {

@@ -5,9 +5,10 @@ summary, no plot."""
 import math
 import os
 
+import prose
 import style
 from data import ReportError, load_json
-from section import Section, fmt
+from section import Section
 
 C = style.COLORS
 
@@ -42,13 +43,7 @@ def bench_ratios(bench_dir, out):
     style.label(ax, 0, "speed-up: before time / after time (×, log scale)", "benchmark pair")
     ax.grid(axis="y", visible=False)
     style.save(fig, os.path.join(out, "bench_ratios.svg"))
-    best = max(rows, key=lambda r: r[4])
-    mode = doc.get("mode", "?")
-    para = (f"Each bar is one before/after pair from `tools/lab bench` ({mode} mode, medians "
-            f"of that run on that machine, so they change from run to run): {len(rows)} pairs, the "
-            f"largest {best[1]} at x{fmt(best[4])}. A bar left of 1 means the 'after' was slower. "
-            f"Next: `tools/lab bench --filter REGEX` for one family, or `tools/bench-commits` to "
-            f"compare two commits with a significance test.")
+    para = prose.bench_ratios(doc, rows)
     return [Section("bench_ratios", "Microbenchmarks: before/after ratios",
                     ["family", "label", "before_ns", "after_ns", "ratio"], rows, para,
                     [f"tools/lab bench (read from {os.path.basename(bench_dir)}/summary.json)"])]

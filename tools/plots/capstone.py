@@ -9,6 +9,7 @@ the calibration's hash included) is kept as OUT/capstone_run.csv; report.py
 again, after checking that it was made with the same calibration.
 """
 
+import collections
 import csv
 import hashlib
 import io
@@ -16,9 +17,10 @@ import os
 import subprocess
 import tempfile
 
+import prose
 import style
 from data import ReportError, load_json
-from section import Section, fmt
+from section import Section
 
 C = style.COLORS
 RUN_CSV = "capstone_run.csv"
@@ -27,9 +29,10 @@ CPU_PARTS = [("database_pct", "database"), ("http_pct", "HTTP + stub"),
 RIG_BOUND_PCT = 90  # load generator this busy: the step's RPS is the rig's ceiling
 FULL_PCT = 95  # a cap this busy is full: it, not the caps around it, sets the pace
 CASE_STUDY = "#9a9a9a"  # the case study's bars: grey, so perflab's stand out
-# The composer's rig (core/case_study.h: kClosedLoopClients, kOpenLoopRatePerS);
-# the run's CSV does not carry them, so the titles name them here.
-CLIENTS, OPEN_RATE_PER_S = 32, 40
+
+# The rig every step ran on, as the run's fields table states it: closed-loop
+# clients, open-loop rate (req/s) and the repeats (one seed each) per step.
+Rig = collections.namedtuple("Rig", "clients open_rate_per_s repeats")
 
 
 def number(text):
@@ -59,6 +62,16 @@ def parse_run(text, what):
     return tables
 
 
+def rig_of(fields, what):
+    """The Rig from the run's fields table (key -> value)."""
+    try:
+        clients, rate = fields["closed_loop_clients"], fields["open_loop_rate_per_s"]
+        seeds = fields["seeds"]
+    except KeyError as e:
+        raise ReportError(f"{what} has no field {e}; rerun the capstone (tools/lab report)")
+    return Rig(int(clients), rate, len(str(seeds).split(",")))
+
+
 def display_path(path, root):
     """The calibration as the commands show it: relative to the repository."""
     rel = os.path.relpath(os.path.abspath(path), root)
@@ -83,15 +96,11 @@ def load_run(perflab, calibration, root, reuse_dir):
             raise ReportError(f"--capstone-run: {path} was made with calibration {got}, not "
                               f"{cal} ({want}); rerun tools/lab report without --capstone-run")
         return text, tables
-    scratch = tempfile.mkdtemp(prefix="perflab-capstone.")
-    cmd = [perflab.binary, "capstone", "--calibration", cal, "--sensitivity", "--format", "csv",
-           "--out-dir", scratch]
-    try:
+    # --out-dir: the capstone also writes its files there; the report keeps only stdout.
+    with tempfile.TemporaryDirectory(prefix="perflab-capstone.") as scratch:
+        cmd = [perflab.binary, "capstone", "--calibration", cal, "--sensitivity", "--format",
+               "csv", "--out-dir", scratch]
         out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
-    finally:
-        for name in os.listdir(scratch):
-            os.remove(os.path.join(scratch, name))
-        os.rmdir(scratch)
     if out.returncode != 0:
         first = (out.stderr.strip().splitlines() or ["(no message)"])[0]
         raise ReportError(f"'perflab capstone --calibration {cal}' failed (exit {out.returncode}): "
@@ -105,11 +114,11 @@ def steps_axis(ax, names):
     ax.grid(axis="x", visible=False)
 
 
-def finish_steps(fig, ax, names, ylabel, out, slug):
-    """Steps on x, the legend to the right of the axes, saved as OUT/slug.svg."""
+def finish_steps(fig, ax, names, ylabel, out, slug, **legend):
+    """Steps on x, the legend (default: to the right of the axes), saved as OUT/slug.svg."""
     steps_axis(ax, names)
     style.label(ax, 0, "step (each adds one change to the previous)", ylabel)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(**(legend or {"loc": "upper left", "bbox_to_anchor": (1.0, 1.0)}))
     style.save(fig, os.path.join(out, slug + ".svg"))
 
 
@@ -138,13 +147,15 @@ def capstone(perflab, out, calibration, root, reuse_dir=None):
         if s["name"] not in cs:
             raise ReportError(f"the capstone's case_study table has no step '{s['name']}'")
     names = [s["name"] for s in steps]
-    calname = {r["key"]: r["value"] for r in t["fields"]}["calibration"]
+    fields = {r["key"]: r["value"] for r in t["fields"]}
+    calname, rig = fields["calibration"], rig_of(fields, RUN_CSV)
     gen = {r["name"]: r["generator_utilisation_pct"] for r in t["cpu_share"]}
-    return [rps_plot(out, steps, cs, names, calname, gen, scan_note(calibration, root), commands),
-            p99_plot(out, steps, cs, names, calname, commands),
-            cost_plot(out, steps, cs, names, calname, t["fields"], commands),
+    return [rps_plot(out, rig, steps, cs, names, calname, gen, scan_note(calibration, root),
+                     commands),
+            p99_plot(out, rig, steps, cs, names, commands),
+            cost_plot(out, steps, cs, names, calname, fields, commands),
             cpu_plot(out, t["cpu_share"], names, calname, commands),
-            caps_plot(out, t["caps"], names, calname, commands),
+            caps_plot(out, rig, t["caps"], names, calname, commands),
             sensitivity_plot(out, t["sensitivity"], t["what_to_fix_next"], names, calname,
                              commands)]
 
@@ -159,13 +170,12 @@ def scan_note(calibration, root):
         return ""
     if os.path.samefile(calibration, seed) or ours == theirs:
         return ""
-    return (f"The baselines differ mostly by the table scan: {fmt(ours / 1000)} ms per query in "
-            f"this calibration against the case study's {fmt(theirs / 1000)} ms. ")
+    return prose.capstone_scan_note(ours, theirs)
 
 
-def rps_plot(out, steps, cs, names, calname, gen, scan_note, commands):
+def rps_plot(out, rig, steps, cs, names, calname, gen, scan_note, commands):
     fig, (ax,) = style.figure(width=9.6, title="Capstone: throughput per step, perflab beside "
-                              f"the case study ({CLIENTS} closed-loop clients)")
+                              f"the case study ({rig.clients} closed-loop clients)")
     ours, theirs = [s["rps"] for s in steps], [cs[n]["rps"] for n in names]
     bars(ax, [(f"perflab (calibration {calname})", ours, C[0], None),
               ("case study", theirs, CASE_STUDY, None)])
@@ -175,23 +185,8 @@ def rps_plot(out, steps, cs, names, calname, gen, scan_note, commands):
                     xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
                     fontsize=7)
     ax.set_ylim(0, max(ours + theirs) * 1.18)
-    steps_axis(ax, names)
-    style.label(ax, 0, "step (each adds one change to the previous)", "throughput (req/s)")
-    ax.legend(loc="upper left")
-    style.save(fig, os.path.join(out, "capstone_rps.svg"))
-    drop = steps[names.index("keep-alive")]
-    para = (f"Median RPS of 3 repeats per step with {CLIENTS} clients that never think. perflab goes "
-            f"from {fmt(ours[0], 0)} to {fmt(ours[-1], 0)} req/s (x{fmt(ours[-1] / ours[0])}), the "
-            f"case study from {fmt(theirs[0], 0)} to {fmt(theirs[-1], 0)} (x{fmt(theirs[-1] / theirs[0])}). "
-            f"At keep-alive perflab serves {fmt(drop['rps'], 0)} req/s and the case study "
-            f"{fmt(cs['keep-alive']['rps'], 0)} (factors x{fmt(drop['factor'], 2)} and "
-            f"x{fmt(drop['case_study_factor'], 2)}): reusing connections exposes the Nagle + "
-            f"delayed-ACK stall until tcp-nodelay. {scan_note}The shape, not the height, is what carries over. "
-            + (f"At {', '.join(names[k] for k in bound)} the simulated load generator is at least "
-               f"{min(gen[names[k]] for k in bound):.0f} % busy: those bars measure the rig, not "
-               f"the service (the sensitivity plot agrees). " if bound else "")
-            + "Next: `perflab capstone --calibration fixtures/calibration/seed-h2.json` (the case "
-            "study's own costs) or `--db-round-trip-ms 0.5` (a database across the network).")
+    finish_steps(fig, ax, names, "throughput (req/s)", out, "capstone_rps", loc="upper left")
+    para = prose.capstone_rps(rig, steps, cs, names, gen, bound, scan_note)
     cols = ["step", "perflab_rps", "case_study_rps", "perflab_factor", "case_study_factor",
             "generator_utilisation_pct"]
     rows = [[n, s["rps"], cs[n]["rps"], s["factor"], s["case_study_factor"], gen[n]]
@@ -199,28 +194,20 @@ def rps_plot(out, steps, cs, names, calname, gen, scan_note, commands):
     return Section("capstone_rps", "Capstone: RPS per step", cols, rows, para, commands)
 
 
-def p99_plot(out, steps, cs, names, calname, commands):
+def p99_plot(out, rig, steps, cs, names, commands):
     fig, (ax,) = style.figure(width=9.6, title="Capstone: p99 latency per step, closed and open "
                               "loop, perflab beside the case study")
-    bars(ax, [(f"perflab, closed loop ({CLIENTS} clients)", [s["p99_ms"] for s in steps], C[0], None),
+    bars(ax, [(f"perflab, closed loop ({rig.clients} clients)", [s["p99_ms"] for s in steps],
+               C[0], None),
               ("case study, closed loop", [cs[n]["p99_ms"] for n in names], C[0], "///"),
-              (f"perflab, open loop ({OPEN_RATE_PER_S} req/s)", [s["open_p99_ms"] for s in steps], C[1], None),
+              (f"perflab, open loop ({rig.open_rate_per_s:g} req/s)",
+               [s["open_p99_ms"] for s in steps], C[1], None),
               ("case study, open loop", [cs[n]["open_p99_ms"] for n in names], C[1], "///")])
     ax.set_yscale("log")
     style.plain_log(ax.yaxis)
-    steps_axis(ax, names)
-    style.label(ax, 0, "step (each adds one change to the previous)", "p99 latency (ms, log scale)")
-    ax.legend(loc="upper right", ncol=2, fontsize=8)
-    style.save(fig, os.path.join(out, "capstone_p99.svg"))
-    a, b = steps[0], steps[-1]
-    para = (f"Closed loop, p99 falls from {fmt(a['p99_ms'])} to {fmt(b['p99_ms'])} ms "
-            f"(x{fmt(a['p99_ms'] / b['p99_ms'])} lower; case study {fmt(cs[names[0]]['p99_ms'])} → "
-            f"{fmt(cs[names[-1]]['p99_ms'])} ms). The open loop at {OPEN_RATE_PER_S} req/s sees the service "
-            f"without the clients' own queue: {fmt(a['open_p99_ms'])} → {fmt(b['open_p99_ms'])} ms. "
-            f"In the closed loop the mean latency is clients / throughput, so p99 mirrors the RPS "
-            f"plot; the open-loop p99 is the service's own tail ({fmt(steps[1]['open_p99_ms'])} ms "
-            f"after {names[1]}, {fmt(b['open_p99_ms'])} ms at {names[-1]}). Next: `perflab capstone --steps baseline,index,keep-alive,tcp-nodelay` "
-            f"to isolate the Nagle stall, which shows in both loops.")
+    finish_steps(fig, ax, names, "p99 latency (ms, log scale)", out, "capstone_p99",
+                 loc="upper right", ncol=2, fontsize=8)
+    para = prose.capstone_p99(rig, steps, cs, names)
     cols = ["step", "perflab_p99_ms", "case_study_p99_ms", "perflab_open_p99_ms",
             "case_study_open_p99_ms"]
     rows = [[n, s["p99_ms"], cs[n]["p99_ms"], s["open_p99_ms"], cs[n]["open_p99_ms"]]
@@ -229,7 +216,6 @@ def p99_plot(out, steps, cs, names, calname, commands):
 
 
 def cost_plot(out, steps, cs, names, calname, fields, commands):
-    f = {r["key"]: r["value"] for r in fields}
     fig, (ax,) = style.figure(width=9.6, title="Capstone: cost per million requests, perflab "
                               "beside the case study (example prices)")
     ours, theirs = [s["usd_per_million"] for s in steps], [cs[n]["usd_per_million"] for n in names]
@@ -238,19 +224,9 @@ def cost_plot(out, steps, cs, names, calname, fields, commands):
     ax.set_yscale("log")
     from matplotlib.ticker import FuncFormatter
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    steps_axis(ax, names)
-    style.label(ax, 0, "step (each adds one change to the previous)",
-                "$ per 1M requests (USD, log scale)")
-    ax.legend(loc="upper right")
-    style.save(fig, os.path.join(out, "capstone_cost.svg"))
-    para = (f"$/1M = instance $/h ÷ ({fmt(f['target_utilisation'], 1)} × RPS × 3,600) × 10⁶ at "
-            f"example prices (${f['usd_per_vcpu_hour']:g} per vCPU-hour, ${f['usd_per_gib_hour']:g} "
-            f"per GiB-hour): 8 vCPU until right-size, then 4. perflab: ${fmt(ours[0], 3)} → "
-            f"${fmt(ours[-1], 3)} (x{fmt(ours[0] / ours[-1])} cheaper); case study: "
-            f"${fmt(theirs[0], 3)} → ${fmt(theirs[-1], 3)} (x{fmt(theirs[0] / theirs[-1])}). Cost "
-            f"follows RPS until the last step, where halving the machine halves the cost at the "
-            f"same throughput. Next: `perflab capstone --usd-per-vcpu-hour 0.08` (your cloud's "
-            f"price) or `--target-utilisation 0.8` (less headroom).")
+    finish_steps(fig, ax, names, "$ per 1M requests (USD, log scale)", out, "capstone_cost",
+                 loc="upper right")
+    para = prose.capstone_cost(fields, ours, theirs)
     cols = ["step", "perflab_usd_per_million", "case_study_usd_per_million"]
     rows = [[n, a, b] for n, a, b in zip(names, ours, theirs)]
     return Section("capstone_cost", "Capstone: $/1M per step", cols, rows, para, commands)
@@ -268,16 +244,7 @@ def cpu_plot(out, shares, names, calname, commands):
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_ylim(0, 100)
     finish_steps(fig, ax, names, "share of application CPU (%)", out, "capstone_cpu")
-    b, i = by[names[0]], by["index"]
-    last = by[names[-1]]
-    para = (f"Each bar splits the application's CPU (the load generator's is left out) by what "
-            f"burnt it. At the baseline the database takes {fmt(b['database_pct'])} % (a table "
-            f"scan per order); the index drops it to {fmt(i['database_pct'])} % and the rest "
-            f"appears: serialisation {fmt(i['serialisation_pct'])} %, GC {fmt(i['gc_pct'])} %, "
-            f"other {fmt(i['other_pct'])} %. After the cache and the heap change GC is "
-            f"{fmt(last['gc_pct'])} % of the last step. Next: the largest slice of a step is the "
-            f"first candidate, but check the sensitivity plot: CPU share is not throughput when the "
-            f"bottleneck is a wait (a stub, a stall, a pool).")
+    para = prose.capstone_cpu(by, names)
     cols = ["step"] + [k for k, _ in CPU_PARTS]
     rows = [[n] + [by[n][k] for k, _ in CPU_PARTS] for n in names]
     return Section("capstone_cpu", "Capstone: CPU attribution per step", cols, rows, para,
@@ -290,7 +257,7 @@ def caps_busy(row):
     return threads, 100 * row["pool_busy"] / row["pool"], 100 * row["cores_busy"] / row["app_cores"]
 
 
-def caps_plot(out, caps, names, calname, commands):
+def caps_plot(out, rig, caps, names, calname, commands):
     by = {r["name"]: r for r in caps}
     busy = {n: caps_busy(by[n]) for n in names}
     fig, (ax,) = style.figure(width=9.6, title="Capstone: the caps in series, how busy each is "
@@ -305,32 +272,7 @@ def caps_plot(out, caps, names, calname, commands):
     ax.axhline(100, color="black", linewidth=0.8, linestyle="--")
     ax.set_ylim(0, 118)
     finish_steps(fig, ax, names, "busy (% of the cap's size)", out, "capstone_caps")
-    labels = ("threads", "pool", "cores")
-
-    def full(n):
-        caps_full = [lab for lab, v in zip(labels, busy[n]) if v is not None and v >= FULL_PCT]
-        return " + ".join(caps_full) if caps_full else "none"
-    said = "; ".join(f"{n}: {full(n)}" for n in names)
-    grew = [k for k in range(1, len(names)) if by[names[k]]["pool"] != by[names[k - 1]]["pool"]]
-    pool_said = ""
-    if grew:
-        k = grew[0]
-        a, b = by[names[k - 1]], by[names[k]]
-        threads_said = ("" if a["threads"] == "virtual" else
-                        f", against {fmt(a['thread_wait_ms'], 2)} ms of waiting for a request "
-                        "thread")
-        pool_said = (f"At {names[k]} the pool grows from {a['pool']:.0f} to {b['pool']:.0f} "
-                     f"connections: it was {fmt(busy[names[k - 1]][1])} % busy with "
-                     f"{fmt(a['pool_wait_ms'], 2)} ms of waiting per request{threads_said}; a "
-                     f"bigger pool can only give back the pool's own wait. ")
-    para = (f"Each request passes three caps in series: a request thread (16, until virtual "
-            f"threads), a database connection per statement (the pool) and the cores its CPU "
-            f"runs on. A cap busy {FULL_PCT} % of the time or more is full (dashed line: 100 %); "
-            f"raising a cap that is not full gains nothing. Full caps per step: {said}. "
-            f"Where none is full, the {CLIENTS} clients' own round trips (or the load "
-            f"generator) set the pace. "
-            f"{pool_said}Next: `perflab sim order-service --set db_pool=8 ...` prints the same "
-            f"caps with their waits for any one configuration.")
+    para = prose.capstone_caps(rig, by, busy, names, FULL_PCT)
     cols = ["step", "threads", "threads_busy_pct", "thread_wait_ms", "pool", "pool_busy_pct",
             "pool_wait_ms", "cores", "cores_busy_pct"]
     rows = [[n, by[n]["threads"], busy[n][0], by[n]["thread_wait_ms"] if busy[n][0] is not None
@@ -374,16 +316,7 @@ def sensitivity_plot(out, sens, top, names, calname, commands):
     style.label(ax, 0, "cost (calibration field, each moved ±10 %)",
                 "step (after its change)")
     style.save(fig, os.path.join(out, "capstone_sensitivity.svg"))
-    first = {r["name"]: (r["first"], r["first_elasticity"]) for r in top}
-    said = "; ".join(f"{n}: {first[n][0]} ({first[n][1]:+.2f})" for n in names)
-    para = (f"Each cell is the elasticity of RPS to one calibrated cost at that step: RPS is "
-            f"rerun with the cost 10 % lower and 10 % higher, and -1 means RPS falls 1 % for each "
-            f"1 % the cost grows (that cost is the whole bottleneck). The top cost per step: {said}. "
-            f"A column that turns from red to white at the next step is the fix that step made. "
-            f"When generator_cpu_per_request_us leads, the simulated load generator is the "
-            f"bottleneck: give the rig more cores before trusting that step's RPS. "
-            f"Next: fix the boxed cost with the most negative value, and confirm with "
-            f"`perflab capstone --calibration FILE --sensitivity` after editing that field.")
+    para = prose.capstone_sensitivity(top, names)
     cols = ["step", "cost", "elasticity", "rank"]
     rows = []
     for n in names:

@@ -66,6 +66,17 @@ def table(doc, key):
     return rows
 
 
+def param(doc, key):
+    """A scenario's parameter (its `parameters` table) as a number."""
+    for p in table(doc, "parameters"):
+        if p.get("key") == key:
+            try:
+                return float(p["value"])
+            except (KeyError, TypeError, ValueError):
+                break
+    raise ReportError(f"perflab output '{doc.get('title', '?')}' has no numeric parameter '{key}'")
+
+
 def column(rows, key):
     try:
         return [r[key] for r in rows]

@@ -1,11 +1,12 @@
 """Plots of the laws chapter: the latency mixture, coordinated omission,
 Little's Law, the USL and the hockey stick. Each function runs perflab, draws
-one figure into `out` and returns its Section."""
+one figure into `out` and returns its Section, its paragraph from prose.py."""
 
 import os
 
+import prose
 import style
-from data import column, field, table
+from data import column, field, param, table
 from section import Section, fmt
 
 C = style.COLORS
@@ -44,16 +45,7 @@ def latency_mixture(perflab, out):
     style.label(ax, 0, "percentile (log scale of 1 / (1 - p))", "latency (ms, log scale)")
     ax.legend(loc="upper left")
     style.save(fig, os.path.join(out, "latency_spectrum.svg"))
-    n = field(doc, "samples")
-    para = (f"`perflab sim latency-mixture` draws {n:,} latencies: 97 % on a fast path "
-            f"near 15 ms, 2.5 % on a slow path (120-200 ms) and 0.5 % stalled (0.8-2 s). "
-            f"The mean, {fmt(mean)} ms, is above the p95 ({fmt(field(doc, 'p95_ms'))} ms): more "
-            f"than 95 % of requests are faster than the 'average' one. The "
-            f"{field(doc, 'above_500ms'):,} requests above 500 ms alone add "
-            f"{fmt(field(doc, 'tail_mean_contribution_ms'))} ms to it; they cannot move p50 "
-            f"({fmt(field(doc, 'p50_ms'))} ms). p99 is {fmt(field(doc, 'p99_ms'))} ms "
-            f"and p99.9 {fmt(field(doc, 'p999_ms'))} ms. Next: `perflab sim latency-mixture "
-            f"--set stall_share=0.001` and watch the mean and p99.9 move while p50 stays.")
+    para = prose.latency_spectrum(doc)
     spectrum = Section("latency_spectrum", "Latency mixture: the percentile spectrum",
                        ["percentile", "latency_ms"],
                        [[r["percentile"], r["latency_ms"]] for r in table(doc, "spectrum")],
@@ -79,13 +71,7 @@ def latency_mixture(perflab, out):
     style.label(ax, 0, "latency (ms, log bins: 10 per decade)", "requests per bin (log scale)")
     ax.legend(loc="center right")
     style.save(fig, os.path.join(out, "latency_histogram.svg"))
-    para = (f"The same {n:,} latencies on logarithmic bins: three separate humps, "
-            f"{modes[0]['count']:,} requests below 50 ms, {modes[1]['count']:,} between 50 and "
-            f"500 ms and {modes[2]['count']:,} above 500 ms, with empty bins between them. "
-            f"The dashed line is the mean ({fmt(mean)} ms): the two small humps on the right "
-            f"drag it to the far edge of the big one, past most requests. A percentile from one "
-            f"mode says nothing about the others. Next: `perflab sim latency-mixture --set slow_share=0.1` "
-            f"makes the middle hump carry the p95.")
+    para = prose.latency_histogram(doc, modes)
     histogram = Section("latency_histogram", "Latency mixture: the histogram",
                         ["from_ms", "to_ms", "count"],
                         [[r["from_ms"], r["to_ms"], r["count"]] for r in hist],
@@ -98,7 +84,8 @@ def coordinated_omission(perflab, out):
     doc = perflab.json(*args)
     spec = table(doc, "spectrum")
     clients = {c["name"]: c for c in table(doc, "clients")}
-    fig, (ax,) = style.figure(title="Coordinated omission: one 5 s freeze, three measurements")
+    fig, (ax,) = style.figure(title="Coordinated omission: one "
+                              f"{param(doc, 'freeze_ms') / 1000:g} s freeze, three measurements")
     series = [("closed_actual_ms", "closed loop, timed from the actual send", C[1], "-"),
               ("closed_intended_ms", "closed loop, timed from the schedule", C[0], "-"),
               ("open_ms", "open loop on the schedule (ground truth)", C[2], "--")]
@@ -112,15 +99,7 @@ def coordinated_omission(perflab, out):
     style.label(ax, 0, "percentile (log scale of 1 / (1 - p))", "latency (ms, log scale)")
     ax.legend(loc="center left")
     style.save(fig, os.path.join(out, "coordinated_omission.svg"))
-    ca, ci, op = clients["closed-actual"], clients["closed-intended"], clients["open"]
-    para = (f"`perflab sim coordinated-omission`: a client that should send a request every "
-            f"10 ms ({field(doc, 'target_requests'):,} in all) against a server that freezes for 5 s. "
-            f"Timed from its actual sends, the closed loop records {ca['samples']:,} samples "
-            f"({field(doc, 'never_issued'):,} were never sent) and a p99 of {fmt(ca['p99_ms'])} ms: "
-            f"the freeze is one slow sample. Timed from the schedule the same client reports a "
-            f"p99 of {fmt(ci['p99_ms'])} ms; an open loop that keeps sending reports "
-            f"{fmt(op['p99_ms'])} ms. Next: `perflab sim coordinated-omission --set freeze_ms=1000` "
-            f"(a shorter stall) or `--set rate_per_s=1000` (more requests stuck behind it).")
+    para = prose.coordinated_omission(doc, clients)
     keys = [k for k, _, _, _ in series]
     return [Section("coordinated_omission", "Coordinated omission", ["percentile", *keys],
                     [[r["percentile"], *[r[k] for k in keys]] for r in spec], para,
@@ -145,17 +124,11 @@ def littles_law(perflab, out):
     style.plain_log(ax.xaxis)
     style.plain_log(ax.yaxis)
     style.label(ax, 0, "λ × W: arrival rate × mean time in system (requests)",
-                "L: in flight, sampled every 5 ms (requests)")
+                f"L: in flight, sampled every {param(doc, 'sample_ms'):g} ms (requests)")
     ax.legend(loc="upper left")
     style.save(fig, os.path.join(out, "littles_law.svg"))
     sizing = table(doc, "pool_sizing")[0]
-    para = (f"`perflab sim littles-law` runs {len(rows)} open-loop systems ({len(services)} service "
-            f"times × {len(rows) // len(services)} rates) and samples how many requests are "
-            f"in flight. Every point lands on the line: the worst gap between L and λ × W is "
-            f"{fmt(field(doc, 'worst_error_pct'), 3)} %. At {fmt(sizing['rate_per_s'], 0)} req/s "
-            f"holding a connection {fmt(sizing['hold_ms'], 0)} ms, L = {fmt(sizing['l_sampled'])}: "
-            f"a pool of {sizing['with_headroom']} leaves headroom. Next: `perflab sim littles-law "
-            f"--set arrivals=poisson --set service=exp` (the law still holds; only the samples get noisy).")
+    para = prose.littles_law(doc, rows, services, sizing)
     cols = ["rate_per_s", "service_ms", "lambda_per_s", "w_ms", "l_sampled", "lambda_w", "error_pct"]
     return [Section("littles_law", "Little's Law", cols, [[r[c] for c in cols] for r in rows],
                     para, ["perflab " + " ".join(args)])]
@@ -185,15 +158,7 @@ def usl(perflab, out):
     style.label(ax, 0, "workers N", "capacity C(N) (× one worker)")
     ax.legend(loc="upper left")
     style.save(fig, os.path.join(out, "usl.svg"))
-    last = rows[-1]
-    para = (f"`perflab sim usl` runs fork-join workers with a serial section and pairwise "
-            f"coherency, and fits the USL to the simulated points (R² = "
-            f"{field(doc, 'r_squared'):.5f}). Capacity peaks at N = {pn} "
-            f"(C = {fmt(pc, 2)}) and falls to {fmt(last['capacity'], 2)} at N = {last['n']}: past "
-            f"the peak, more workers cost throughput. Amdahl's curve, with the same serial fraction "
-            f"and no coherency cost, only flattens. The curves come from `perflab models usl` and "
-            f"`perflab models amdahl` with the fitted σ. Next: `perflab sim usl --set kappa=0.0005` "
-            f"(cheaper coherency moves the peak right).")
+    para = prose.usl(doc, rows, pn, pc)
     cols = ["n", "throughput_per_s", "capacity", "usl_capacity"]
     return [Section("usl", "Universal Scalability Law", cols, [[r[c] for c in cols] for r in rows],
                     para, ["perflab " + " ".join(args),
@@ -220,17 +185,7 @@ def hockey_stick(perflab, out):
     style.label(ax, 0, "utilisation ρ = λ / (c μ)", "mean time in system (ms)")
     ax.legend(loc="upper left")
     style.save(fig, os.path.join(out, "hockey_stick.svg"))
-    one = [r for r in rows if r["servers"] == 1]
-    four = [r for r in rows if r["servers"] != 1]
-    at = {r["rho"]: r for r in one}
-    para = (f"`perflab sim hockey-stick` (10 ms service, 200,000 customers per point): with one "
-            f"server the mean time in system is {fmt(at[0.5]['sim_response_ms'])} ms at ρ = 0.5, "
-            f"{fmt(at[0.8]['sim_response_ms'])} ms at 0.8 and {fmt(at[0.95]['sim_response_ms'])} ms "
-            f"at 0.95 (analytic {fmt(at[0.95]['analytic_response_ms'])} ms): flat, then a wall. "
-            f"Four servers at the same utilisation bend later ({fmt(four[-1]['sim_response_ms'])} ms "
-            f"at {four[-1]['rho']}). Near ρ = 1 a run of this length undershoots the analytic mean "
-            f"(long busy periods are rare and heavy). Next: `perflab sim hockey-stick --set "
-            f"servers=1,16` or `--set customers=2000000` for the points near the wall.")
+    para = prose.hockey_stick(doc, rows)
     cols = ["servers", "rho", "sim_response_ms", "analytic_response_ms", "error_pct", "sim_p99_ms"]
     return [Section("hockey_stick", "Hockey stick", cols, [[r[c] for c in cols] for r in rows],
                     para, ["perflab " + " ".join(args)])]

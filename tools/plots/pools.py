@@ -1,11 +1,12 @@
 """Plots of the pools chapter: the request-thread cap, pool starvation and the
 keep-alive race. Each function runs perflab, draws one figure into `out` and
-returns its Section."""
+returns its Section, its paragraph from prose.py."""
 
 import os
 
+import prose
 import style
-from data import column, field, table
+from data import column, field, param, table
 from section import Section, fmt
 
 C = style.COLORS
@@ -20,11 +21,12 @@ def thread_pool(perflab, out):
         args = ("sim", "thread-pool", "--set", f"threads={t}")
         commands.append("perflab " + " ".join(args))
         runs.append((t, perflab.json(*args)))
-    clients = int(next(p["value"] for p in table(runs[0][1], "parameters") if p["key"] == "clients"))
+    clients = int(param(runs[0][1], "clients"))
     counted = [(t, d) for t, d in runs if t != "virtual"]
     virtual = runs[-1][1]
-    fig, (a1, a2) = style.figure(ncols=2, width=9.6,
-                                 title=f"Thread pool: {clients} closed-loop clients, 50 ms handler")
+    handler_ms = param(runs[0][1], "handler_ms")
+    fig, (a1, a2) = style.figure(ncols=2, width=9.6, title=f"Thread pool: {clients} closed-loop "
+                                 f"clients, {handler_ms:g} ms handler")
     xs = [t for t, _ in counted]
     ceil = [field(d, "ceiling_per_s") for _, d in counted]
     a1.plot(xs, ceil, color=C[0], label="formula: perflab's ceiling (the binding limit)")
@@ -48,16 +50,7 @@ def thread_pool(perflab, out):
     a2.legend(loc="upper right", fontsize=8)
     style.save(fig, os.path.join(out, "thread_pool.svg"))
     by = dict(runs)
-    para = (f"`perflab sim thread-pool` with {clients} clients that never think: 10 threads serve "
-            f"{fmt(field(by[10], 'throughput_per_s'), 0)} req/s at {fmt(field(by[10], 'mean_ms'), 0)} ms, "
-            f"50 threads {fmt(field(by[50], 'throughput_per_s'), 0)} req/s at "
-            f"{fmt(field(by[50], 'mean_ms'), 0)} ms, 200 threads "
-            f"{fmt(field(by[200], 'throughput_per_s'), 0)} req/s at {fmt(field(by[200], 'mean_ms'), 0)} ms: "
-f"throughput is threads / handler time and the other clients wait in the accept queue. "
-            f"Virtual threads remove the cap and hit the next one, the CPU: "
-            f"{fmt(field(virtual, 'throughput_per_s'), 0)} req/s at {fmt(field(virtual, 'mean_ms'), 1)} ms "
-            f"on {field(virtual, 'cpu_cores')} cores. Next: `perflab sim thread-pool --set threads=virtual "
-            f"--set cores=4` (the CPU ceiling drops), or `--set db_pool=10` (the queue moves to the pool).")
+    para = prose.thread_pool(by, virtual, clients)
     cols = ["threads", "throughput_per_s", "ceiling_per_s", "mean_ms", "p99_ms", "cpu_cores"]
     rows = [[t, *[field(d, c) for c in cols[1:]]] for t, d in runs]
     return [Section("thread_pool", "Thread pool", cols, rows, para, commands)]
@@ -68,27 +61,21 @@ def pool_starvation(perflab, out):
     doc = perflab.json(*args)
     tl = table(doc, "timeline")
     summary = table(doc, "rows")
-    fig, (a1, a2) = style.figure(ncols=2, width=9.6,
-                                 title="Pool starvation: 10 connections held 50 ms, 30 s timeout")
+    fig, (a1, a2) = style.figure(ncols=2, width=9.6, title=(
+        f"Pool starvation: {param(doc, 'pool'):g} connections held {param(doc, 'hold_ms'):g} ms, "
+        f"{param(doc, 'timeout_ms') / 1000:g} s timeout"))
     for i, r in enumerate(summary):
         pts = [x for x in tl if x["offered_per_s"] == r["offered_per_s"]]
         name = f"{fmt(r['offered_per_s'], 0)} req/s ({r['state']})"
         a1.plot(column(pts, "t_s"), column(pts, "pending"), color=C[i], label=name)
         a2.plot(column(pts, "t_s"), column(pts, "timeouts"), color=C[i], label=name)
     style.label(a1, 0, "time (s)", "pending acquires (requests)", "waiting for a connection")
-    style.label(a2, 1, "time (s)", "timeouts so far (requests)", "timed out after 30 s")
+    style.label(a2, 1, "time (s)", "timeouts so far (requests)",
+                f"timed out after {param(doc, 'timeout_ms') / 1000:g} s")
     a1.legend(loc="lower right", fontsize=8)
     a2.legend(loc="upper left", fontsize=8)
     style.save(fig, os.path.join(out, "pool_starvation.svg"))
-    worst = summary[-1]
-    para = (f"`perflab sim pool-starvation`: open Poisson arrivals against a pool of 10 held 50 ms, "
-            f"so the pool serves at most {fmt(field(doc, 'ceiling_per_s'), 0)} req/s. Below that the "
-            f"queue stays near zero; at the ceiling it wanders (max {summary[-2]['max_pending']:,} "
-            f"pending); past it, pending grows by the excess every second. At "
-            f"{fmt(worst['offered_per_s'], 0)} req/s the first 30 s timeout fires at "
-            f"{fmt(worst['first_timeout_s'])} s and {worst['timeouts']:,} requests time out in "
-            f"{fmt(tl[-1]['t_s'], 0)} s. Next: `perflab sim pool-starvation --set pool=15` "
-            f"(raise the ceiling) or `--set timeout_ms=1000` (fail fast instead of queueing 30 s).")
+    para = prose.pool_starvation(doc, summary, tl)
     cols = ["offered_per_s", "t_s", "pending", "timeouts"]
     shown = [[r[c] for c in cols] for r in tl if r["t_s"] % 30 == 0]
     return [Section("pool_starvation", "Pool starvation", cols, [[r[c] for c in cols] for r in tl],
@@ -121,17 +108,7 @@ def keepalive_race(perflab, out):
         rows += [[cl, r["rate_per_s"], r["server_keepalive_ms"], r["requests"], r["stale_sends"],
                   r["stale_pct"]] for r in data]
     style.save(fig, os.path.join(out, "keepalive_race.svg"))
-    first = table(docs[0], "rows")
-    worst = max(first, key=lambda r: r["stale_pct"])
-    safe = min(r["server_keepalive_ms"] for r in first if r["stale_sends"] == 0)
-    para = (f"`perflab sim keepalive-race`: a load balancer reuses idle connections for up to "
-            f"its idle timeout; the server closes them after its own keep-alive timeout. While the "
-            f"server gives up first, a reuse can land on a connection the server just closed: the "
-            f"sporadic 502 ({fmt(worst['stale_pct'])} % of requests at {worst['rate_per_s']:g} req/s with "
-            f"a {worst['server_keepalive_ms']:,} ms server timeout). With a {clients[0]:,} ms client "
-            f"timeout the failures stop at a server timeout of {safe:,} ms; halve the client's "
-            f"timeout (right) and the edge moves with it. Next: `perflab sim keepalive-race --set "
-            f"one_way_ms=50` (network delay widens the race).")
+    para = prose.keepalive_race(table(docs[0], "rows"), clients)
     cols = ["client_idle_timeout_ms", "rate_per_s", "server_keepalive_ms", "requests",
             "stale_sends", "stale_pct"]
     return [Section("keepalive_race", "Keep-alive race", cols, rows, para, commands,

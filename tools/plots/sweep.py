@@ -3,15 +3,17 @@ beside the formula (M/M/c wait against utilisation beside Erlang C)."""
 
 import os
 
+import prose
 import style
 from data import ReportError, table
-from section import Section, fmt
+from section import Section
 
 C = style.COLORS
 
 RATES = "1.6,2,2.4,2.8,3,3.2,3.4,3.6"  # 4 servers at 1/s: utilisation 0.4 .. 0.9
-SETTINGS = ["--set", f"arrival_rate_per_s={RATES}", "--set", "servers=4",
-            "--set", "customers=100000", "--set", "warmup_customers=10000"]
+SET = {"arrival_rate_per_s": RATES, "servers": 4, "customers": 100000,
+       "warmup_customers": 10000}
+SETTINGS = [a for key, value in SET.items() for a in ("--set", f"{key}={value}")]
 REPLICATIONS = 8
 
 
@@ -33,7 +35,8 @@ def mmc_sweep(perflab, out):
         rho = metric(metrics, i, "rho")["mean"]
         rows.append([rho, float(p["arrival_rate_per_s"]), w["n"], w["mean"], w["ci95_half_width"],
                      a["mean"]])
-    fig, (ax,) = style.figure(title="Sweep: M/M/4 mean wait against utilisation, with its 95 % band")
+    fig, (ax,) = style.figure(title=f"Sweep: M/M/{SET['servers']} mean wait against "
+                              "utilisation, with its 95 % band")
     x = [r[0] for r in rows]
     ax.fill_between(x, [r[3] - r[4] for r in rows], [r[3] + r[4] for r in rows], color=C[0],
                     alpha=0.25, linewidth=0, label="95 % confidence band (Student t)")
@@ -43,16 +46,7 @@ def mmc_sweep(perflab, out):
     style.label(ax, 0, "utilisation ρ = λ / (c μ)", "mean wait in queue (s)")
     ax.legend(loc="upper left")
     style.save(fig, os.path.join(out, "mmc_sweep.svg"))
-    inside = sum(1 for r in rows if abs(r[3] - r[5]) <= r[4])
-    last = rows[-1]
-    para = (f"`perflab sweep mmc` runs {len(rows)} arrival rates × {REPLICATIONS} replications "
-            f"(seeds {doc['seed']} + k, 100,000 customers each after 10,000 warm-up) on 4 servers "
-            f"that each serve 1 customer/s. The band is the 95 % confidence interval of the mean "
-            f"wait across replications; Erlang C lies inside it at {inside} of {len(rows)} "
-            f"points. At ρ = {fmt(last[0], 2)} the simulated wait is {fmt(last[3], 3)} ± "
-            f"{fmt(last[4], 3)} s against {fmt(last[5], 3)} s: the band widens as the queue nears "
-            f"saturation, where runs disagree most. Next: `perflab sweep mmc --set service=det` "
-            f"(deterministic service: the wait falls below Erlang C) or more `--replications` for a narrower band.")
+    para = prose.mmc_sweep(doc, rows, REPLICATIONS, SET)
     cols = ["rho", "arrival_rate_per_s", "replications", "mean_wait_s", "ci95_half_width_s",
             "erlang_c_wait_s"]
     return [Section("mmc_sweep", "Sweep: M/M/c wait against utilisation", cols, rows, para,
