@@ -49,11 +49,11 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   ASSERT_EQ(c->real.size(), 3u);
   ASSERT_EQ(c->composed.size(), 3u);
   // The index removes the scan: several times the throughput on both sides
-  // (measured here ~4x real at this scale, ~16x composed; 2x leaves room for
-  // a busy machine but not for a service that ignored --index, ~1x). Under
+  // (about 4x real at this scale, about 16x composed; 2x leaves room for a
+  // busy machine but not for a service that ignored --index, ~1x). Under
   // ASan our per-statement code is instrumented and Debian's SQLite is not,
-  // so the 81 statements slow down more than the scan and the gain shrinks
-  // to about 2x; 1.5x is the bound there. The cache must rise on both sides;
+  // so the 81 statements slow down more than the scan and the gain comes
+  // near 2x: 1.5x is the bound there. The cache must rise on both sides;
   // the composed rise is small (its misses still pay N+1), so only the
   // order is checked there.
   const double index_gain = testing::kSanitized ? 1.5 : 2;

@@ -104,7 +104,8 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& options);
 // times the previous step's and its lowest repeat is over the previous
 // step's highest, down (-1) the mirror image, flat (0) otherwise. A move
 // within the spread of the repeats is the machine's noise, not the change's
-// (the right-size step, which changes nothing here, moved x1.05 in one run).
+// (the right-size step, which changes nothing here, can move x1.05 by noise
+// alone).
 int StepDirection(const RealFigures& before, const RealFigures& after);
 core::Document ToRealDocument(const RealComparison& c,
                               const std::string& calibration_name);
