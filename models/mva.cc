@@ -275,8 +275,8 @@ absl::StatusOr<Lattice> MakeLattice(const MultiClassNetwork& net,
           multi_class ? "populations (" : "population (", pops, ") with ",
           multi, " multi-server stations are too large for exact ",
           multi_class ? "multi-class " : "",
-          "MVA: the product of (clients + 1) over the classes, times 2 per "
-          "multi-server station, must be <= ",
+          "MVA: the product of (clients + 1) over the classes, times 2^L for L "
+          "multi-server stations, must be <= ",
           limit, "; use the approximate Schweitzer-Bard solver"));
     }
     work *= radix;
