@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/histogram.h"
+#include "models/mva.h"
 #include "models/queues.h"
 #include "models/usl.h"
 
@@ -111,6 +112,98 @@ void BM_UslFit(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_UslFit);
+
+// --- Mean Value Analysis (models/mva.h) ------------------------------------
+// Targets: exact single-class MVA for N = 1..10,000 over 10 stations within
+// 10 ms; exact multi-class, 3 classes of 20 clients, within 100 ms.
+// Counters: populations (or lattice points) solved, and the throughput found
+// so the work cannot be optimised away.
+
+// Ten stations, demands 10..55 ms; `servers` of them run 4 cores.
+SingleClassNetwork TenStations(int multi_server) {
+  SingleClassNetwork net;
+  net.think_s = 1;
+  for (int k = 0; k < 10; ++k) {
+    net.stations.push_back({"s" + std::to_string(k), StationKind::kQueue,
+                            0.010 + 0.005 * k, k < multi_server ? 4 : 1});
+  }
+  return net;
+}
+
+// Arg: how many of the ten stations have 4 servers (each doubles the work).
+void BM_MvaExact(benchmark::State& state) {
+  const SingleClassNetwork net = TenStations(static_cast<int>(state.range(0)));
+  constexpr int64_t kClients = 10'000;
+  double x = 0;
+  for (auto _ : state) {
+    auto points = SolveExactMva(net, kClients);
+    if (!points.ok()) {
+      state.SkipWithError(std::string(points.status().message()).c_str());
+      return;
+    }
+    x = points->back().throughput_per_s;
+    benchmark::DoNotOptimize(points);
+  }
+  state.counters["populations"] = static_cast<double>(kClients);
+  state.counters["throughput_per_s"] = x;
+  state.SetItemsProcessed(state.iterations() * kClients);
+}
+BENCHMARK(BM_MvaExact)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// Three classes of 20 clients over the ten stations (one of 4 cores): a
+// lattice of 21^3 = 9,261 populations, twice for the 4-core station.
+void BM_MvaMultiClass(benchmark::State& state) {
+  const SingleClassNetwork one = TenStations(1);
+  MultiClassNetwork net;
+  net.clients = {20, 20, 20};
+  net.think_s = {1, 0.5, 2};
+  for (const Station& s : one.stations) {
+    net.stations.push_back({s.name,
+                            s.kind,
+                            {s.demand_s, 2 * s.demand_s, 0.5 * s.demand_s},
+                            s.servers});
+  }
+  double x = 0;
+  for (auto _ : state) {
+    auto r = SolveExactMultiClassMva(net);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    x = r->throughput_per_s[0];
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["lattice_points"] = 21 * 21 * 21;
+  state.counters["throughput_per_s"] = x;
+  state.SetItemsProcessed(state.iterations() * 21 * 21 * 21);
+}
+BENCHMARK(BM_MvaMultiClass)->Unit(benchmark::kMillisecond);
+
+// The approximation on the same network: a fixed point instead of a lattice.
+void BM_MvaSchweitzerBard(benchmark::State& state) {
+  const SingleClassNetwork one = TenStations(1);
+  MultiClassNetwork net;
+  net.clients = {20, 20, 20};
+  net.think_s = {1, 0.5, 2};
+  for (const Station& s : one.stations) {
+    net.stations.push_back({s.name,
+                            s.kind,
+                            {s.demand_s, 2 * s.demand_s, 0.5 * s.demand_s},
+                            s.servers});
+  }
+  int64_t iterations = 0;
+  for (auto _ : state) {
+    auto r = SolveSchweitzerBard(net);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    iterations = r->iterations;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["iterations"] = static_cast<double>(iterations);
+}
+BENCHMARK(BM_MvaSchweitzerBard)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace perflab::models

@@ -23,6 +23,9 @@ void AddCapstoneCommands(CLI::App& root,
 void AddOrdersCommands(CLI::App& root,
                        Registry& registry);  // orders_commands.cc
 
+// `models mva`, added under `models` by AddModelsCommands (mva_command.cc).
+void AddMvaCommand(CLI::App* models, Registry& registry);
+
 }  // namespace perflab::cli
 
 #endif  // PERFLAB_TOOLS_PERFLAB_COMMANDS_H_

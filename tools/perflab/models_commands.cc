@@ -594,6 +594,7 @@ void AddModelsCommands(CLI::App& root, Registry& registry) {
   AddCost(models, registry);
   AddPercentiles(models, registry);
   AddTour(models, registry);
+  AddMvaCommand(models, registry);
 }
 
 }  // namespace perflab::cli
