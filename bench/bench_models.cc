@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/random.h"
 #include "models/histogram.h"
 #include "models/mva.h"
 #include "models/queues.h"
@@ -19,10 +20,9 @@ namespace {
 // the benchmarks time only the recording.
 std::vector<int64_t> Values(size_t n) {
   std::vector<int64_t> v(n);
-  uint64_t s = 42;
+  core::SplitMix64 rng(42);
   for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    uint64_t r = s >> 33;
+    const uint64_t r = rng.Next() >> 33;
     x = static_cast<int64_t>(15'000'000 +
                              (r % 1'000'000) * ((r & 63) == 0 ? 200 : 1));
   }

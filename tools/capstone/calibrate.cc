@@ -163,7 +163,7 @@ struct Measured {
 }  // namespace
 
 std::string DefaultMapPath() {
-  return absl::StrCat(PERFLAB_SOURCE_DIR, "/bench/benchmarks.json");
+  return absl::StrCat(PERFLAB_SOURCE_DIR, "/", kMapPath);
 }
 std::string DefaultSeedPath() {
   return absl::StrCat(PERFLAB_SOURCE_DIR, "/fixtures/calibration/seed-h2.json");

@@ -22,7 +22,7 @@ namespace perflab::capstone {
 struct CalibrateOptions {
   bool quick = false;     // 3 repetitions of 0.05 s instead of 5 of 0.5 s
   std::string from_dir;   // non-empty: read <from_dir>/<family>.json instead
-  std::string map_path;   // bench/benchmarks.json
+  std::string map_path;   // kMapPath
   std::string bench_dir;  // holds the bench_<family> binaries
   std::string seed_path;  // seed-h2 calibration for unmeasured fields; if
                           // missing, sim::Calibration's defaults are used
@@ -49,8 +49,12 @@ absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
 absl::StatusOr<double> ConvertUnit(double value, std::string_view from_unit,
                                    std::string_view field_unit);
 
+// The benchmark map, relative to the source tree.
+inline constexpr char kMapPath[] = "bench/benchmarks.json";
+
 // Paths of this checkout and build, fixed at configure time: the benchmark
-// map, the seed-h2 calibration and the bench binaries.
+// map (kMapPath in this checkout), the seed-h2 calibration and the bench
+// binaries.
 std::string DefaultMapPath();
 std::string DefaultSeedPath();
 std::string DefaultBenchDir();

@@ -22,6 +22,10 @@ namespace perflab::capstone {
 
 inline constexpr std::string_view kCalibrationFormat = "perflab-calibration-1";
 
+// Where perflab calibrate writes and perflab capstone (also --real) reads
+// when no --calibration is given, relative to the working directory.
+inline constexpr char kDefaultCalibrationPath[] = "reports/calibration.json";
+
 struct CalibrationFile {
   std::string name;         // short identity, e.g. "seed-h2" or "this-machine"
   std::string description;  // one sentence: where the numbers come from

@@ -165,12 +165,12 @@ absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
   if (!steps.ok()) return steps.status();
   std::string path = a.calibration;
   if (path.empty()) {
-    path = "reports/calibration.json";
+    path = kDefaultCalibrationPath;
     if (!std::filesystem::exists(path)) {
-      return absl::InvalidArgumentError(
-          "--calibration: none given and reports/calibration.json is "
-          "missing; accepted: a calibration file (run perflab calibrate "
-          "--quick first, or pass fixtures/calibration/reference.json)");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--calibration: none given and ", kDefaultCalibrationPath,
+          " is missing; accepted: a calibration file (run perflab calibrate "
+          "--quick first, or pass fixtures/calibration/reference.json)"));
     }
   }
   absl::StatusOr<CalibrationFile> file = ReadCalibrationFile(path);

@@ -11,6 +11,18 @@
 
 namespace perflab::compare {
 
+std::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSlower:
+      return "slower";
+  }
+  return "same";  // unreachable: the switch covers every enumerator
+}
+
 bool HigherIsBetter(std::string_view metric) {
   return metric.ends_with("per_second") || metric.ends_with("_per_s");
 }
@@ -59,8 +71,10 @@ absl::StatusOr<Comparison> Compare(const std::vector<BenchmarkSamples>& base,
     const bool significant = r.p_value < options.alpha &&
                              std::abs(r.change_pct) > options.threshold_pct;
     const bool worse = HigherIsBetter(options.metric) ? ratio < 1 : ratio > 1;
-    r.verdict = !significant ? "same" : (worse ? "slower" : "faster");
-    c.any_slower |= r.verdict == "slower";
+    r.verdict = !significant ? Verdict::kSame
+                : worse      ? Verdict::kSlower
+                             : Verdict::kFaster;
+    c.any_slower |= r.verdict == Verdict::kSlower;
     c.unreliable |= std::min(r.base_n, r.contender_n) < kReliableRepetitions;
     ratios.push_back(ratio);
     c.rows.push_back(std::move(r));
@@ -88,11 +102,11 @@ core::Document ToDocument(const Comparison& c, const Options& options) {
   doc.Set("slower", "benchmarks slower",
           static_cast<int64_t>(std::count_if(
               c.rows.begin(), c.rows.end(),
-              [](const Row& r) { return r.verdict == "slower"; })));
+              [](const Row& r) { return r.verdict == Verdict::kSlower; })));
   doc.Set("faster", "benchmarks faster",
           static_cast<int64_t>(std::count_if(
               c.rows.begin(), c.rows.end(),
-              [](const Row& r) { return r.verdict == "faster"; })));
+              [](const Row& r) { return r.verdict == Verdict::kFaster; })));
   const std::string unit = c.rows.front().unit;
   const std::string u = unit.empty() ? "" : absl::StrCat(" (", unit, ")");
   core::Table& t = doc.AddTable("benchmarks", "",
@@ -106,7 +120,8 @@ core::Document ToDocument(const Comparison& c, const Options& options) {
                                  {"unit", "unit", 0}});
   for (const Row& r : c.rows) {
     t.Add({r.name, r.base_median, r.contender_median, r.change_pct, r.p_value,
-           r.verdict, absl::StrCat(r.base_n, "/", r.contender_n), r.unit});
+           std::string(VerdictName(r.verdict)),
+           absl::StrCat(r.base_n, "/", r.contender_n), r.unit});
   }
   // Always present (possibly empty) so scripts can rely on the keys.
   struct OnlyIn {
@@ -124,9 +139,10 @@ core::Document ToDocument(const Comparison& c, const Options& options) {
     for (const std::string& n : o.names) t.Add({n});
   }
   doc.Note(absl::StrFormat(
-      "verdict: slower/faster when p < %g (two-sided Mann-Whitney U) and "
-      "|change| > %g %%; otherwise same",
-      options.alpha, options.threshold_pct));
+      "verdict: %s/%s when p < %g (two-sided Mann-Whitney U) and "
+      "|change| > %g %%; otherwise %s",
+      VerdictName(Verdict::kSlower), VerdictName(Verdict::kFaster),
+      options.alpha, options.threshold_pct, VerdictName(Verdict::kSame)));
   if (c.unreliable) {
     doc.Note(absl::StrCat("warning: fewer than ", kReliableRepetitions,
                           " repetitions a side; the verdicts are unreliable "

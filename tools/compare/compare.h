@@ -7,6 +7,7 @@
 #define PERFLAB_TOOLS_COMPARE_COMPARE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +27,15 @@ struct Options {
 // the U test has too little power to tell a 5 % shift from noise.
 inline constexpr size_t kReliableRepetitions = 9;
 
+// What a benchmark's change amounts to: `kSame` unless the change is both
+// significant and past the threshold; then worse (slower) or better (faster)
+// by the metric's direction.
+enum class Verdict { kSame, kFaster, kSlower };
+
+// "same", "faster" or "slower": the word the table, JSON, CSV and Markdown
+// show.
+std::string_view VerdictName(Verdict verdict);
+
 struct Row {
   std::string name;
   std::string unit;  // time unit, "" for counters
@@ -33,7 +43,7 @@ struct Row {
   double base_median = 0, contender_median = 0;
   double change_pct = 0;  // (contender / base - 1) * 100
   double p_value = 1;
-  std::string verdict;  // "slower", "faster" or "same"
+  Verdict verdict = Verdict::kSame;
 };
 
 struct Comparison {

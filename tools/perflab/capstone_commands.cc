@@ -10,10 +10,12 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
 #include "tools/capstone/calibrate.h"
 #include "tools/capstone/calibration_io.h"
@@ -26,7 +28,11 @@
 namespace perflab::cli {
 namespace {
 
-constexpr char kDefaultCalibration[] = "reports/calibration.json";
+using capstone::kDefaultCalibrationPath;
+// Where capstone.{md,csv,json} go when no --out-dir is given.
+constexpr char kDefaultOutDir[] = "reports";
+// The formats both commands render; md is compare::ToMarkdown's.
+std::vector<std::string> Formats() { return {"table", "json", "csv", "md"}; }
 
 struct CapstoneArgs {
   std::string calibration;
@@ -34,9 +40,9 @@ struct CapstoneArgs {
   double db_round_trip_ms = -1;  // < 0: the calibration's own
   bool sensitivity = false;
   bool list_steps = false;
-  int jobs = 0;  // worker threads; 0: every core
-  std::string format = "table";
-  std::string out_dir = "reports";
+  int jobs = capstone::ComposeOptions().jobs;
+  std::string format = kDefaultFormat;
+  std::string out_dir = kDefaultOutDir;
   models::CostOptions cost;
   std::string json;  // the run's JSON, rendered by --format json
 };
@@ -90,14 +96,14 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   if (!steps.ok()) return steps.status();
   std::string path = a.calibration;
   if (path.empty()) {
-    if (!std::filesystem::exists(kDefaultCalibration)) {
-      return absl::InvalidArgumentError(
-          "--calibration: none given and reports/calibration.json is "
-          "missing; accepted: a calibration file (try "
+    if (!std::filesystem::exists(kDefaultCalibrationPath)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--calibration: none given and ", kDefaultCalibrationPath,
+          " is missing; accepted: a calibration file (try "
           "fixtures/calibration/reference.json, or run perflab calibrate "
-          "--quick first)");
+          "--quick first)"));
     }
-    path = kDefaultCalibration;
+    path = kDefaultCalibrationPath;
   }
   absl::StatusOr<std::string> bytes = Slurp(path);
   if (!bytes.ok()) return bytes.status();
@@ -154,9 +160,9 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
 
 struct CalibrateArgs {
   capstone::CalibrateOptions options;
-  std::string out = kDefaultCalibration;
+  std::string out = kDefaultCalibrationPath;
   bool schema = false;
-  std::string format = "table";
+  std::string format = kDefaultFormat;
 };
 
 // The schema of fixtures/calibration/README.md: every field, its unit and
@@ -218,11 +224,13 @@ absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
 void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   CLI::App* cmd = root.add_subcommand(
       "capstone",
-      "the case study's ten-step table composed from a calibration and the "
-      "simulated order service (writes reports/capstone.{md,csv,json})");
+      absl::StrCat("the case study's ten-step table composed from a "
+                   "calibration and the simulated order service (writes ",
+                   kDefaultOutDir, "/capstone.{md,csv,json})"));
   auto a = std::make_shared<CapstoneArgs>();
-  cmd->add_option("--calibration", a->calibration,
-                  "calibration file (default reports/calibration.json)");
+  cmd->add_option(
+      "--calibration", a->calibration,
+      WithDefault("calibration file", DefaultText(kDefaultCalibrationPath)));
   cmd->add_option("--steps", a->steps,
                   "NAME,NAME,... subset in any order (see --list-steps)");
   cmd->add_option("--db-round-trip-ms", a->db_round_trip_ms,
@@ -236,23 +244,29 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   cmd->add_flag("--list-steps", a->list_steps,
                 "print the steps as the key=value each changes");
   cmd->add_option("--jobs", a->jobs,
-                  "worker threads (default 0: every core); the output is the "
-                  "same for any number")
+                  absl::StrCat("worker threads (default ", DefaultText(a->jobs),
+                               ": every core); the output is the same for any "
+                               "number"))
       ->check(CLI::Range(0, 1024));
-  cmd->add_option("--out-dir", a->out_dir,
-                  "where capstone.{md,csv,json} go (default reports)");
+  cmd->add_option(
+      "--out-dir", a->out_dir,
+      WithDefault("where capstone.{md,csv,json} go", DefaultText(a->out_dir)));
   cmd->add_option("--usd-per-vcpu-hour", a->cost.usd_per_vcpu_hour,
-                  "EXAMPLE price of a vCPU-hour (default 0.040)")
+                  WithDefault("EXAMPLE price of a vCPU-hour",
+                              DefaultText(a->cost.usd_per_vcpu_hour, 3)))
       ->check(Positive());
   cmd->add_option("--usd-per-gib-hour", a->cost.usd_per_gib_hour,
-                  "EXAMPLE price of a GiB-hour (default 0.0045)")
+                  WithDefault("EXAMPLE price of a GiB-hour",
+                              DefaultText(a->cost.usd_per_gib_hour)))
       ->check(NonNegative());
   cmd->add_option("--target-utilisation", a->cost.target_utilisation,
-                  "share of the measured RPS planned for (default 0.6)")
+                  WithDefault("share of the measured RPS planned for",
+                              DefaultText(a->cost.target_utilisation)))
       ->check(UtilisationRange());
   cmd->add_option("--format", a->format,
-                  "output: table, json, csv, md (default table)")
-      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+                  WithDefault("output: " + absl::StrJoin(Formats(), ", "),
+                              DefaultText(a->format)))
+      ->check(CLI::IsMember(Formats()));
   auto real = std::make_shared<capstone::RealCliArgs>();
   cmd->add_flag("--real", real->real,
                 "run every step for real (perflab orders-service) beside the "
@@ -285,8 +299,9 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
 
   CLI::App* cal = root.add_subcommand(
       "calibrate",
-      "measure the model's costs on this machine (benchmarks) into "
-      "reports/calibration.json");
+      absl::StrCat("measure the model's costs on this machine (benchmarks) "
+                   "into ",
+                   kDefaultCalibrationPath));
   auto c = std::make_shared<CalibrateArgs>();
   c->options.map_path = capstone::DefaultMapPath();
   c->options.bench_dir = capstone::DefaultBenchDir();
@@ -297,16 +312,18 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                   "read <DIR>/<family>.json (tools/lab bench output) instead "
                   "of running the benchmarks");
   cal->add_option("--out", c->out,
-                  "where to write (default reports/calibration.json)");
+                  WithDefault("where to write", DefaultText(c->out)));
   cal->add_option("--bench-dir", c->options.bench_dir,
                   "directory of the bench_<family> binaries");
-  cal->add_option("--map", c->options.map_path,
-                  "benchmark map (default bench/benchmarks.json)");
+  cal->add_option(
+      "--map", c->options.map_path,
+      WithDefault("benchmark map", DefaultText(capstone::kMapPath)));
   cal->add_flag("--schema", c->schema,
                 "print the fields (unit, meaning, benchmark) instead");
   cal->add_option("--format", c->format,
-                  "output: table, json, csv, md (default table)")
-      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+                  WithDefault("output: " + absl::StrJoin(Formats(), ", "),
+                              DefaultText(c->format)))
+      ->check(CLI::IsMember(Formats()));
   cal->callback([&registry, c] {
     registry.chosen() = Registry::Choice{
         [c]() { return c->schema ? Schema(*c) : RunCalibrate(*c); },

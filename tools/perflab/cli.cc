@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "tools/perflab/commands.h"
 
@@ -48,6 +49,26 @@ std::string CommandPath(const CLI::App* app) {
 
 }  // namespace
 
+std::string DefaultText(double value, int decimals) {
+  return absl::StrFormat("%.*f", decimals, value);
+}
+
+std::string DefaultText(absl::string_view word) { return std::string(word); }
+
+std::string DefaultText(const std::vector<double>& values) {
+  std::vector<std::string> shown;
+  for (double v : values) shown.push_back(DefaultText(v));
+  if (shown.size() > 4) {  // the first three, "..." and the last
+    shown.erase(shown.begin() + 3, shown.end() - 1);
+    shown.insert(shown.begin() + 3, "...");
+  }
+  return absl::StrJoin(shown, ",");
+}
+
+std::string WithDefault(absl::string_view help, absl::string_view shown) {
+  return absl::StrCat(help, " (default ", shown, ")");
+}
+
 CLI::Validator Positive() {
   return NumberIn("a finite number > 0", [](double v) { return v > 0; });
 }
@@ -69,13 +90,13 @@ CLI::Validator Percent() {
 }
 
 void Registry::Produces(CLI::App* cmd, Runner run, bool csv, Emit emit) {
-  formats_.emplace_back(std::make_unique<std::string>("table"));
+  formats_.emplace_back(std::make_unique<std::string>(kDefaultFormat));
   std::string* format = formats_.back().get();
   std::vector<std::string> accepted = {"table", "json"};
   if (csv) accepted.emplace_back("csv");
-  cmd->add_option(
-         "--format", *format,
-         "output: " + absl::StrJoin(accepted, ", ") + " (default table)")
+  cmd->add_option("--format", *format,
+                  WithDefault("output: " + absl::StrJoin(accepted, ", "),
+                              DefaultText(*format)))
       ->check(CLI::IsMember(accepted));
   cmd->callback([this, format, run = std::move(run), emit = std::move(emit)] {
     chosen_ = Choice{run, format};

@@ -1,7 +1,9 @@
 // The perflab command line: one CLI11 tree of subcommands whose leaves each
 // produce a core::Document. This header is the seam between the parser and
 // the command families (models, sim, fixtures, ...), which register themselves
-// through the Add*Commands functions declared in commands.h.
+// through the Add*Commands functions declared in commands.h, and the helpers
+// that show a flag's default in its help. The helpers and validators are pure
+// (thread-safe); a Registry belongs to the one thread that parses.
 //
 // Error contract (every command): bad input prints one line on stderr naming
 // the flag, the value and what is accepted; exit code 2; nothing on stdout.
@@ -12,13 +14,43 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "core/document.h"
 
 namespace perflab::cli {
+
+// What --format is when not given, for every command.
+inline constexpr char kDefaultFormat[] = "table";
+
+// A flag's default the way its help text shows it. Every "(default X)" is
+// built from the same value, Options member or named constant the flag's
+// variable starts with, so the help cannot drift from the behaviour.
+// Integers print in full; other numbers as %g (0.05, 0.6, 60, 30000), or with
+// `decimals` fixed digits where the help keeps trailing zeros (0.040).
+template <typename T>
+concept Number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+std::string DefaultText(Number auto value) {
+  if constexpr (std::is_floating_point_v<decltype(value)>) {
+    return absl::StrFormat("%g", value);
+  } else {
+    return absl::StrCat(value);
+  }
+}
+std::string DefaultText(double value, int decimals);
+// A path or a word, as is.
+std::string DefaultText(absl::string_view word);
+// A list as "a,b,c", or "a,b,c,...,z" past four values.
+std::string DefaultText(const std::vector<double>& values);
+
+// "`help` (default `shown`)", shown from DefaultText.
+std::string WithDefault(absl::string_view help, absl::string_view shown);
 
 using Runner = std::function<absl::StatusOr<core::Document>()>;
 // Replaces printing the rendered Document on stdout (commands with --out

@@ -8,9 +8,11 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/json.h"
 #include "rapidjson/document.h"
 #include "tools/compare/compare.h"
@@ -25,9 +27,12 @@ namespace {
 struct Args {
   std::string base, contender;
   compare::Options options;
-  std::string format = "table";
+  std::string format = kDefaultFormat;
   int exit_code = 0;
 };
+
+// md is compare::ToMarkdown's; the others core::Render's.
+std::vector<std::string> Formats() { return {"table", "json", "csv", "md"}; }
 
 absl::StatusOr<std::string> Slurp(const std::string& role,
                                   const std::string& path) {
@@ -121,16 +126,20 @@ void AddCompareCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("CONTENDER", a->contender, "the JSON file under test")
       ->required();
   cmd->add_option("--alpha", a->options.alpha,
-                  "significance level of the U test (default 0.05)")
+                  WithDefault("significance level of the U test",
+                              DefaultText(a->options.alpha)))
       ->check(Fraction());
   cmd->add_option("--threshold", a->options.threshold_pct,
-                  "smallest change in percent that counts (default 5)")
+                  WithDefault("smallest change in percent that counts",
+                              DefaultText(a->options.threshold_pct)))
       ->check(NonNegative());
   cmd->add_option("--metric", a->options.metric,
-                  "real_time, cpu_time or a counter name (default real_time)");
+                  WithDefault("real_time, cpu_time or a counter name",
+                              DefaultText(a->options.metric)));
   cmd->add_option("--format", a->format,
-                  "output: table, json, csv, md (default table)")
-      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+                  WithDefault("output: " + absl::StrJoin(Formats(), ", "),
+                              DefaultText(a->format)))
+      ->check(CLI::IsMember(Formats()));
   cmd->callback([&registry, a] {
     registry.chosen() = Registry::Choice{[a]() { return Run(*a); }, &a->format};
     Registry::Extras& extras = registry.extras();

@@ -14,10 +14,10 @@ namespace perflab::cli {
 namespace {
 
 struct BuildFlags {
-  double scale = 1.0;
+  double scale = lab::DatasetOptions().scale;
   std::string out;  // empty: the build tree's default path for the scale
-  uint64_t seed = 42;
-  bool no_customer_index = false;
+  uint64_t seed = lab::DatasetOptions().seed;
+  bool no_customer_index = !lab::DatasetOptions().customer_index;
 };
 
 absl::StatusOr<core::Document> RunBuild(const BuildFlags& flags) {
@@ -75,7 +75,8 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
   auto flags = std::make_shared<BuildFlags>();
   build
       ->add_option("--scale", flags->scale,
-                   "multiplies customers and products (default 1)")
+                   WithDefault("multiplies customers and products",
+                               DefaultText(flags->scale)))
       ->check(Positive())
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
@@ -85,11 +86,15 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
                        : "got '" + text + "'; accepted: a number in (0, 10]";
           },
           "SCALE"));
-  build->add_option("--out", flags->out,
-                    "output file (default: the benchmarks' file in the build "
-                    "tree, " +
-                        lab::DefaultDatasetPath(1.0) + " at scale 1)");
-  build->add_option("--seed", flags->seed, "row generator seed (default 42)");
+  build->add_option(
+      "--out", flags->out,
+      absl::StrCat("output file (default: the benchmarks' file in the build "
+                   "tree, ",
+                   lab::DefaultDatasetPath(flags->scale), " at scale ",
+                   DefaultText(flags->scale), ")"));
+  build->add_option(
+      "--seed", flags->seed,
+      WithDefault("row generator seed", DefaultText(flags->seed)));
   build->add_flag("--no-customer-index", flags->no_customer_index,
                   "omit orders(customer_id, created_at)");
   registry.Produces(build, [flags] { return RunBuild(*flags); });

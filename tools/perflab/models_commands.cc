@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/case_study.h"
@@ -32,6 +33,11 @@ std::vector<models::Stage> SeedStages() {
   // The laws chapter's breakdown of one slow request, 800 ms in all.
   return {{"app", 30}, {"db", 650}, {"serialisation", 20}, {"other", 100}};
 }
+
+// The laws chapter's what-if: speed one stage up 10x.
+constexpr double kSeedSpeedup = 10;
+// M/G/1 with the exponential's cv of 1 is M/M/1.
+constexpr double kExponentialServiceCv = 1;
 
 void AddUslTable(Document& doc, std::string key, std::string title,
                  double sigma, double kappa, const std::vector<double>& ns) {
@@ -120,7 +126,7 @@ absl::StatusOr<std::vector<double>> ReadNumbers(const std::string& path) {
 void AddLittle(CLI::App* models, Registry& reg) {
   struct Flags {
     std::optional<double> l, rate, w_ms;
-    double headroom = 0.3;
+    double headroom = case_study::kLittleHeadroom;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
@@ -131,8 +137,9 @@ void AddLittle(CLI::App* models, Registry& reg) {
       ->check(Positive());
   cmd->add_option("--w-ms", f->w_ms, "mean time in the system (ms)")
       ->check(Positive());
-  cmd->add_option("--headroom", f->headroom,
-                  "pool headroom, 0.2-0.3 usual (default 0.3)")
+  cmd->add_option(
+         "--headroom", f->headroom,
+         WithDefault("pool headroom, 0.2-0.3 usual", DefaultText(f->headroom)))
       ->check(NonNegative());
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::optional<double> w_s;
@@ -168,8 +175,9 @@ void AddAmdahl(CLI::App* models, Registry& reg) {
   cmd->add_option("--serial", f->serial, "serial fraction s in [0, 1)")
       ->required()
       ->check(Fraction());
-  cmd->add_option("--n", f->n,
-                  "worker counts, comma-separated (default 1,2,4,...,64)")
+  cmd->add_option(
+         "--n", f->n,
+         WithDefault("worker counts, comma-separated", DefaultText(f->n)))
       ->delimiter(',')
       ->check(Positive());
   reg.Produces(cmd, [f]() -> StatusOrDoc {
@@ -184,16 +192,21 @@ void AddAmdahl(CLI::App* models, Registry& reg) {
 void AddWhatIf(CLI::App* models, Registry& reg) {
   struct Flags {
     std::vector<std::string> stages;
-    double k = 10;
+    double k = kSeedSpeedup;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
       "what-if", "Per-stage Amdahl: speed one stage of a request up k times");
+  std::vector<std::string> seed;
+  for (const models::Stage& s : SeedStages()) {
+    seed.push_back(absl::StrCat(s.name, "=", DefaultText(s.ms)));
+  }
   cmd->add_option("--stage", f->stages,
-                  "NAME=MS, repeatable (default the seed's app=30 db=650 "
-                  "serialisation=20 other=100)");
-  cmd->add_option("--speedup", f->k,
-                  "factor k applied to each stage (default 10)")
+                  WithDefault("NAME=MS, repeatable",
+                              "the seed's " + absl::StrJoin(seed, " ")));
+  cmd->add_option(
+         "--speedup", f->k,
+         WithDefault("factor k applied to each stage", DefaultText(f->k)))
       ->check(Positive());
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::vector<models::Stage> stages;
@@ -226,10 +239,14 @@ void AddUsl(CLI::App* models, Registry& reg) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
       "usl", "Universal Scalability Law: C(N), its peak N* and capacity");
-  cmd->add_option("--sigma", f->sigma, "contention in [0, 1) (seed: 0.05)")
+  cmd->add_option("--sigma", f->sigma,
+                  absl::StrCat("contention in [0, 1) (seed: ",
+                               DefaultText(case_study::kUslSigma), ")"))
       ->required()
       ->check(Fraction());
-  cmd->add_option("--kappa", f->kappa, "coherency > 0 (seed: 0.002)")
+  cmd->add_option("--kappa", f->kappa,
+                  absl::StrCat("coherency > 0 (seed: ",
+                               DefaultText(case_study::kUslKappa), ")"))
       ->required()
       ->check(Positive());
   cmd->add_option("--n", f->n, "N values, comma-separated")
@@ -359,7 +376,7 @@ void AddMmc(CLI::App* models, Registry& reg) {
 
 void AddMg1(CLI::App* models, Registry& reg) {
   struct Flags {
-    double lambda = 0, service_ms = 0, cv = 1;
+    double lambda = 0, service_ms = 0, cv = kExponentialServiceCv;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = models->add_subcommand(
@@ -370,8 +387,9 @@ void AddMg1(CLI::App* models, Registry& reg) {
   cmd->add_option("--mean-service-ms", f->service_ms, "mean service time (ms)")
       ->required()
       ->check(Positive());
-  cmd->add_option("--service-cv", f->cv,
-                  "coefficient of variation of service (default 1)")
+  cmd->add_option(
+         "--service-cv", f->cv,
+         WithDefault("coefficient of variation of service", DefaultText(f->cv)))
       ->check(NonNegative());
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::QueueMetrics> m =
@@ -401,13 +419,16 @@ void AddCost(CLI::App* models, Registry& reg) {
       ->required()
       ->check(NonNegative());
   cmd->add_option("--usd-per-vcpu-hour", f->options.usd_per_vcpu_hour,
-                  "EXAMPLE price (default 0.040)")
+                  WithDefault("EXAMPLE price",
+                              DefaultText(f->options.usd_per_vcpu_hour, 3)))
       ->check(NonNegative());
-  cmd->add_option("--usd-per-gib-hour", f->options.usd_per_gib_hour,
-                  "EXAMPLE price (default 0.0045)")
+  cmd->add_option(
+         "--usd-per-gib-hour", f->options.usd_per_gib_hour,
+         WithDefault("EXAMPLE price", DefaultText(f->options.usd_per_gib_hour)))
       ->check(NonNegative());
   cmd->add_option("--target-utilisation", f->options.target_utilisation,
-                  "share of max RPS planned for (default 0.6)")
+                  WithDefault("share of max RPS planned for",
+                              DefaultText(f->options.target_utilisation)))
       ->check(Probability());
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::Cost> c =
@@ -521,13 +542,16 @@ void AddTour(CLI::App* models, Registry& reg) {
     for (double offered : {250.0, 500.0, 1000.0}) {
       client.Add({offered, ceiling, std::max(0.0, 1 - ceiling / offered)});
     }
-    if (absl::Status s = AddWhatIfTable(doc, "what_if", SeedStages(), 10);
+    if (absl::Status s =
+            AddWhatIfTable(doc, "what_if", SeedStages(), kSeedSpeedup);
         !s.ok())
       return s;
 
     auto& cost = doc.AddTable(
         "cost",
-        "Cost per million requests at 60 % utilisation (example prices)",
+        absl::StrFormat(
+            "Cost per million requests at %g %% utilisation (example prices)",
+            100 * models::CostOptions().target_utilisation),
         {{"rps", "RPS", 0},
          {"vcpu", "vCPU", 0},
          {"usd_per_hour", "$/h", 3},

@@ -18,12 +18,12 @@ namespace {
 
 struct OrdersFlags {
   lab::OrdersServiceOptions service;
-  int port = 0;
-  std::string threads = "16";
+  int port = service.port;
+  std::string threads = absl::StrCat(service.threads);
   std::string dataset;  // empty: the benchmarks' database of --scale
-  double scale = 1.0;
+  double scale = lab::DatasetOptions().scale;
   int cores = 0;  // 0: no affinity
-  double max_seconds = 60;
+  double max_seconds = kDefaultMaxSeconds;
 };
 
 absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
@@ -94,17 +94,21 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
       "capstone step");
   auto f = std::make_shared<OrdersFlags>();
   lab::OrdersServiceOptions& o = f->service;
-  cmd->add_option("--host", o.host, "loopback address (default 127.0.0.1)");
-  cmd->add_option("--port", f->port, "port, 0 = any free (default 0)")
+  cmd->add_option("--host", o.host,
+                  WithDefault("loopback address", DefaultText(o.host)));
+  cmd->add_option("--port", f->port,
+                  WithDefault("port, 0 = any free", DefaultText(f->port)))
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--max-seconds", f->max_seconds,
-                  "stop after this long (s, default 60)")
+                  absl::StrCat("stop after this long (s, default ",
+                               DefaultText(f->max_seconds), ")"))
       ->check(Positive());
   cmd->add_option("--dataset", f->dataset,
                   "SQLite dataset (default: the benchmarks' one; generated "
                   "when missing)");
   cmd->add_option("--scale", f->scale,
-                  "dataset scale (default 1: 5,000 customers)")
+                  absl::StrCat("dataset scale (default ", DefaultText(f->scale),
+                               ": 5,000 customers)"))
       ->check(CLI::Range(0.001, 10.0));
   cmd->add_flag("--index", o.handler.index,
                 "use orders(customer_id, created_at) (default: table scan)");
@@ -115,15 +119,18 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
                 "close)");
   cmd->add_flag("--nodelay", o.nodelay,
                 "the inventory stub sets TCP_NODELAY on its two writes");
-  cmd->add_option("--db-pool", o.handler.db_pool,
-                  "SQLite connections (default 4)")
+  cmd->add_option(
+         "--db-pool", o.handler.db_pool,
+         WithDefault("SQLite connections", DefaultText(o.handler.db_pool)))
       ->check(CLI::Range(1, 64));
   cmd->add_option("--db-timeout-ms", o.handler.db_acquire_timeout_ms,
-                  "bounded wait for a pooled connection (default 30000)")
+                  WithDefault("bounded wait for a pooled connection",
+                              DefaultText(o.handler.db_acquire_timeout_ms)))
       ->check(Positive());
-  cmd->add_option("--threads", f->threads,
-                  "request threads, or 'virtual' = a thread per connection "
-                  "(default 16)");
+  cmd->add_option(
+      "--threads", f->threads,
+      WithDefault("request threads, or 'virtual' = a thread per connection",
+                  DefaultText(f->threads)));
   cmd->add_flag("--cache", o.handler.cache,
                 "30 s TTL, 10,000-entry page cache");
   cmd->add_flag("--arena", o.handler.arena,
@@ -133,7 +140,8 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
                   "pin the service to the last N CPUs (default: no pinning)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--inventory-ms", o.inventory_ms,
-                  "the stub's service time (ms, default 5)")
+                  absl::StrCat("the stub's service time (ms, default ",
+                               DefaultText(o.inventory_ms), ")"))
       ->check(NonNegative());
   registry.Produces(
       cmd, [f] { return RunOrdersService(*f); }, false);

@@ -21,9 +21,9 @@ namespace {
 
 struct ServeFlags {
   lab::HttpServerOptions server{.tcp_nodelay = false};
-  int port = 0;
-  std::string threads = "10";
-  double max_seconds = 60;
+  int port = server.port;
+  std::string threads = absl::StrCat(server.threads);
+  double max_seconds = kDefaultMaxSeconds;
 };
 
 absl::StatusOr<core::Document> RunServe(ServeFlags f) {
@@ -56,12 +56,16 @@ absl::StatusOr<core::Document> RunServe(ServeFlags f) {
   return doc;
 }
 
+// The open loop's connections when --connections is not given (the closed
+// loop has one per --clients).
+constexpr int kDefaultOpenLoopConnections = 64;
+
 struct LoadFlags {
   std::string url;
   lab::LoadOptions load{.connections = 0};
   double rate = 0;
   int clients = 0;
-  int connections = 64;
+  int connections = kDefaultOpenLoopConnections;
 };
 
 absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
@@ -127,12 +131,16 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
   CLI::App* serve = root.add_subcommand(
       "serve", "a real HTTP/1.1 server on loopback (thread cap, freeze, ...)");
   auto sf = std::make_shared<ServeFlags>();
-  serve->add_option("--host", sf->server.host,
-                    "loopback address to bind (default 127.0.0.1)");
-  serve->add_option("--port", sf->port, "port, 0 = any free (default 0)")
+  serve->add_option(
+      "--host", sf->server.host,
+      WithDefault("loopback address to bind", DefaultText(sf->server.host)));
+  serve
+      ->add_option("--port", sf->port,
+                   WithDefault("port, 0 = any free", DefaultText(sf->port)))
       ->check(CLI::Range(0, 65535));
-  serve->add_option("--threads", sf->threads,
-                    "worker threads, or 'virtual' (default 10)");
+  serve->add_option(
+      "--threads", sf->threads,
+      WithDefault("worker threads, or 'virtual'", DefaultText(sf->threads)));
   serve
       ->add_option("--handler-ms", sf->server.handler_ms,
                    "blocking time per request (ms)")
@@ -156,15 +164,18 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
                    "freeze length (s)")
       ->check(NonNegative());
   serve
-      ->add_option("--keepalive-timeout-s", sf->server.keepalive_timeout_s,
-                   "close idle connections after (s, default 60)")
+      ->add_option(
+          "--keepalive-timeout-s", sf->server.keepalive_timeout_s,
+          absl::StrCat("close idle connections after (s, default ",
+                       DefaultText(sf->server.keepalive_timeout_s), ")"))
       ->check(Positive());
   serve->add_flag("--two-writes", sf->server.two_writes,
                   "headers and body as two writes (Nagle)");
   serve->add_flag("--nodelay", sf->server.tcp_nodelay, "set TCP_NODELAY");
   serve
       ->add_option("--max-seconds", sf->max_seconds,
-                   "stop after this long (s, default 60)")
+                   absl::StrCat("stop after this long (s, default ",
+                                DefaultText(sf->max_seconds), ")"))
       ->check(Positive());
   registry.Produces(
       serve, [sf] { return RunServe(*sf); }, false);
@@ -179,21 +190,24 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
       ->check(Positive());
   load->add_option("--clients", lf->clients, "closed loop: connections")
       ->check(CLI::Range(1, 1024));
-  load->add_option("--connections", lf->connections,
-                   "open loop: connections (default 64)")
+  load->add_option(
+          "--connections", lf->connections,
+          WithDefault("open loop: connections", DefaultText(lf->connections)))
       ->check(CLI::Range(1, 1024));
   load->add_option("--duration-s", lf->load.duration_s, "sending time (s)")
       ->check(Positive());
   load->add_option("--warmup-s", lf->load.warmup_s, "not recorded (s)")
       ->check(NonNegative());
   load->add_option("--timeout-ms", lf->load.timeout_ms,
-                   "per request (ms, default 2000)")
+                   absl::StrCat("per request (ms, default ",
+                                DefaultText(lf->load.timeout_ms), ")"))
       ->check(Positive());
   load->add_option("--idle-reuse-s", lf->load.idle_reuse_s,
                    "closed loop: idle gap before reusing a connection (s)")
       ->check(NonNegative());
   load->add_option("--max-requests", lf->load.max_requests,
-                   "stop after this many (default 1000000)")
+                   WithDefault("stop after this many",
+                               DefaultText(lf->load.max_requests)))
       ->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   registry.Produces(load, [lf] { return RunLoadCommand(*lf); });
 

@@ -13,6 +13,9 @@
 
 namespace perflab::cli {
 
+// --max-seconds when not given: how long a server command runs at most.
+inline constexpr double kDefaultMaxSeconds = 60;
+
 // "virtual" is 0 (one thread per connection); otherwise an integer in
 // [1, max]. InvalidArgument names --threads, the value and what is accepted.
 absl::StatusOr<int> ParseThreadsFlag(const std::string& value, int max);

@@ -18,10 +18,10 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
   CLI::App* sim = root.add_subcommand("sim",
                                       "deterministic discrete-event scenarios "
                                       "in virtual time (no NAME: list them)");
-  auto list_format = std::make_shared<std::string>("table");
+  auto list_format = std::make_shared<std::string>(kDefaultFormat);
   sim->add_option_function<std::string>(
          "--format", [list_format](const std::string& v) { *list_format = v; },
-         "output: table, json, csv (default table)")
+         WithDefault("output: table, json, csv", DefaultText(*list_format)))
       ->check(CLI::IsMember({"table", "json", "csv"}));
   // Subcommand callbacks run before this one: only list when none was chosen.
   sim->callback([sim, &registry, list_format] {
@@ -34,12 +34,12 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
     CLI::App* cmd = sim->add_subcommand(s.name, s.summary);
     cmd->footer(sim::KeysHelp(s));
     auto sets = std::make_shared<std::vector<std::string>>();
-    auto seed =
-        std::make_shared<std::string>(std::to_string(sim::kDefaultSeed));
+    auto seed = std::make_shared<std::string>(absl::StrCat(sim::kDefaultSeed));
     cmd->add_option("--set", *sets,
                     "key=value, repeatable (keys listed below)");
     cmd->add_option("--seed", *seed,
-                    "random seed, an integer >= 0 (default 42)");
+                    WithDefault("random seed, an integer >= 0",
+                                DefaultText(sim::kDefaultSeed)));
     registry.Produces(
         cmd, [name = s.name, sets, seed]() -> absl::StatusOr<core::Document> {
           uint64_t value = 0;

@@ -31,9 +31,9 @@ namespace {
 struct SweepArgs {
   std::string scenario;
   std::vector<std::string> sets;
-  std::string replications = "10";
+  std::string replications = absl::StrCat(sweep::Experiment().replications);
   std::string jobs;  // empty: every core
-  std::string seed = "42";
+  std::string seed = absl::StrCat(sweep::Experiment().seed);
   std::string shard;
   bool force = false;
   std::string partial;  // set by a shard run: what --out receives
@@ -150,10 +150,12 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--set", a->sets,
                   "key=v1,v2,... (repeatable): the grid is the product");
   cmd->add_option("--replications", a->replications,
-                  "runs per grid point, an integer >= 1 (default 10)");
+                  WithDefault("runs per grid point, an integer >= 1",
+                              DefaultText(a->replications)));
   cmd->add_option("--jobs", a->jobs,
                   "worker threads, an integer >= 1 (default: every core)");
-  cmd->add_option("--seed", a->seed, "base seed S (default 42)");
+  cmd->add_option("--seed", a->seed,
+                  WithDefault("base seed S", DefaultText(a->seed)));
   cmd->add_option("--shard", a->shard,
                   "I/N: run only runs k with k mod N = I - 1, write a partial");
   cmd->add_flag("--force", a->force, "allow more than 100000 runs");

@@ -1,0 +1,202 @@
+// tools/perflab/cli.h: how a flag's default is shown, and, for every flag
+// whose help names a default, that the help shows the value the flag really
+// starts with: the Options struct or constant it is initialised from. The
+// help is read back from `--help` and parsed, so a default typed into a help
+// text by hand, or an Options default changed without the help, fails here.
+#include "tools/perflab/cli.h"
+
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "bench/http/http_server.h"
+#include "bench/http/load_client.h"
+#include "bench/http/order_service/server.h"
+#include "bench/lab/dataset.h"
+#include "core/case_study.h"
+#include "gtest/gtest.h"
+#include "models/cost.h"
+#include "sim/scenarios/scenario.h"
+#include "tests/tools/cli_runner.h"
+#include "tools/capstone/calibrate.h"
+#include "tools/capstone/calibration_io.h"
+#include "tools/capstone/composer.h"
+#include "tools/compare/compare.h"
+#include "tools/perflab/serve_flags.h"
+#include "tools/sweep/experiment.h"
+
+namespace perflab::cli {
+namespace {
+
+using ::perflab::testing::RunCli;
+
+TEST(CliDefaultText, NumbersAsTheHelpShowsThem) {
+  EXPECT_EQ(DefaultText(0.05), "0.05");
+  EXPECT_EQ(DefaultText(0.0045), "0.0045");
+  EXPECT_EQ(DefaultText(1.0), "1");
+  EXPECT_EQ(DefaultText(30000.0), "30000");
+  EXPECT_EQ(DefaultText(0.04, 3), "0.040");  // trailing zero kept
+  EXPECT_EQ(DefaultText(0), "0");
+  EXPECT_EQ(DefaultText(int64_t{1000000}), "1000000");  // never 1e+06
+  EXPECT_EQ(DefaultText(uint64_t{18446744073709551615u}),
+            "18446744073709551615");
+}
+
+TEST(CliDefaultText, WordsAndLists) {
+  EXPECT_EQ(DefaultText("reports/calibration.json"),
+            "reports/calibration.json");
+  EXPECT_EQ(DefaultText(std::vector<double>{}), "");
+  EXPECT_EQ(DefaultText(std::vector<double>{1, 2.5, 4, 8}), "1,2.5,4,8");
+  EXPECT_EQ(DefaultText(std::vector<double>{1, 2, 4, 8, 16}), "1,2,4,...,16");
+  EXPECT_EQ(WithDefault("port", "0"), "port (default 0)");
+}
+
+// The help text of `flag` in `perflab <command...> --help`: from the flag
+// to the next option (CLI11 puts a long option's text on the next line).
+std::string FlagHelp(std::vector<std::string> command,
+                     const std::string& flag) {
+  command.push_back("--help");
+  const testing::CliResult r = RunCli(command);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string start = "  " + flag + " ";
+  const size_t at = r.out.find(start);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << flag << " not in the help of "
+                  << absl::StrJoin(command, " ") << ":\n"
+                  << r.out;
+    return "";
+  }
+  const size_t end = r.out.find("\n  -", at + start.size());
+  return r.out.substr(at, end == std::string::npos ? end : end - at);
+}
+
+// What the help says after `marker` ("default " or "seed: "): a number, word
+// or path up to a space, ')' or ':'.
+std::string Shown(const std::vector<std::string>& command,
+                  const std::string& flag,
+                  const std::string& marker = "default ") {
+  const std::string help = FlagHelp(command, flag);
+  const std::regex pattern(marker + "([^ ):]+)");
+  std::smatch m;
+  if (!std::regex_search(help, m, pattern)) {
+    ADD_FAILURE() << flag << ": no '" << marker << "' in " << help;
+    return "";
+  }
+  return m[1].str();
+}
+
+double ShownNumber(const std::vector<std::string>& command,
+                   const std::string& flag,
+                   const std::string& marker = "default ") {
+  const std::string text = Shown(command, flag, marker);
+  double v = 0;
+  EXPECT_TRUE(absl::SimpleAtod(text, &v)) << flag << ": '" << text << "'";
+  return v;
+}
+
+TEST(CliHelpDefaults, CostPricesAreCostOptions) {
+  const models::CostOptions cost;
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"capstone"},
+        std::vector<std::string>{"models", "cost"}}) {
+    EXPECT_EQ(ShownNumber(cmd, "--usd-per-vcpu-hour"), cost.usd_per_vcpu_hour);
+    EXPECT_EQ(ShownNumber(cmd, "--usd-per-gib-hour"), cost.usd_per_gib_hour);
+    EXPECT_EQ(ShownNumber(cmd, "--target-utilisation"),
+              cost.target_utilisation);
+  }
+  // The help keeps the price's third decimal, as a price list would.
+  EXPECT_EQ(Shown({"models", "cost"}, "--usd-per-vcpu-hour"), "0.040");
+}
+
+TEST(CliHelpDefaults, CapstoneAndCalibrate) {
+  EXPECT_EQ(ShownNumber({"capstone"}, "--jobs"),
+            capstone::ComposeOptions().jobs);
+  EXPECT_EQ(Shown({"capstone"}, "--calibration"),
+            capstone::kDefaultCalibrationPath);
+  EXPECT_EQ(Shown({"calibrate"}, "--out"), capstone::kDefaultCalibrationPath);
+  EXPECT_EQ(Shown({"capstone"}, "--out-dir"), "reports");
+  EXPECT_EQ(Shown({"calibrate"}, "--map"), capstone::kMapPath);
+  EXPECT_TRUE(absl::EndsWith(capstone::DefaultMapPath(),
+                             std::string("/") + capstone::kMapPath));
+  for (const char* cmd : {"capstone", "calibrate", "compare"}) {
+    EXPECT_EQ(Shown({cmd}, "--format"), "table") << cmd;
+  }
+  EXPECT_EQ(Shown({"models", "mmc"}, "--format"), "table");
+  EXPECT_EQ(Shown({"sim"}, "--format"), "table");
+}
+
+TEST(CliHelpDefaults, CompareIsCompareOptions) {
+  const compare::Options o;
+  EXPECT_EQ(ShownNumber({"compare"}, "--alpha"), o.alpha);
+  EXPECT_EQ(ShownNumber({"compare"}, "--threshold"), o.threshold_pct);
+  EXPECT_EQ(Shown({"compare"}, "--metric"), o.metric);
+}
+
+TEST(CliHelpDefaults, ModelsLaws) {
+  EXPECT_EQ(ShownNumber({"models", "little"}, "--headroom"),
+            case_study::kLittleHeadroom);
+  EXPECT_EQ(Shown({"models", "amdahl"}, "--n"), "1,2,4,...,64");
+  EXPECT_EQ(ShownNumber({"models", "what-if"}, "--speedup"), 10);
+  EXPECT_TRUE(absl::StrContains(
+      FlagHelp({"models", "what-if"}, "--stage"),
+      "(default the seed's app=30 db=650 serialisation=20 other=100)"));
+  EXPECT_EQ(ShownNumber({"models", "mg1"}, "--service-cv"), 1);  // M/M/1
+  EXPECT_EQ(ShownNumber({"models", "usl"}, "--sigma", "seed: "),
+            case_study::kUslSigma);
+  EXPECT_EQ(ShownNumber({"models", "usl"}, "--kappa", "seed: "),
+            case_study::kUslKappa);
+}
+
+TEST(CliHelpDefaults, DatasetIsDatasetOptions) {
+  const lab::DatasetOptions d;
+  EXPECT_EQ(ShownNumber({"fixtures", "build"}, "--scale"), d.scale);
+  EXPECT_EQ(ShownNumber({"fixtures", "build"}, "--seed"),
+            static_cast<double>(d.seed));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"fixtures", "build"}, "--out"),
+                                lab::DefaultDatasetPath(d.scale)));
+  EXPECT_EQ(ShownNumber({"orders-service"}, "--scale"), d.scale);
+}
+
+TEST(CliHelpDefaults, OrdersServiceIsOrdersServiceOptions) {
+  const lab::OrdersServiceOptions o;
+  const std::vector<std::string> cmd = {"orders-service"};
+  EXPECT_EQ(Shown(cmd, "--host"), o.host);
+  EXPECT_EQ(ShownNumber(cmd, "--port"), o.port);
+  EXPECT_EQ(ShownNumber(cmd, "--threads"), o.threads);
+  EXPECT_EQ(ShownNumber(cmd, "--inventory-ms"), o.inventory_ms);
+  EXPECT_EQ(ShownNumber(cmd, "--db-pool"), o.handler.db_pool);
+  EXPECT_EQ(ShownNumber(cmd, "--db-timeout-ms"),
+            o.handler.db_acquire_timeout_ms);
+  EXPECT_EQ(ShownNumber(cmd, "--max-seconds"), kDefaultMaxSeconds);
+}
+
+TEST(CliHelpDefaults, ServeAndLoadAreTheirOptions) {
+  const lab::HttpServerOptions s;
+  EXPECT_EQ(Shown({"serve"}, "--host"), s.host);
+  EXPECT_EQ(ShownNumber({"serve"}, "--port"), s.port);
+  EXPECT_EQ(ShownNumber({"serve"}, "--threads"), s.threads);
+  EXPECT_EQ(ShownNumber({"serve"}, "--keepalive-timeout-s"),
+            s.keepalive_timeout_s);
+  EXPECT_EQ(ShownNumber({"serve"}, "--max-seconds"), kDefaultMaxSeconds);
+  const lab::LoadOptions l;
+  EXPECT_EQ(ShownNumber({"load"}, "--timeout-ms"), l.timeout_ms);
+  EXPECT_EQ(ShownNumber({"load"}, "--max-requests"),
+            static_cast<double>(l.max_requests));
+  EXPECT_EQ(ShownNumber({"load"}, "--connections"), 64);
+}
+
+TEST(CliHelpDefaults, SeedsAndReplications) {
+  EXPECT_EQ(ShownNumber({"sim", "mmc"}, "--seed"),
+            static_cast<double>(sim::kDefaultSeed));
+  const sweep::Experiment e;
+  EXPECT_EQ(ShownNumber({"sweep"}, "--replications"),
+            static_cast<double>(e.replications));
+  EXPECT_EQ(ShownNumber({"sweep"}, "--seed"), static_cast<double>(e.seed));
+}
+
+}  // namespace
+}  // namespace perflab::cli
