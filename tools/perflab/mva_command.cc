@@ -339,22 +339,25 @@ void AddMvaCommand(CLI::App* models, Registry& registry) {
   CLI::Option* think =
       cmd->add_option(
              "--think-ms", f->think_ms,
-             "think time Z between a response and the next request (ms, "
-             "default 0)")
+             WithDefault("think time Z between a response and the next "
+                         "request (ms)",
+                         DefaultText(f->think_ms)))
           ->check(NonNegative());
   CLI::Option* clients = cmd->add_option(
       "--clients", f->clients,
-      "population N, or a range A..B for one row per N (default "
-      "1..32)");
+      WithDefault("population N, or a range A..B for one row per N",
+                  DefaultText(f->clients)));
   cmd->add_option("--class", f->classes,
                   "NAME:clients=N[,think_ms=Z], repeatable: several classes "
                   "(replaces --clients and --think-ms)")
       ->excludes(clients)
       ->excludes(think);
   cmd->add_option("--solver", f->solver,
-                  "exact (default; multi-class needs prod (N_c + 1) x 2^L <= "
-                  "1000000, L multi-server stations) or schweitzer "
-                  "(approximate, any population)")
+                  absl::StrCat("exact (default; multi-class needs prod "
+                               "(N_c + 1) x 2^L <= ",
+                               models::kMaxExactMvaWork,
+                               ", L multi-server stations) or schweitzer "
+                               "(approximate, any population)"))
       ->check(CLI::IsMember({"exact", "schweitzer"}));
   registry.Produces(cmd, [f]() -> StatusOrDoc {
     std::vector<ClassSpec> classes;
