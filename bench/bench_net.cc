@@ -29,7 +29,7 @@
 #include "bench/lab/bench_support.h"
 #include "core/cpu_time.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 // The self-signed identity is generated once per process (RSA-2048 keygen).
@@ -121,7 +121,7 @@ struct ServiceClient {
 void BM_OrdersService(benchmark::State& state) {
   const bool hit = state.range(0) == 1;
   const bool pooled = state.range(1) == 1;
-  absl::StatusOr<std::string> dataset = BenchDataset(1.0);
+  absl::StatusOr<std::string> dataset = lab::BenchDataset(1.0);
   if (!dataset.ok()) {
     state.SkipWithError(dataset.status().ToString().c_str());
     return;
@@ -249,10 +249,10 @@ void Register() {
 }
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 int main(int argc, char** argv) {
-  perflab::lab::Register();
+  perflab::http::Register();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -27,7 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/http/loopback.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -475,4 +475,4 @@ void HttpFront::Stop() { impl_->Stop(); }
 uint16_t HttpFront::port() const { return impl_->port(); }
 HttpFrontStats HttpFront::stats() const { return impl_->stats(); }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

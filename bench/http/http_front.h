@@ -1,5 +1,5 @@
-// The HTTP/1.1 front end that the lab's real servers share (lab::HttpServer,
-// the reality checks' server, and lab::OrdersService): it listens on loopback,
+// The HTTP/1.1 front end that the lab's real servers share (http::HttpServer,
+// the reality checks' server, and http::OrdersService): it listens on loopback,
 // reads request heads, hands each to a handler callback and writes its
 // answer, with the request model of the case study:
 //  - threads > 0: a fixed pool of workers (Tomcat's NIO connector): one
@@ -24,7 +24,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct HttpFrontOptions {
   std::string host = "127.0.0.1";   // a loopback address (127.0.0.0/8 or ::1)
@@ -92,6 +92,6 @@ class HttpFront {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_HTTP_FRONT_H_

@@ -13,7 +13,7 @@
 #include "bench/http/http_front.h"
 #include "core/cpu_time.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -191,4 +191,4 @@ void HttpServer::Stop() { impl_->Stop(); }
 uint16_t HttpServer::port() const { return impl_->port(); }
 HttpServerStats HttpServer::stats() const { return impl_->stats(); }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

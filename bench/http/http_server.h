@@ -8,7 +8,7 @@
 //    with a request ready joins a FIFO queue that the workers take from, one
 //    request at a time. The queue is the "accept queue" of the simulator.
 //  - `threads == 0` ("virtual"): one lightweight thread per connection, no cap.
-// The sockets, the poller and the threads are lab::HttpFront's
+// The sockets, the poller and the threads are http::HttpFront's
 // (bench/http/http_front.h); this file is the handler and its options.
 //
 // The handler optionally waits for a whole-server freeze to end, burns
@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";  // a loopback address (127.0.0.0/8 or ::1)
@@ -79,6 +79,6 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_HTTP_SERVER_H_

@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/http/loopback.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 constexpr size_t kMaxHeaderBytes = size_t{16} * 1024;
@@ -374,4 +374,4 @@ absl::StatusOr<HttpResponse> HttpClient::Get(std::string_view path) {
   return response;
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

@@ -23,7 +23,7 @@
 #include "absl/status/statusor.h"
 #include "bench/http/tls.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 enum class ResponseWrites {
   kGathered,         // headers and body in one writev (one segment)
@@ -131,6 +131,6 @@ class HttpClient {
   HttpError last_error_ = HttpError::kNone;
 };
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_NET_H_

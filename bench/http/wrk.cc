@@ -20,7 +20,7 @@
 
 extern char** environ;
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 // "136.43us", "1.03ms", "2.00s", "1.50m" -> milliseconds.
@@ -213,4 +213,4 @@ absl::StatusOr<WrkResult> RunWrk(const WrkOptions& o) {
   return ParseWrkOutput(text);
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

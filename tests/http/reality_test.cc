@@ -16,7 +16,7 @@
 #include "bench/http/wrk.h"
 #include "gtest/gtest.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 int CountEntries(const char* dir) {
@@ -269,4 +269,4 @@ TEST(RealityWrk, SeesTheThreadCap) {
 }
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::http

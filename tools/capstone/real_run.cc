@@ -187,8 +187,8 @@ int64_t Field(const std::string& body, const std::string& name) {
 }
 
 Counters ReadStats(uint16_t port) {
-  lab::HttpClient client(port, lab::ClientOptions{.timeout_ms = 10'000});
-  absl::StatusOr<lab::HttpResponse> r = client.Get("/stats");
+  http::HttpClient client(port, http::ClientOptions{.timeout_ms = 10'000});
+  absl::StatusOr<http::HttpResponse> r = client.Get("/stats");
   if (!r.ok()) return {};
   return {Field(r->body, "requests"), Field(r->body, "queries"),
           Field(r->body, "cache_hits"), Field(r->body, "cache_misses")};
@@ -339,32 +339,32 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
         failure = s;
         break;
       }
-      if (split) (void)lab::PinToFirstCpus(1);  // the generator's core
+      if (split) (void)http::PinToFirstCpus(1);  // the generator's core
       Paths paths{
           .mu = {},
           .picker = {customers, true, o.seed + static_cast<uint64_t>(r)}};
-      lab::LoadOptions load;
+      http::LoadOptions load;
       load.port = child.port();
       load.connections = o.clients;
       load.timeout_ms = 30'000;
       load.next_path = [&paths] { return paths.Next(); };
       load.duration_s = o.warmup_s > 0 ? o.warmup_s : 0.1;
-      (void)lab::RunLoad(load);  // warm-up, discarded
+      (void)http::RunLoad(load);  // warm-up, discarded
       const Counters before = ReadStats(child.port());
       const double cpu_before = child.CpuSeconds();
       // This process's CPU is the load generator's: the service is a child
       // and wrk is not waited for here.
       const double self_before = core::ProcessCpuSeconds();
       load.duration_s = o.closed_s;
-      absl::StatusOr<lab::LoadResult> closed = lab::RunLoad(load);
+      absl::StatusOr<http::LoadResult> closed = http::RunLoad(load);
       const double self_after = core::ProcessCpuSeconds();
       const double cpu_after = child.CpuSeconds();
       const Counters after = ReadStats(child.port());
-      lab::LoadOptions open = load;
+      http::LoadOptions open = load;
       open.open_loop = true;
       open.rate_per_s = o.open_rate_per_s;
       open.duration_s = o.open_s;
-      absl::StatusOr<lab::LoadResult> opened = lab::RunLoad(open);
+      absl::StatusOr<http::LoadResult> opened = http::RunLoad(open);
       if (!closed.ok() || !opened.ok()) {
         failure = closed.ok() ? opened.status() : closed.status();
         break;
@@ -393,7 +393,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
                                static_cast<double>(closed->sent));
       }
       if (r == 0 && o.wrk) {
-        absl::StatusOr<lab::WrkResult> w = lab::RunWrk(
+        absl::StatusOr<http::WrkResult> w = http::RunWrk(
             {.url = absl::StrCat("http://127.0.0.1:", child.port(), "/"),
              .script = script,
              .threads = 1,

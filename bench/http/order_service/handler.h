@@ -23,7 +23,7 @@
 #include "bench/lab/orders.h"
 #include "bench/lab/ttl_lru_cache.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct HandlerOptions {
   std::string dataset_path;  // a database CheckDataset accepts
@@ -72,20 +72,20 @@ class OrdersHandler {
 
  private:
   explicit OrdersHandler(HandlerOptions options);
-  OrderRepository* Acquire();  // null on timeout
-  void Release(OrderRepository* repo);
+  lab::OrderRepository* Acquire();  // null on timeout
+  void Release(lab::OrderRepository* repo);
   HandlerResponse Orders(int64_t customer_id);
   absl::Status CallInventory(int64_t customer_id);
   std::string StatsJson(int64_t inventory_connections) const;
 
   const HandlerOptions options_;
-  std::vector<std::unique_ptr<OrderRepository>> repos_;
+  std::vector<std::unique_ptr<lab::OrderRepository>> repos_;
   std::mutex pool_mu_;
   std::condition_variable pool_cv_;
-  std::vector<OrderRepository*> free_;  // guarded by pool_mu_
+  std::vector<lab::OrderRepository*> free_;  // guarded by pool_mu_
   // The page itself, serialised again on every hit: the case study caches
   // its Page record and Jackson writes it per response.
-  std::unique_ptr<TtlLruCache<Page>> cache_;
+  std::unique_ptr<lab::TtlLruCache<lab::Page>> cache_;
   std::mutex clients_mu_;
   std::vector<std::unique_ptr<HttpClient>> clients_;  // idle, kept alive
   std::atomic<int64_t> requests_{0}, pages_{0}, queries_{0}, hits_{0},
@@ -97,6 +97,6 @@ class OrdersHandler {
 // no sign, no leading zero); InvalidArgument for anything else.
 absl::StatusOr<int64_t> ParseOrdersTarget(std::string_view target);
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_ORDER_SERVICE_HANDLER_H_

@@ -17,7 +17,7 @@
 #include "bench/http/http_front.h"
 #include "bench/http/http_server.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 // Workers of the stub: enough that the 5 ms calls never queue there.
@@ -183,4 +183,4 @@ void OrdersService::Stop() { impl_->Stop(); }
 uint16_t OrdersService::port() const { return impl_->port(); }
 OrdersServiceStats OrdersService::stats() const { return impl_->stats(); }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

@@ -1,5 +1,5 @@
 // The order service for real: an HTTP/1.1 front end on loopback in front of
-// OrdersHandler, and the in-process inventory stub (lab::HttpServer: 5 ms per
+// OrdersHandler, and the in-process inventory stub (http::HttpServer: 5 ms per
 // call, headers and body as two small writes, TCP_NODELAY per the step) that
 // every page miss calls over a real socket.
 //
@@ -11,8 +11,9 @@
 //    load generators here keep one request in flight per connection, so this
 //    is one task per in-flight request: the unbounded concurrency of Java's
 //    virtual threads, paid for with a kernel thread each (no coroutines).
-// Both are lab::HttpFront's (bench/http/http_front.h), as for lab::HttpServer;
-// idle kept-alive connections stay open until the client or Stop() ends them.
+// Both are http::HttpFront's (bench/http/http_front.h), as for
+// http::HttpServer; idle kept-alive connections stay open until the client or
+// Stop() ends them.
 //
 // Public methods are thread-safe. Stop() (or destruction) closes every socket
 // and joins every thread the service started, the stub's included.
@@ -26,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "bench/http/order_service/handler.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct OrdersServiceOptions {
   std::string host = "127.0.0.1";  // a loopback address only
@@ -73,6 +74,6 @@ absl::Status PinToLastCpus(int count);
 // Restricts the calling thread to the first `count` CPUs it may run on.
 absl::Status PinToFirstCpus(int count);
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_ORDER_SERVICE_SERVER_H_

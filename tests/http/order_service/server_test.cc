@@ -1,4 +1,4 @@
-// The real order service (bench/lab/order_service): every step flag changes
+// The real order service (bench/http/order_service): every step flag changes
 // what it claims, seen through /stats and socket counts; bad requests get
 // 4xx and never crash it; it leaves no thread or socket behind.
 #include "bench/http/order_service/server.h"
@@ -14,11 +14,11 @@
 #include "gtest/gtest.h"
 #include "tests/lab/test_db.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
+using lab::testing::SmallDatabase;
 using ::testing::HasSubstr;
-using testing::SmallDatabase;
 
 int CountEntries(const char* dir) {
   int n = 0;
@@ -255,4 +255,4 @@ TEST(OrdersService, LeavesNoSocketOrThreadBehind) {
 }
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::http
