@@ -446,7 +446,7 @@ bool HttpFront::Impl::ServeOne(int fd, std::string& buffer) {
         "\r\nContent-Type: ", r.content_type,
         "\r\nContent-Length: ", r.body.size(),
         "\r\nConnection: ", close ? "close" : "keep-alive", "\r\n\r\n");
-    if (r.two_writes) {
+    if (r.writes == ResponseWrites::kHeadersThenBody) {
       ok = SendAll(fd, head) && SendAll(fd, r.body);
     } else {
       head += r.body;

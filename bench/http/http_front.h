@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "bench/http/response_writes.h"
 
 namespace perflab::http {
 
@@ -48,9 +49,9 @@ struct HttpFrontResponse {
   int status = 200;  // 0: no answer, close the connection (counted an error)
   std::string body;
   std::string content_type = "application/json";
-  // Headers and body as two small writes: without TCP_NODELAY the second
-  // waits for the ACK of the first (the Nagle + delayed-ACK stall).
-  bool two_writes = false;
+  // One write, or headers then body as two (the Nagle + delayed-ACK stall
+  // without TCP_NODELAY).
+  ResponseWrites writes = ResponseWrites::kGathered;
 };
 
 using HttpFrontHandler =

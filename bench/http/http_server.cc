@@ -174,7 +174,7 @@ HttpFrontResponse HttpServer::Impl::Handle(const HttpFrontRequest& request) {
   }
   HttpFrontResponse r;
   r.body = kBody;
-  r.two_writes = options_.two_writes;
+  r.writes = options_.writes;
   return r;
 }
 

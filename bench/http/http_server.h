@@ -24,6 +24,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "bench/http/response_writes.h"
 
 namespace perflab::http {
 
@@ -38,7 +39,8 @@ struct HttpServerOptions {
   double freeze_at_s = -1;  // whole-server freeze start after Start(); <0 off
   double freeze_for_s = 0;  // freeze length
   double keepalive_timeout_s = 60;  // close connections idle this long
-  bool two_writes = false;     // headers and body as two small writes (Nagle)
+  // One write, or headers and body as two small writes (Nagle).
+  ResponseWrites writes = ResponseWrites::kGathered;
   bool tcp_nodelay = true;     // TCP_NODELAY on accepted sockets
   int max_connections = 1024;  // open connections beyond this are refused
 };

@@ -21,18 +21,15 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "bench/http/response_writes.h"
 #include "bench/http/tls.h"
 
 namespace perflab::http {
 
-enum class ResponseWrites {
-  kGathered,         // headers and body in one writev (one segment)
-  kHeadersThenBody,  // two small writes, as the seed's stub server did
-};
-
 struct ServerOptions {
   // Disable Nagle's algorithm on accepted sockets.
   bool tcp_nodelay = true;
+  // kGathered is one writev (plain) or one TLS record.
   ResponseWrites writes = ResponseWrites::kGathered;
   // Size of the JSON body; small, like an inventory answer.
   size_t body_bytes = 256;

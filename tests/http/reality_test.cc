@@ -132,11 +132,12 @@ TEST(RealityClient, ClosedLoopOmitsTheFrozenSlots) {
 // Two small writes without TCP_NODELAY: every answer on the kept-alive
 // connection waits for the client's delayed ACK (40 ms on Linux).
 TEST(RealityServer, NagleStallsKeptAliveConnection) {
+  constexpr ResponseWrites kTwoWrites = ResponseWrites::kHeadersThenBody;
   LoadOptions lo{.duration_s = 10, .timeout_ms = 2000, .max_requests = 6};
-  LoadResult slow =
-      RunAgainst({.threads = 1, .two_writes = true, .tcp_nodelay = false}, lo);
+  LoadResult slow = RunAgainst(
+      {.threads = 1, .writes = kTwoWrites, .tcp_nodelay = false}, lo);
   LoadResult fast =
-      RunAgainst({.threads = 1, .two_writes = true, .tcp_nodelay = true}, lo);
+      RunAgainst({.threads = 1, .writes = kTwoWrites, .tcp_nodelay = true}, lo);
   EXPECT_EQ(slow.ok, 6);
   EXPECT_GT(PMs(slow, 50), 30);  // the 40 ms timer fires late under load
   EXPECT_LT(PMs(slow, 50), 80);

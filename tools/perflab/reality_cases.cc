@@ -251,7 +251,9 @@ absl::Status InnerPool(const RealityOptions& o, std::vector<Row>& rows) {
 // TCP_NODELAY.
 absl::Status Nagle(const RealityOptions& o, std::vector<Row>& rows) {
   const int calls = o.quick ? 15 : 40;
-  HttpServerOptions so{.threads = 1, .two_writes = true, .tcp_nodelay = false};
+  HttpServerOptions so{.threads = 1,
+                       .writes = http::ResponseWrites::kHeadersThenBody,
+                       .tcp_nodelay = false};
   LoadOptions lo{.duration_s = 30, .timeout_ms = 2000, .max_requests = calls};
   absl::StatusOr<LoadResult> stalled = Run(so, lo);
   if (!stalled.ok()) return stalled.status();

@@ -159,8 +159,7 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
       ->add_option("--keepalive-timeout-s", sf->server.keepalive_timeout_s,
                    "close idle connections after (s, default 60)")
       ->check(Positive());
-  serve->add_flag("--two-writes", sf->server.two_writes,
-                  "headers and body as two writes (Nagle)");
+  AddTwoWritesFlag(*serve, sf->server.writes);
   serve->add_flag("--nodelay", sf->server.tcp_nodelay, "set TCP_NODELAY");
   serve
       ->add_option("--max-seconds", sf->max_seconds,

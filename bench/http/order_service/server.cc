@@ -107,7 +107,7 @@ absl::Status OrdersService::Impl::Start() {
   HttpServerOptions stub;
   stub.threads = kStubThreads;
   stub.handler_ms = o.inventory_ms;
-  stub.two_writes = true;
+  stub.writes = ResponseWrites::kHeadersThenBody;
   stub.tcp_nodelay = o.nodelay;
   absl::StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(stub);
   if (!started.ok()) return started.status();
