@@ -15,14 +15,15 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "bench/http/response_writes.h"
 #include "bench/http/tls.h"
+#include "core/mutex.h"
 
 namespace perflab::http {
 
@@ -43,7 +44,7 @@ class LoopbackServer {
   static absl::StatusOr<std::unique_ptr<LoopbackServer>> Start(
       const ServerOptions& options);
   ~LoopbackServer();
-  void Stop();
+  void Stop() ABSL_LOCKS_EXCLUDED(active_mu_);
 
   uint16_t port() const { return port_; }
   int64_t responses() const { return responses_.load(); }
@@ -54,7 +55,7 @@ class LoopbackServer {
  private:
   explicit LoopbackServer(ServerOptions options)
       : options_(std::move(options)) {}
-  void Run();
+  void Run() ABSL_LOCKS_EXCLUDED(active_mu_);
   void Serve(int fd);
 
   ServerOptions options_;
@@ -63,8 +64,9 @@ class LoopbackServer {
   uint16_t port_ = 0;
   std::thread thread_;
   std::atomic<bool> stop_{false};
-  std::mutex active_mu_;
-  int active_fd_ = -1;  // guarded by active_mu_
+  // The connection being served, for Stop() to shut down.
+  core::Mutex active_mu_;
+  int active_fd_ ABSL_GUARDED_BY(active_mu_) = -1;
   std::atomic<int64_t> responses_{0}, connections_{0}, errors_{0};
 };
 

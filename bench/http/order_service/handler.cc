@@ -110,6 +110,8 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
   for (int i = 0; i < options.db_pool; ++i) {
     auto repo = OrderRepository::Open(options.dataset_path, ro);
     if (!repo.ok()) return repo.status();
+    // No other thread exists yet; the lock is for the analysis of free_.
+    core::MutexLock lock(&h->pool_mu_);
     h->free_.push_back(repo->get());
     h->repos_.push_back(std::move(*repo));
   }
@@ -118,12 +120,15 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
 }
 
 OrderRepository* OrdersHandler::Acquire() {
-  std::unique_lock<std::mutex> lock(pool_mu_);
-  const auto timeout =
-      std::chrono::duration<double, std::milli>(options_.db_acquire_timeout_ms);
-  if (!pool_cv_.wait_for(lock, timeout, [this] { return !free_.empty(); })) {
-    return nullptr;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::ceil<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double, std::milli>(
+                                options_.db_acquire_timeout_ms));
+  core::MutexLock lock(&pool_mu_);
+  while (free_.empty()) {
+    if (!pool_cv_.WaitUntil(&pool_mu_, deadline)) break;
   }
+  if (free_.empty()) return nullptr;
   OrderRepository* repo = free_.back();
   free_.pop_back();
   return repo;
@@ -131,16 +136,16 @@ OrderRepository* OrdersHandler::Acquire() {
 
 void OrdersHandler::Release(OrderRepository* repo) {
   {
-    std::unique_lock<std::mutex> lock(pool_mu_);
+    core::MutexLock lock(&pool_mu_);
     free_.push_back(repo);
   }
-  pool_cv_.notify_one();
+  pool_cv_.Signal();
 }
 
 absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
   std::unique_ptr<HttpClient> client;
   if (options_.keep_alive) {
-    std::unique_lock<std::mutex> lock(clients_mu_);
+    core::MutexLock lock(&clients_mu_);
     if (!clients_.empty()) {
       client = std::move(clients_.back());
       clients_.pop_back();
@@ -160,7 +165,7 @@ absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
     return absl::UnavailableError(absl::StrCat("inventory ", r->status));
   }
   if (options_.keep_alive && !r->connection_close) {
-    std::unique_lock<std::mutex> lock(clients_mu_);
+    core::MutexLock lock(&clients_mu_);
     clients_.push_back(std::move(client));
   }
   return absl::OkStatus();
