@@ -56,7 +56,7 @@ TEST(RealityCli, ServeStopsByItself) {
 }
 
 // The sub-second case of `perflab reality --quick`, end to end (the timing
-// cases are asserted in lab_reality_test with load-tolerant bounds).
+// cases are asserted in tests/http/ with load-tolerant bounds).
 TEST(RealityCli, QuickKeepAliveRaceAgreesWithTheSimulation) {
   testing::CliResult r = RunCli({"reality", "--quick", "--no-wrk", "--case",
                                  "keepalive-race", "--format", "json"});

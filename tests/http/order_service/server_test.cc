@@ -53,18 +53,6 @@ std::vector<std::string> Pages(std::initializer_list<int> ids) {
   return out;
 }
 
-TEST(OrdersTarget, ParsesOnlyTheOrdersPath) {
-  EXPECT_EQ(*ParseOrdersTarget("/customers/1/orders"), 1);
-  EXPECT_EQ(*ParseOrdersTarget("/customers/4999/orders"), 4999);
-  for (const char* bad :
-       {"/customers//orders", "/customers/0/orders", "/customers/-1/orders",
-        "/customers/01/orders", "/customers/1x/orders", "/customers/1/order",
-        "/customers/1", "/customers/orders", "/", "",
-        "/customers/1234567890123456789/orders", "/Customers/1/orders"}) {
-    EXPECT_FALSE(ParseOrdersTarget(bad).ok()) << bad;
-  }
-}
-
 // 20 newest orders of 3 lines each: 1 head + 20 item queries + 60 product
 // lookups = 81 statements by N+1; one by the join.
 TEST(OrdersService, JoinIssuesOneStatementWhereNPlusOneIssues81) {
