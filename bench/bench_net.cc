@@ -2,17 +2,15 @@
 // real TCP on 127.0.0.1 with a server thread in this process (ephemeral port,
 // started and stopped by each benchmark run). Times are wall-clock per request
 // (UseRealTime): the client sleeps in the kernel while the server works.
-//   BM_Http_NewConnection / BM_Http_KeepAlive       connect per request vs
-//   reuse BM_Http_KeepAlive_TwoWrites_Nagle               headers and body as
-//   two small
-//       writes without TCP_NODELAY: the Nagle + delayed-ACK stall (~40 ms)
-//   BM_Http_KeepAlive_TwoWrites_NoDelay             the same with TCP_NODELAY
-//   BM_Http_KeepAlive_Gathered_Nagle                one gathered write, Nagle
-//   on BM_Http_NewConnection_TwoWrites_Nagle           the stall hidden by
-//   closing BM_Https_NewConnection / BM_Https_KeepAlive     full TLS handshake
-//   vs reuse BM_Https_NewConnection_ClientNagle              the client without
-//   TCP_NODELAY:
-//       its request waits behind its own handshake Finished message (~40 ms)
+//   BM_Http_NewConnection, BM_Http_KeepAlive: connect per request vs reuse
+//   BM_Http_KeepAlive_TwoWrites_Nagle: headers and body as two small writes
+//     without TCP_NODELAY, the Nagle + delayed-ACK stall (~40 ms)
+//   BM_Http_KeepAlive_TwoWrites_NoDelay: the same with TCP_NODELAY
+//   BM_Http_KeepAlive_Gathered_Nagle: one gathered write, Nagle on
+//   BM_Http_NewConnection_TwoWrites_Nagle: the stall hidden by closing
+//   BM_Https_NewConnection, BM_Https_KeepAlive: full TLS handshake vs reuse
+//   BM_Https_NewConnection_ClientNagle: the client without TCP_NODELAY; its
+//     request waits behind its own handshake Finished message (~40 ms)
 #include <benchmark/benchmark.h>
 #include <sched.h>
 
