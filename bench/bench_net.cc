@@ -2,17 +2,15 @@
 // real TCP on 127.0.0.1 with a server thread in this process (ephemeral port,
 // started and stopped by each benchmark run). Times are wall-clock per request
 // (UseRealTime): the client sleeps in the kernel while the server works.
-//   BM_Http_NewConnection / BM_Http_KeepAlive       connect per request vs
-//   reuse BM_Http_KeepAlive_TwoWrites_Nagle               headers and body as
-//   two small
-//       writes without TCP_NODELAY: the Nagle + delayed-ACK stall (~40 ms)
-//   BM_Http_KeepAlive_TwoWrites_NoDelay             the same with TCP_NODELAY
-//   BM_Http_KeepAlive_Gathered_Nagle                one gathered write, Nagle
-//   on BM_Http_NewConnection_TwoWrites_Nagle           the stall hidden by
-//   closing BM_Https_NewConnection / BM_Https_KeepAlive     full TLS handshake
-//   vs reuse BM_Https_NewConnection_ClientNagle              the client without
-//   TCP_NODELAY:
-//       its request waits behind its own handshake Finished message (~40 ms)
+//   BM_Http_NewConnection, BM_Http_KeepAlive: connect per request vs reuse
+//   BM_Http_KeepAlive_TwoWrites_Nagle: headers and body as two small writes
+//     without TCP_NODELAY, the Nagle + delayed-ACK stall (~40 ms)
+//   BM_Http_KeepAlive_TwoWrites_NoDelay: the same with TCP_NODELAY
+//   BM_Http_KeepAlive_Gathered_Nagle: one gathered write, Nagle on
+//   BM_Http_NewConnection_TwoWrites_Nagle: the stall hidden by closing
+//   BM_Https_NewConnection, BM_Https_KeepAlive: full TLS handshake vs reuse
+//   BM_Https_NewConnection_ClientNagle: the client without TCP_NODELAY; its
+//     request waits behind its own handshake Finished message (~40 ms)
 #include <benchmark/benchmark.h>
 #include <sched.h>
 
@@ -30,7 +28,7 @@
 #include "core/case_study.h"
 #include "core/cpu_time.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 // The self-signed identity is generated once per process (RSA-2048 keygen).
@@ -123,7 +121,7 @@ struct ServiceClient {
 void BM_OrdersService(benchmark::State& state) {
   const bool hit = state.range(0) == 1;
   const bool pooled = state.range(1) == 1;
-  absl::StatusOr<std::string> dataset = BenchDataset(1.0);
+  absl::StatusOr<std::string> dataset = lab::BenchDataset(1.0);
   if (!dataset.ok()) {
     state.SkipWithError(dataset.status().ToString().c_str());
     return;
@@ -251,10 +249,10 @@ void Register() {
 }
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 int main(int argc, char** argv) {
-  perflab::lab::Register();
+  perflab::http::Register();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -30,14 +30,14 @@ const Env& Env::Default() {
 }
 
 std::optional<std::string> FakeEnv::GetVar(std::string_view name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = vars_.find(name);
   if (it == vars_.end() || it->second.empty()) return std::nullopt;
   return it->second;
 }
 
 void FakeEnv::SetVar(std::string name, std::string value) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   vars_[std::move(name)] = std::move(value);
 }
 

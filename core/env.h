@@ -8,12 +8,12 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/base/thread_annotations.h"
+#include "core/mutex.h"
 
 namespace perflab::core {
 
@@ -40,7 +40,7 @@ class FakeEnv : public Env {
 
  private:
   std::atomic<int64_t> now_{0};
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::map<std::string, std::string, std::less<>> vars_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -13,11 +13,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
@@ -26,8 +24,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "bench/http/loopback.h"
+#include "core/mutex.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -111,25 +110,26 @@ class HttpFront::Impl {
 
   absl::Status Listen();
   void Serve(HttpFrontHandler handler);
-  void Stop();
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   uint16_t port() const { return port_; }
-  HttpFrontStats stats() const {
-    std::unique_lock<std::mutex> lock(mu_);
+  HttpFrontStats stats() const ABSL_LOCKS_EXCLUDED(mu_) {
+    core::MutexLock lock(&mu_);
     HttpFrontStats s = stats_;
     s.open_connections = open_;
     return s;
   }
 
  private:
-  void Poll();
-  void Work();
-  void ServeConnection(int fd, int64_t id);  // virtual mode: all of it
+  void Poll() ABSL_LOCKS_EXCLUDED(mu_);
+  void Work() ABSL_LOCKS_EXCLUDED(mu_);
+  // Virtual mode: all of the connection's requests.
+  void ServeConnection(int fd, int64_t id) ABSL_LOCKS_EXCLUDED(mu_);
   ReadResult ReadRequest(int fd, std::string& buffer, size_t& length);
   // Reads one request, answers it; false: close the connection.
-  bool ServeOne(int fd, std::string& buffer);
-  void Rearm(std::unique_ptr<Conn> conn);
+  bool ServeOne(int fd, std::string& buffer) ABSL_LOCKS_EXCLUDED(mu_);
+  void Rearm(std::unique_ptr<Conn> conn) ABSL_LOCKS_EXCLUDED(mu_);
   void Watch(int fd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void CloseConn(int fd);
+  void CloseConn(int fd) ABSL_LOCKS_EXCLUDED(mu_);
 
   const HttpFrontOptions options_;
   HttpFrontHandler handler_;  // set by Serve() before any thread starts
@@ -140,10 +140,8 @@ class HttpFront::Impl {
   std::thread poller_;
   std::vector<std::thread> workers_;
 
-  // std::mutex, not absl::Mutex: Debian's Abseil is not built with
-  // ThreadSanitizer, which then cannot see absl::Mutex order its accesses.
-  mutable std::mutex mu_;
-  std::condition_variable cv_;  // a connection is ready, or stop
+  mutable core::Mutex mu_;
+  core::CondVar cv_;  // a connection is ready, or stop
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   // Idle connections watched by epoll, by fd (fixed-pool mode).
@@ -218,10 +216,10 @@ void HttpFront::Impl::Serve(HttpFrontHandler handler) {
 
 void HttpFront::Impl::Stop() {
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     if (stopped_) return;
     stopped_ = stop_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
     // Wakes connection threads blocked in poll or recv.
     for (int fd : live_fds_) ::shutdown(fd, SHUT_RDWR);
   }
@@ -234,11 +232,11 @@ void HttpFront::Impl::Stop() {
   std::map<int64_t, std::thread> threads;
   {
     // The poller has exited: no new connection thread can appear.
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     threads.swap(conn_threads_);
   }
   for (auto& [id, t] : threads) t.join();
-  std::unique_lock<std::mutex> lock(mu_);
+  core::MutexLock lock(&mu_);
   for (auto& [fd, conn] : idle_) ::close(fd);
   for (auto& conn : ready_) ::close(conn->fd);
   open_ -= static_cast<int64_t>(idle_.size() + ready_.size());
@@ -252,7 +250,7 @@ void HttpFront::Impl::Stop() {
 
 void HttpFront::Impl::CloseConn(int fd) {
   ::close(fd);
-  std::unique_lock<std::mutex> lock(mu_);
+  core::MutexLock lock(&mu_);
   --open_;
 }
 
@@ -278,7 +276,7 @@ void HttpFront::Impl::Poll() {
     const int n = ::epoll_wait(epoll_fd_, events, 64, tick_ms);
     std::vector<std::thread> done;
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      core::MutexLock lock(&mu_);
       if (stop_) return;
       for (int i = 0; i < n; ++i) {
         auto it = idle_.find(events[i].data.fd);
@@ -287,7 +285,7 @@ void HttpFront::Impl::Poll() {
         it->second->ready_at = Clock::now();
         ready_.push_back(std::move(it->second));
         idle_.erase(it);
-        cv_.notify_one();
+        cv_.Signal();
       }
       const Clock::time_point now = Clock::now();
       for (auto it = idle_.begin(); sweep && it != idle_.end();) {
@@ -319,7 +317,7 @@ void HttpFront::Impl::Poll() {
       ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
       const int nodelay = options_.tcp_nodelay ? 1 : 0;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
-      std::unique_lock<std::mutex> lock(mu_);
+      core::MutexLock lock(&mu_);
       if (open_ >= options_.max_connections) {
         ::close(fd);
         ++stats_.refused;
@@ -347,8 +345,8 @@ void HttpFront::Impl::Work() {
   for (;;) {
     std::unique_ptr<Conn> conn;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || !ready_.empty(); });
+      core::MutexLock lock(&mu_);
+      while (!stop_ && ready_.empty()) cv_.Wait(&mu_);
       if (stop_) return;
       conn = std::move(ready_.front());
       ready_.pop_front();
@@ -363,13 +361,13 @@ void HttpFront::Impl::Work() {
 }
 
 void HttpFront::Impl::Rearm(std::unique_ptr<Conn> conn) {
-  std::unique_lock<std::mutex> lock(mu_);
+  core::MutexLock lock(&mu_);
   conn->idle_since = Clock::now();
   if (conn->buffer.find("\r\n\r\n") != std::string::npos) {
     // A pipelined request is already buffered: it is ready now.
     conn->ready_at = conn->idle_since;
     ready_.push_back(std::move(conn));
-    cv_.notify_one();
+    cv_.Signal();
     return;
   }
   const int fd = conn->fd;
@@ -396,10 +394,10 @@ void HttpFront::Impl::ServeConnection(int fd, int64_t id) {
       if (n < 0 && errno == EINTR) continue;
     }
     if (!ServeOne(fd, buffer)) break;
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     if (stop_) break;
   }
-  std::unique_lock<std::mutex> lock(mu_);
+  core::MutexLock lock(&mu_);
   live_fds_.erase(fd);
   ::close(fd);
   --open_;
@@ -446,7 +444,7 @@ bool HttpFront::Impl::ServeOne(int fd, std::string& buffer) {
         "\r\nContent-Type: ", r.content_type,
         "\r\nContent-Length: ", r.body.size(),
         "\r\nConnection: ", close ? "close" : "keep-alive", "\r\n\r\n");
-    if (r.two_writes) {
+    if (r.writes == ResponseWrites::kHeadersThenBody) {
       ok = SendAll(fd, head) && SendAll(fd, r.body);
     } else {
       head += r.body;
@@ -454,7 +452,7 @@ bool HttpFront::Impl::ServeOne(int fd, std::string& buffer) {
     }
   }
   if (read == ReadResult::kClosed) return false;
-  std::unique_lock<std::mutex> lock(mu_);
+  core::MutexLock lock(&mu_);
   ++(ok ? stats_.responses : stats_.errors);
   return ok && !close;
 }
@@ -475,4 +473,4 @@ void HttpFront::Stop() { impl_->Stop(); }
 uint16_t HttpFront::port() const { return impl_->port(); }
 HttpFrontStats HttpFront::stats() const { return impl_->stats(); }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

@@ -1,14 +1,27 @@
-// The HTTP/1.1 front end that the lab's real servers share (lab::HttpServer,
-// the reality checks' server, and lab::OrdersService): it listens on loopback,
+// The HTTP/1.1 front end that the real servers share (http::HttpServer, the
+// reality checks' server, and http::OrdersService): it listens on loopback,
 // reads request heads, hands each to a handler callback and writes its
-// answer, with the request model of the case study:
-//  - threads > 0: a fixed pool of workers (Tomcat's NIO connector): one
-//    poller thread accepts connections and watches idle kept-alive ones with
-//    epoll; a connection with a request ready joins a FIFO queue that the
-//    workers take from, one request at a time (the simulator's accept queue).
-//  - threads == 0 ("virtual"): one OS thread per connection, no cap.
-// Idle kept-alive connections close after the keep-alive timeout; connections
-// beyond max_connections are refused at accept.
+// answer (in one write, or headers then body: ResponseWrites).
+//
+// The request model, the case study's two shapes (HttpFrontOptions::threads):
+//  - threads > 0: a fixed pool of workers (Tomcat's NIO connector). One
+//    poller thread accepts connections and watches the idle kept-alive ones
+//    with epoll; a connection with a request ready joins a FIFO queue (the
+//    simulator's accept queue), a worker takes it, serves that one request
+//    and hands the connection back to the poller (or queues it again at once
+//    when the next request is already buffered).
+//  - threads == 0 ("virtual"): one OS thread per connection, started at
+//    accept and serving every request of that connection, with no cap but
+//    max_connections. With clients that keep one request in flight per
+//    connection this is one thread per in-flight request: the unbounded
+//    concurrency of Java's virtual threads, paid for with a kernel thread
+//    each (there are no coroutines here).
+// Keep-alive: a connection stays open between requests until the client
+// sends "Connection: close", a request fails, or it sits idle past
+// keepalive_timeout_s (infinity: never). Connections beyond max_connections
+// are closed at accept and counted as refused. A client that stops sending
+// halfway through a request is dropped after 2 s without a byte (a receive
+// timeout), so it cannot hold a thread for ever.
 //
 // Thread safety: every public method is thread-safe; the handler is called
 // from many threads at once and must be too. Stop() (or destruction) closes
@@ -23,8 +36,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "bench/http/response_writes.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct HttpFrontOptions {
   std::string host = "127.0.0.1";   // a loopback address (127.0.0.0/8 or ::1)
@@ -48,9 +62,9 @@ struct HttpFrontResponse {
   int status = 200;  // 0: no answer, close the connection (counted an error)
   std::string body;
   std::string content_type = "application/json";
-  // Headers and body as two small writes: without TCP_NODELAY the second
-  // waits for the ACK of the first (the Nagle + delayed-ACK stall).
-  bool two_writes = false;
+  // One write, or headers then body as two (the Nagle + delayed-ACK stall
+  // without TCP_NODELAY).
+  ResponseWrites writes = ResponseWrites::kGathered;
 };
 
 using HttpFrontHandler =
@@ -92,6 +106,6 @@ class HttpFront {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_HTTP_FRONT_H_

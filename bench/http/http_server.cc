@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -12,8 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "bench/http/http_front.h"
 #include "core/cpu_time.h"
+#include "core/mutex.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -56,22 +55,23 @@ class HttpServer::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start();
-  void Stop();
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   uint16_t port() const { return front_->port(); }
-  HttpServerStats stats() const;
+  HttpServerStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  HttpFrontResponse Handle(const HttpFrontRequest& request);
-  void WaitOutFreeze();
+  HttpFrontResponse Handle(const HttpFrontRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void WaitOutFreeze() ABSL_LOCKS_EXCLUDED(mu_);
 
   const HttpServerOptions options_;
   std::unique_ptr<HttpFront> front_;
   Clock::time_point started_;  // set before the front end's threads start
 
   // The handler's own waits (the freeze, the inner pool); the front end has
-  // its own lock. std::mutex: see http_front.cc.
-  mutable std::mutex mu_;
-  std::condition_variable cv_;  // a permit released, or stop
+  // its own lock.
+  mutable core::Mutex mu_;
+  core::CondVar cv_;  // a permit released, or stop
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int inner_in_use_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t inner_wait_ns_ ABSL_GUARDED_BY(mu_) = 0;
@@ -113,9 +113,9 @@ absl::Status HttpServer::Impl::Start() {
 void HttpServer::Impl::Stop() {
   {
     // Ends a freeze and an inner-pool wait at once.
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     stop_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   if (front_ != nullptr) front_->Stop();
 }
@@ -129,7 +129,7 @@ HttpServerStats HttpServer::Impl::stats() const {
                     .errors = f.errors,
                     .queue_wait_ns = f.queue_wait_ns,
                     .open_connections = f.open_connections};
-  std::unique_lock<std::mutex> lock(mu_);
+  core::MutexLock lock(&mu_);
   s.inner_wait_ns = inner_wait_ns_;
   s.inner_acquires = inner_acquires_;
   return s;
@@ -142,8 +142,10 @@ void HttpServer::Impl::WaitOutFreeze() {
   const Clock::time_point now = Clock::now();
   if (now < from || now >= to) return;
   // Wait on the mutex so Stop() ends a long freeze at once.
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, to, [this] { return stop_; });
+  core::MutexLock lock(&mu_);
+  while (!stop_) {
+    if (!cv_.WaitUntil(&mu_, to)) break;  // the freeze is over
+  }
 }
 
 HttpFrontResponse HttpServer::Impl::Handle(const HttpFrontRequest& request) {
@@ -160,21 +162,20 @@ HttpFrontResponse HttpServer::Impl::Handle(const HttpFrontRequest& request) {
   if (options_.inner_pool > 0) {
     const Clock::time_point asked = Clock::now();
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock,
-               [this] { return stop_ || inner_in_use_ < options_.inner_pool; });
+      core::MutexLock lock(&mu_);
+      while (!stop_ && inner_in_use_ >= options_.inner_pool) cv_.Wait(&mu_);
       ++inner_in_use_;
       inner_wait_ns_ += NsSince(asked);
       ++inner_acquires_;
     }
     std::this_thread::sleep_for(Ms(options_.inner_ms));
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     --inner_in_use_;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   HttpFrontResponse r;
   r.body = kBody;
-  r.two_writes = options_.two_writes;
+  r.writes = options_.writes;
   return r;
 }
 
@@ -191,4 +192,4 @@ void HttpServer::Stop() { impl_->Stop(); }
 uint16_t HttpServer::port() const { return impl_->port(); }
 HttpServerStats HttpServer::stats() const { return impl_->stats(); }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

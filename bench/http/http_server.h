@@ -1,21 +1,19 @@
-// A real HTTP/1.1 server on loopback for the reality checks: the simulator's
-// queueing claims (a thread cap, a freeze, an inner pool, Nagle, keep-alive
-// idle timeouts) reproduced with real sockets and real threads.
+// A real HTTP/1.1 server on loopback for the reality checks (perflab serve):
+// the simulator's queueing claims (a thread cap, a freeze, an inner pool,
+// Nagle, keep-alive idle timeouts) reproduced with real sockets and real
+// threads.
 //
-// Two shapes, as in the case study:
-//  - a fixed pool of `threads` workers (Tomcat's NIO connector): one poller
-//    thread accepts connections and watches idle ones with epoll; a connection
-//    with a request ready joins a FIFO queue that the workers take from, one
-//    request at a time. The queue is the "accept queue" of the simulator.
-//  - `threads == 0` ("virtual"): one lightweight thread per connection, no cap.
-// The sockets, the poller and the threads are lab::HttpFront's
-// (bench/http/http_front.h); this file is the handler and its options.
+// The sockets, the threads and the request model (a fixed pool of `threads`
+// workers, or one OS thread per connection for threads == 0) are
+// http::HttpFront's, described in bench/http/http_front.h. This file adds the
+// handler and its options: it answers GET only (anything else is dropped
+// unanswered and counted an error), optionally waits for a whole-server
+// freeze to end, burns `cpu_ms` of CPU, blocks `handler_ms`, and then holds
+// one of `inner_pool` permits for `inner_ms` (the moved bottleneck).
 //
-// The handler optionally waits for a whole-server freeze to end, burns
-// `cpu_ms`, blocks `handler_ms`, and then holds one of `inner_pool` permits for
-// `inner_ms` (the moved bottleneck). Every public method is thread-safe. The
-// server binds loopback only and stops promptly on Stop() or destruction,
-// closing every socket and joining every thread it started.
+// Every public method is thread-safe. The server binds loopback only and
+// stops promptly on Stop() or destruction (a freeze or a permit wait ends at
+// once), closing every socket and joining every thread it started.
 #ifndef PERFLAB_BENCH_HTTP_HTTP_SERVER_H_
 #define PERFLAB_BENCH_HTTP_HTTP_SERVER_H_
 
@@ -24,8 +22,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "bench/http/response_writes.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";  // a loopback address (127.0.0.0/8 or ::1)
@@ -38,7 +37,8 @@ struct HttpServerOptions {
   double freeze_at_s = -1;  // whole-server freeze start after Start(); <0 off
   double freeze_for_s = 0;  // freeze length
   double keepalive_timeout_s = 60;  // close connections idle this long
-  bool two_writes = false;     // headers and body as two small writes (Nagle)
+  // One write, or headers and body as two small writes (Nagle).
+  ResponseWrites writes = ResponseWrites::kGathered;
   bool tcp_nodelay = true;     // TCP_NODELAY on accepted sockets
   int max_connections = 1024;  // open connections beyond this are refused
 };
@@ -79,6 +79,6 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_HTTP_SERVER_H_

@@ -12,7 +12,7 @@
 #include "bench/http/loopback.h"
 #include "bench/http/net.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -179,4 +179,4 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
   return out;
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

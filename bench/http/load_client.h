@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "models/histogram.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct LoadOptions {
   std::string host = "127.0.0.1";  // loopback only (127.0.0.0/8, ::1)
@@ -67,6 +67,6 @@ struct LoadResult {
 // negative or non-finite times, zero connections) and runs the load.
 absl::StatusOr<LoadResult> RunLoad(const LoadOptions& options);
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_LOAD_CLIENT_H_

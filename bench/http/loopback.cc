@@ -8,7 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 absl::StatusOr<SocketAddress> LoopbackAddress(std::string_view host,
                                               uint16_t port) {
@@ -86,4 +86,4 @@ absl::StatusOr<Url> ParseLoopbackUrl(std::string_view url) {
   return out;
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

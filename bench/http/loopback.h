@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct SocketAddress {
   sockaddr_storage storage{};
@@ -36,6 +36,6 @@ struct Url {
 };
 absl::StatusOr<Url> ParseLoopbackUrl(std::string_view url);
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_LOOPBACK_H_

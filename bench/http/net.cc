@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/http/loopback.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 constexpr size_t kMaxHeaderBytes = size_t{16} * 1024;
@@ -173,7 +173,7 @@ void LoopbackServer::Stop() {
   // connection.
   if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
   {
-    std::lock_guard<std::mutex> lock(active_mu_);
+    core::MutexLock lock(&active_mu_);
     if (active_fd_ >= 0) ::shutdown(active_fd_, SHUT_RDWR);
   }
   if (thread_.joinable()) thread_.join();
@@ -187,7 +187,7 @@ void LoopbackServer::Run() {
       return;  // shut down (or a fatal error): stop serving
     }
     {
-      std::lock_guard<std::mutex> lock(active_mu_);
+      core::MutexLock lock(&active_mu_);
       if (stop_.load()) {
         ::close(fd);
         return;
@@ -199,7 +199,7 @@ void LoopbackServer::Run() {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     Serve(fd);
     {
-      std::lock_guard<std::mutex> lock(active_mu_);
+      core::MutexLock lock(&active_mu_);
       active_fd_ = -1;
     }
     ::close(fd);
@@ -374,4 +374,4 @@ absl::StatusOr<HttpResponse> HttpClient::Get(std::string_view path) {
   return response;
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

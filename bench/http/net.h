@@ -15,24 +15,22 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "bench/http/response_writes.h"
 #include "bench/http/tls.h"
+#include "core/mutex.h"
 
-namespace perflab::lab {
-
-enum class ResponseWrites {
-  kGathered,         // headers and body in one writev (one segment)
-  kHeadersThenBody,  // two small writes, as the seed's stub server did
-};
+namespace perflab::http {
 
 struct ServerOptions {
   // Disable Nagle's algorithm on accepted sockets.
   bool tcp_nodelay = true;
+  // kGathered is one writev (plain) or one TLS record.
   ResponseWrites writes = ResponseWrites::kGathered;
   // Size of the JSON body; small, like an inventory answer.
   size_t body_bytes = 256;
@@ -46,7 +44,7 @@ class LoopbackServer {
   static absl::StatusOr<std::unique_ptr<LoopbackServer>> Start(
       const ServerOptions& options);
   ~LoopbackServer();
-  void Stop();
+  void Stop() ABSL_LOCKS_EXCLUDED(active_mu_);
 
   uint16_t port() const { return port_; }
   int64_t responses() const { return responses_.load(); }
@@ -57,7 +55,7 @@ class LoopbackServer {
  private:
   explicit LoopbackServer(ServerOptions options)
       : options_(std::move(options)) {}
-  void Run();
+  void Run() ABSL_LOCKS_EXCLUDED(active_mu_);
   void Serve(int fd);
 
   ServerOptions options_;
@@ -66,8 +64,9 @@ class LoopbackServer {
   uint16_t port_ = 0;
   std::thread thread_;
   std::atomic<bool> stop_{false};
-  std::mutex active_mu_;
-  int active_fd_ = -1;  // guarded by active_mu_
+  // The connection being served, for Stop() to shut down.
+  core::Mutex active_mu_;
+  int active_fd_ ABSL_GUARDED_BY(active_mu_) = -1;
   std::atomic<int64_t> responses_{0}, connections_{0}, errors_{0};
 };
 
@@ -131,6 +130,6 @@ class HttpClient {
   HttpError last_error_ = HttpError::kNone;
 };
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_NET_H_

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 absl::Status OpenSslError(const char* what) {
@@ -78,4 +78,4 @@ absl::StatusOr<std::shared_ptr<const TlsContexts>> TlsContexts::Create(
   return std::shared_ptr<const TlsContexts>(std::move(tls));
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

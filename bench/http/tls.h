@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct TlsOptions {
   // Key size; 2048 bits as the seed's keytool default.
@@ -38,6 +38,6 @@ class TlsContexts {
   SSL_CTX* client_ = nullptr;
 };
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_TLS_H_

@@ -12,7 +12,7 @@
 #include "bench/http/loopback.h"
 #include "core/subprocess.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 // "136.43us", "1.03ms", "2.00s", "1.50m" -> milliseconds.
@@ -174,4 +174,4 @@ absl::StatusOr<WrkResult> RunWrk(const WrkOptions& o) {
   return ParseWrkOutput(text);
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct WrkOptions {
   std::string url;        // http://127.0.0.1:PORT/ (loopback only)
@@ -42,6 +42,6 @@ absl::StatusOr<WrkResult> ParseWrkOutput(std::string_view text);
 // installed (apt-get install wrk; tools/lab installs it).
 absl::StatusOr<WrkResult> RunWrk(const WrkOptions& options);
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_WRK_H_

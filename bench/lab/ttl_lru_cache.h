@@ -13,11 +13,11 @@
 #include <functional>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "core/mutex.h"
 
 namespace perflab::lab {
 
@@ -44,7 +44,7 @@ class TtlLruCache {
   // are dropped). Counts a hit or a miss.
   Value Get(int64_t key) {
     const int64_t now = Now();
-    std::lock_guard<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     auto it = map_.find(key);
     if (it != map_.end() && now - it->second.written_ns >= options_.ttl_ns) {
       lru_.erase(it->second.lru);
@@ -62,7 +62,7 @@ class TtlLruCache {
 
   void Put(int64_t key, Value value) {
     const int64_t now = Now();
-    std::lock_guard<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     auto it = map_.find(key);
     if (it != map_.end()) {
       it->second.value = std::move(value);
@@ -81,22 +81,22 @@ class TtlLruCache {
 
   // Drops entries and counters.
   void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     map_.clear();
     lru_.clear();
     hits_ = misses_ = 0;
   }
 
   int64_t hits() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     return hits_;
   }
   int64_t misses() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     return misses_;
   }
   size_t size() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     return map_.size();
   }
 
@@ -113,7 +113,7 @@ class TtlLruCache {
     std::list<int64_t>::iterator lru;
   };
   const TtlLruCacheOptions options_;
-  mutable std::mutex mu_;
+  mutable core::Mutex mu_;
   std::list<int64_t> lru_ ABSL_GUARDED_BY(mu_);  // front: most recently used
   std::unordered_map<int64_t, Entry> map_ ABSL_GUARDED_BY(mu_);
   int64_t hits_ ABSL_GUARDED_BY(mu_) = 0;

@@ -1,4 +1,4 @@
-// lab::HttpFront on its own, in both request models: what the handler is
+// http::HttpFront on its own, in both request models: what the handler is
 // given, what it answers, a dropped request, and the max_connections refusal.
 // Counters are read after Stop(), which joins every thread that counts.
 #include "bench/http/http_front.h"
@@ -9,7 +9,7 @@
 #include "bench/http/net.h"
 #include "gtest/gtest.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 // Echoes what it was given as "method|target|well_formed"; "/drop" gets no
@@ -107,4 +107,4 @@ TEST(HttpFront, RefusesBadOptions) {
 }
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::http

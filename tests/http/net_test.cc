@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 std::shared_ptr<const TlsContexts> Tls() {
@@ -140,4 +140,4 @@ TEST(NetTest, PlainClientAgainstTlsServerFailsCleanly) {
 }
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::http

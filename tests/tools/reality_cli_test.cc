@@ -56,7 +56,7 @@ TEST(RealityCli, ServeStopsByItself) {
 }
 
 // The sub-second case of `perflab reality --quick`, end to end (the timing
-// cases are asserted in lab_reality_test with load-tolerant bounds).
+// cases are asserted in tests/http/ with load-tolerant bounds).
 TEST(RealityCli, QuickKeepAliveRaceAgreesWithTheSimulation) {
   testing::CliResult r = RunCli({"reality", "--quick", "--no-wrk", "--case",
                                  "keepalive-race", "--format", "json"});
@@ -69,7 +69,7 @@ TEST(RealityCli, QuickKeepAliveRaceAgreesWithTheSimulation) {
 // HdrHistogram's V2 encoding: decoded, each holds one value per answer
 // counted, and its percentiles are the ones printed beside it.
 TEST(RealityCli, LoadJsonCarriesHdrHistograms) {
-  auto server = lab::HttpServer::Start({.threads = 2, .handler_ms = 1});
+  auto server = http::HttpServer::Start({.threads = 2, .handler_ms = 1});
   ASSERT_TRUE(server.ok()) << server.status();
   testing::CliResult r =
       RunCli({"load", absl::StrCat("http://127.0.0.1:", (*server)->port(), "/"),

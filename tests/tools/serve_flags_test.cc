@@ -1,8 +1,12 @@
-// The server commands' shared --threads parsing and stop-signal wait.
+// The server commands' shared --threads parsing, --two-writes flag and
+// stop-signal wait.
 #include "tools/perflab/serve_flags.h"
 
 #include <pthread.h>
 #include <signal.h>
+
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
@@ -21,6 +25,27 @@ TEST(ServeFlags, ThreadsIsVirtualOrACountUpToMax) {
     EXPECT_TRUE(absl::StrContains(r.status().message(), "[1, 16]"))
         << r.status();
   }
+}
+
+// The flag as CLI11 parses a command line: given (or =true), two writes;
+// absent or =false, the value it had.
+http::ResponseWrites ParseTwoWrites(std::vector<std::string> args) {
+  CLI::App app;
+  http::ResponseWrites writes = http::ResponseWrites::kGathered;
+  AddTwoWritesFlag(app, writes);
+  std::vector<const char*> argv = {"serve"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  return writes;
+}
+
+TEST(ServeFlags, TwoWritesFlagSelectsHeadersThenBody) {
+  using http::ResponseWrites;
+  EXPECT_EQ(ParseTwoWrites({}), ResponseWrites::kGathered);
+  EXPECT_EQ(ParseTwoWrites({"--two-writes"}), ResponseWrites::kHeadersThenBody);
+  EXPECT_EQ(ParseTwoWrites({"--two-writes=true"}),
+            ResponseWrites::kHeadersThenBody);
+  EXPECT_EQ(ParseTwoWrites({"--two-writes=false"}), ResponseWrites::kGathered);
 }
 
 TEST(ServeFlags, WaitTakesABlockedSignalOrTimesOut) {

@@ -219,17 +219,17 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
         failure = child.status();
         break;
       }
-      if (split) (void)lab::PinToFirstCpus(1);  // the generator's core
+      if (split) (void)http::PinToFirstCpus(1);  // the generator's core
       Paths paths{
           .mu = {},
           .picker = {customers, true, o.seed + static_cast<uint64_t>(r)}};
-      lab::LoadOptions load;
+      http::LoadOptions load;
       load.port = child->port();
       load.connections = o.clients;
       load.timeout_ms = 30'000;
       load.next_path = [&paths] { return paths.Next(); };
       load.duration_s = o.warmup_s > 0 ? o.warmup_s : 0.1;
-      (void)lab::RunLoad(load);  // warm-up, discarded
+      (void)http::RunLoad(load);  // warm-up, discarded
       const absl::StatusOr<ServiceCounters> before =
           ReadServiceStats(child->port());
       const double cpu_before = child->CpuSeconds();
@@ -237,16 +237,16 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       // and wrk is not waited for here.
       const double self_before = core::ProcessCpuSeconds();
       load.duration_s = o.closed_s;
-      absl::StatusOr<lab::LoadResult> closed = lab::RunLoad(load);
+      absl::StatusOr<http::LoadResult> closed = http::RunLoad(load);
       const double self_after = core::ProcessCpuSeconds();
       const double cpu_after = child->CpuSeconds();
       const absl::StatusOr<ServiceCounters> after =
           ReadServiceStats(child->port());
-      lab::LoadOptions open = load;
+      http::LoadOptions open = load;
       open.open_loop = true;
       open.rate_per_s = o.open_rate_per_s;
       open.duration_s = o.open_s;
-      absl::StatusOr<lab::LoadResult> opened = lab::RunLoad(open);
+      absl::StatusOr<http::LoadResult> opened = http::RunLoad(open);
       if (!closed.ok() || !opened.ok() || !before.ok() || !after.ok()) {
         failure = !closed.ok()   ? closed.status()
                   : !opened.ok() ? opened.status()
@@ -281,7 +281,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       }
       if (r == 0 && script.has_value()) {
         // Spawned from this thread, wrk inherits the generator's core.
-        absl::StatusOr<lab::WrkResult> w = lab::RunWrk(
+        absl::StatusOr<http::WrkResult> w = http::RunWrk(
             {.url = absl::StrCat("http://127.0.0.1:", child->port(), "/"),
              .script = script->path(),
              .threads = 1,

@@ -66,8 +66,8 @@ absl::StatusOr<ServiceCounters> ParseServiceStats(std::string_view body) {
 }
 
 absl::StatusOr<ServiceCounters> ReadServiceStats(uint16_t port) {
-  lab::HttpClient client(port, lab::ClientOptions{.timeout_ms = 10'000});
-  absl::StatusOr<lab::HttpResponse> r = client.Get("/stats");
+  http::HttpClient client(port, http::ClientOptions{.timeout_ms = 10'000});
+  absl::StatusOr<http::HttpResponse> r = client.Get("/stats");
   if (!r.ok()) {
     return absl::Status(r.status().code(),
                         absl::StrCat("orders-service /stats on port ", port,

@@ -17,7 +17,7 @@ namespace perflab::cli {
 namespace {
 
 struct OrdersFlags {
-  lab::OrdersServiceOptions service;
+  http::OrdersServiceOptions service;
   int port = service.port;
   std::string threads = absl::StrCat(service.threads);
   std::string dataset;  // empty: the benchmarks' database of --scale
@@ -27,7 +27,7 @@ struct OrdersFlags {
 };
 
 absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
-  lab::OrdersServiceOptions& o = f.service;
+  http::OrdersServiceOptions& o = f.service;
   absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, 1024);
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
@@ -49,18 +49,18 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   // Pinned and signal-masked before any service thread exists: they all
   // inherit the CPUs and the mask (the signal is taken by sigtimedwait).
   if (f.cores > 0) {
-    if (absl::Status s = lab::PinToLastCpus(f.cores); !s.ok()) return s;
+    if (absl::Status s = http::PinToLastCpus(f.cores); !s.ok()) return s;
   }
   StopSignals stop_signals;
-  absl::StatusOr<std::unique_ptr<lab::OrdersService>> service =
-      lab::OrdersService::Start(o);
+  absl::StatusOr<std::unique_ptr<http::OrdersService>> service =
+      http::OrdersService::Start(o);
   if (!service.ok()) return service.status();
   std::cerr << "perflab orders-service: listening on http://" << o.host << ":"
             << (*service)->port() << "/ for at most " << f.max_seconds
             << " s (SIGINT or SIGTERM stops it)" << std::endl;
   const int sig = stop_signals.Wait(f.max_seconds);
   (*service)->Stop();
-  const lab::OrdersServiceStats s = (*service)->stats();
+  const http::OrdersServiceStats s = (*service)->stats();
   core::Document doc("perflab orders-service: what the service did");
   doc.Set("port", "port", static_cast<int64_t>((*service)->port()));
   doc.Set("stopped_by", "stopped by", StopSignals::StoppedBy(sig));
@@ -93,7 +93,7 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
       "the case study's order service for real on loopback, one flag per "
       "capstone step");
   auto f = std::make_shared<OrdersFlags>();
-  lab::OrdersServiceOptions& o = f->service;
+  http::OrdersServiceOptions& o = f->service;
   cmd->add_option("--host", o.host,
                   WithDefault("loopback address", DefaultText(o.host)));
   cmd->add_option("--port", f->port,

@@ -20,9 +20,9 @@ namespace perflab::cli {
 namespace {
 
 using core::Value;
-using lab::HttpServerOptions;
-using lab::LoadOptions;
-using lab::LoadResult;
+using http::HttpServerOptions;
+using http::LoadOptions;
+using http::LoadResult;
 
 constexpr double kNsPerMs = 1e6;
 
@@ -48,12 +48,12 @@ bool Near(double real, double sim, double pct, double abs = 0) {
 
 // Starts a server, runs the load against it, stops it.
 absl::StatusOr<LoadResult> Run(const HttpServerOptions& so, LoadOptions lo,
-                               lab::HttpServerStats* stats = nullptr) {
-  absl::StatusOr<std::unique_ptr<lab::HttpServer>> server =
-      lab::HttpServer::Start(so);
+                               http::HttpServerStats* stats = nullptr) {
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
+      http::HttpServer::Start(so);
   if (!server.ok()) return server.status();
   lo.port = (*server)->port();
-  absl::StatusOr<LoadResult> r = lab::RunLoad(lo);
+  absl::StatusOr<LoadResult> r = http::RunLoad(lo);
   (*server)->Stop();
   if (stats != nullptr) *stats = (*server)->stats();
   return r;
@@ -109,19 +109,19 @@ absl::Status ThreadCap(int threads, const RealityOptions& o,
                  .duration_s = o.quick ? 3.0 : 6.0,
                  .warmup_s = 1,
                  .timeout_ms = 10000};
-  absl::StatusOr<std::unique_ptr<lab::HttpServer>> server =
-      lab::HttpServer::Start(so);
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
+      http::HttpServer::Start(so);
   if (!server.ok()) return server.status();
   lo.port = (*server)->port();
-  absl::StatusOr<LoadResult> real = lab::RunLoad(lo);
+  absl::StatusOr<LoadResult> real = http::RunLoad(lo);
   if (!real.ok()) return real.status();
-  std::optional<lab::WrkResult> wrk;
+  std::optional<http::WrkResult> wrk;
   if (o.wrk) {
-    absl::StatusOr<lab::WrkResult> w =
-        lab::RunWrk({.url = absl::StrCat("http://127.0.0.1:", lo.port, "/"),
-                     .threads = 2,
-                     .connections = 100,
-                     .duration_s = o.quick ? 3.0 : 5.0});
+    absl::StatusOr<http::WrkResult> w =
+        http::RunWrk({.url = absl::StrCat("http://127.0.0.1:", lo.port, "/"),
+                      .threads = 2,
+                      .connections = 100,
+                      .duration_s = o.quick ? 3.0 : 5.0});
     if (w.ok()) {
       wrk = *w;
     } else {
@@ -212,7 +212,7 @@ absl::Status InnerPool(const RealityOptions& o, std::vector<Row>& rows) {
                  .duration_s = o.quick ? 3.0 : 6.0,
                  .warmup_s = 0.5,
                  .timeout_ms = 10000};
-  lab::HttpServerStats st;
+  http::HttpServerStats st;
   absl::StatusOr<LoadResult> real = Run(so, lo, &st);
   if (!real.ok()) return real.status();
   absl::StatusOr<core::Document> sim =
@@ -251,7 +251,9 @@ absl::Status InnerPool(const RealityOptions& o, std::vector<Row>& rows) {
 // TCP_NODELAY.
 absl::Status Nagle(const RealityOptions& o, std::vector<Row>& rows) {
   const int calls = o.quick ? 15 : 40;
-  HttpServerOptions so{.threads = 1, .two_writes = true, .tcp_nodelay = false};
+  HttpServerOptions so{.threads = 1,
+                       .writes = http::ResponseWrites::kHeadersThenBody,
+                       .tcp_nodelay = false};
   LoadOptions lo{.duration_s = 30, .timeout_ms = 2000, .max_requests = calls};
   absl::StatusOr<LoadResult> stalled = Run(so, lo);
   if (!stalled.ok()) return stalled.status();

@@ -20,7 +20,7 @@ namespace perflab::cli {
 namespace {
 
 struct ServeFlags {
-  lab::HttpServerOptions server{.tcp_nodelay = false};
+  http::HttpServerOptions server{.tcp_nodelay = false};
   int port = server.port;
   std::string threads = absl::StrCat(server.threads);
   double max_seconds = kDefaultMaxSeconds;
@@ -33,15 +33,15 @@ absl::StatusOr<core::Document> RunServe(ServeFlags f) {
   f.server.port = static_cast<uint16_t>(f.port);
   // Before any server thread exists, so they all inherit the mask.
   StopSignals stop_signals;
-  absl::StatusOr<std::unique_ptr<lab::HttpServer>> server =
-      lab::HttpServer::Start(f.server);
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
+      http::HttpServer::Start(f.server);
   if (!server.ok()) return server.status();
   std::cerr << "perflab serve: listening on http://" << f.server.host << ":"
             << (*server)->port() << "/ for at most " << f.max_seconds
             << " s (SIGINT or SIGTERM stops it)\n";
   const int sig = stop_signals.Wait(f.max_seconds);
   (*server)->Stop();
-  const lab::HttpServerStats s = (*server)->stats();
+  const http::HttpServerStats s = (*server)->stats();
   core::Document doc("perflab serve: what the server did");
   doc.Set("port", "port", static_cast<int64_t>((*server)->port()));
   doc.Set("stopped_by", "stopped by", StopSignals::StoppedBy(sig));
@@ -62,16 +62,16 @@ constexpr int kDefaultOpenLoopConnections = 64;
 
 struct LoadFlags {
   std::string url;
-  lab::LoadOptions load{.connections = 0};
+  http::LoadOptions load{.connections = 0};
   double rate = 0;
   int clients = 0;
   int connections = kDefaultOpenLoopConnections;
 };
 
 absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
-  absl::StatusOr<lab::Url> url = lab::ParseLoopbackUrl(f.url);
+  absl::StatusOr<http::Url> url = http::ParseLoopbackUrl(f.url);
   if (!url.ok()) return url.status();
-  lab::LoadOptions& o = f.load;
+  http::LoadOptions& o = f.load;
   o.host = url->host;
   o.port = url->port;
   o.path = url->path;
@@ -83,7 +83,7 @@ absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
   o.rate_per_s = f.rate;
   o.open_loop = f.clients <= 0;
   o.connections = o.open_loop ? f.connections : f.clients;
-  absl::StatusOr<lab::LoadResult> r = lab::RunLoad(o);
+  absl::StatusOr<http::LoadResult> r = http::RunLoad(o);
   if (!r.ok()) return r.status();
   core::Document doc(absl::StrCat(
       "perflab load: ",
@@ -169,8 +169,7 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
           absl::StrCat("close idle connections after (s, default ",
                        DefaultText(sf->server.keepalive_timeout_s), ")"))
       ->check(Positive());
-  serve->add_flag("--two-writes", sf->server.two_writes,
-                  "headers and body as two writes (Nagle)");
+  AddTwoWritesFlag(*serve, sf->server.writes);
   serve->add_flag("--nodelay", sf->server.tcp_nodelay, "set TCP_NODELAY");
   serve
       ->add_option("--max-seconds", sf->max_seconds,

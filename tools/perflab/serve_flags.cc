@@ -22,6 +22,13 @@ absl::StatusOr<int> ParseThreadsFlag(const std::string& value, int max) {
   return threads;
 }
 
+void AddTwoWritesFlag(CLI::App& command, http::ResponseWrites& writes) {
+  command.add_flag_callback(
+      "--two-writes",
+      [&writes] { writes = http::ResponseWrites::kHeadersThenBody; },
+      "headers and body as two writes (Nagle)");
+}
+
 StopSignals::StopSignals() {
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);

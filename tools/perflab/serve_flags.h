@@ -1,7 +1,7 @@
 // What the long-running server commands (perflab serve, perflab
-// orders-service) share: the --threads flag ("virtual" or a count) and the
-// wait for SIGINT, SIGTERM or --max-seconds. Not thread-safe: for the
-// command's own thread.
+// orders-service) share: the --threads flag ("virtual" or a count), the
+// --two-writes flag and the wait for SIGINT, SIGTERM or --max-seconds. Not
+// thread-safe: for the command's own thread.
 #ifndef PERFLAB_TOOLS_PERFLAB_SERVE_FLAGS_H_
 #define PERFLAB_TOOLS_PERFLAB_SERVE_FLAGS_H_
 
@@ -9,7 +9,9 @@
 
 #include <string>
 
+#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "bench/http/response_writes.h"
 
 namespace perflab::cli {
 
@@ -19,6 +21,11 @@ inline constexpr double kDefaultMaxSeconds = 60;
 // "virtual" is 0 (one thread per connection); otherwise an integer in
 // [1, max]. InvalidArgument names --threads, the value and what is accepted.
 absl::StatusOr<int> ParseThreadsFlag(const std::string& value, int max);
+
+// Adds --two-writes to `command`: given, `writes` becomes kHeadersThenBody
+// (headers and body as two small writes, the Nagle stall without
+// --nodelay); absent, it keeps its value.
+void AddTwoWritesFlag(CLI::App& command, http::ResponseWrites& writes);
 
 // Blocks SIGINT and SIGTERM in the calling thread while it lives. Create it
 // before starting a server: its threads inherit the mask, so the signal is

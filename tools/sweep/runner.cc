@@ -4,16 +4,16 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <ostream>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/mutex.h"
 #include "core/parallel.h"
 #include "models/hdr_codec.h"
 #include "models/histogram.h"
@@ -41,14 +41,17 @@ class Progress {
  public:
   Progress(const RunnerOptions& o, int64_t total) : o_(o), total_(total) {}
 
-  void Watch(const std::atomic<int64_t>& done) {
+  void Watch(const std::atomic<int64_t>& done) ABSL_LOCKS_EXCLUDED(mu_) {
     if (o_.progress == nullptr) return;
     auto start = std::chrono::steady_clock::now();
     auto next = start + std::chrono::duration<double>(o_.progress_after_s);
     bool printed = false;
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     while (!finished_) {
-      cv_.wait_until(lock, next, [this] { return finished_; });
+      // Until `next`, or less when Finish() comes first.
+      while (!finished_) {
+        if (!cv_.WaitUntil(&mu_, next)) break;
+      }
       if (finished_) break;
       Print(done.load(), start);
       printed = true;
@@ -57,10 +60,10 @@ class Progress {
     if (printed) Print(done.load(), start);
   }
 
-  void Finish() {
-    std::lock_guard<std::mutex> lock(mu_);
+  void Finish() ABSL_LOCKS_EXCLUDED(mu_) {
+    core::MutexLock lock(&mu_);
     finished_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
 
  private:
@@ -82,9 +85,9 @@ class Progress {
 
   const RunnerOptions& o_;
   int64_t total_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool finished_ = false;
+  core::Mutex mu_;
+  core::CondVar cv_;  // finished
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace

@@ -11,8 +11,18 @@
 #include "bench/lab/alloc.h"
 #include "bench/lab/payload.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
+
+// The code under test the handler drives (bench/lab/).
+using lab::CountingResource;
+using lab::FullItem;
+using lab::FullOrder;
+using lab::Item;
+using lab::Order;
+using lab::OrderRepository;
+using lab::Page;
+using lab::PmrPage;
 
 constexpr std::string_view kPrefix = "/customers/";
 constexpr std::string_view kSuffix = "/orders";
@@ -46,9 +56,9 @@ uint64_t MaterialiseGraph(const Page& page, std::pmr::memory_resource* mr) {
     }
     source.push_back(std::move(f));
   }
-  PmrPage* graph = BuildPage(source, mr);
-  const uint64_t sum = Checksum(*graph);
-  DestroyPage(graph, mr);
+  PmrPage* graph = lab::BuildPage(source, mr);
+  const uint64_t sum = lab::Checksum(*graph);
+  lab::DestroyPage(graph, mr);
   return sum;
 }
 
@@ -94,25 +104,31 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
     }
   }
   std::unique_ptr<OrdersHandler> h(new OrdersHandler(options));
-  RepositoryOptions ro;
-  ro.access = options.index ? OrdersAccess::kIndex : OrdersAccess::kScan;
+  lab::RepositoryOptions ro;
+  ro.access =
+      options.index ? lab::OrdersAccess::kIndex : lab::OrdersAccess::kScan;
   for (int i = 0; i < options.db_pool; ++i) {
     auto repo = OrderRepository::Open(options.dataset_path, ro);
     if (!repo.ok()) return repo.status();
+    // No other thread exists yet; the lock is for the analysis of free_.
+    core::MutexLock lock(&h->pool_mu_);
     h->free_.push_back(repo->get());
     h->repos_.push_back(std::move(*repo));
   }
-  if (options.cache) h->cache_ = std::make_unique<TtlLruCache<Page>>();
+  if (options.cache) h->cache_ = std::make_unique<lab::TtlLruCache<Page>>();
   return h;
 }
 
 OrderRepository* OrdersHandler::Acquire() {
-  std::unique_lock<std::mutex> lock(pool_mu_);
-  const auto timeout =
-      std::chrono::duration<double, std::milli>(options_.db_acquire_timeout_ms);
-  if (!pool_cv_.wait_for(lock, timeout, [this] { return !free_.empty(); })) {
-    return nullptr;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::ceil<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double, std::milli>(
+                                options_.db_acquire_timeout_ms));
+  core::MutexLock lock(&pool_mu_);
+  while (free_.empty()) {
+    if (!pool_cv_.WaitUntil(&pool_mu_, deadline)) break;
   }
+  if (free_.empty()) return nullptr;
   OrderRepository* repo = free_.back();
   free_.pop_back();
   return repo;
@@ -120,16 +136,16 @@ OrderRepository* OrdersHandler::Acquire() {
 
 void OrdersHandler::Release(OrderRepository* repo) {
   {
-    std::unique_lock<std::mutex> lock(pool_mu_);
+    core::MutexLock lock(&pool_mu_);
     free_.push_back(repo);
   }
-  pool_cv_.notify_one();
+  pool_cv_.Signal();
 }
 
 absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
   std::unique_ptr<HttpClient> client;
   if (options_.keep_alive) {
-    std::unique_lock<std::mutex> lock(clients_mu_);
+    core::MutexLock lock(&clients_mu_);
     if (!clients_.empty()) {
       client = std::move(clients_.back());
       clients_.pop_back();
@@ -149,7 +165,7 @@ absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
     return absl::UnavailableError(absl::StrCat("inventory ", r->status));
   }
   if (options_.keep_alive && !r->connection_close) {
-    std::unique_lock<std::mutex> lock(clients_mu_);
+    core::MutexLock lock(&clients_mu_);
     clients_.push_back(std::move(client));
   }
   return absl::OkStatus();
@@ -160,7 +176,7 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
     if (std::shared_ptr<const Page> hit = cache_->Get(customer_id)) {
       ++hits_;
       ++pages_;
-      return {200, SerializePage(*hit)};
+      return {200, lab::SerializePage(*hit)};
     }
     ++misses_;
   }
@@ -199,7 +215,7 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
   } else {
     MaterialiseGraph(*page, std::pmr::new_delete_resource());
   }
-  std::string body = SerializePage(*page);
+  std::string body = lab::SerializePage(*page);
   if (cache_ != nullptr) {
     cache_->Put(customer_id, std::make_shared<const Page>(*std::move(page)));
   }
@@ -248,4 +264,4 @@ std::string OrdersHandler::StatsJson(int64_t inventory_connections) const {
       ",\"arena_bytes\":", s.arena_bytes, "}");
 }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

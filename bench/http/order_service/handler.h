@@ -10,20 +10,20 @@
 #define PERFLAB_BENCH_HTTP_ORDER_SERVICE_HANDLER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "bench/http/net.h"
 #include "bench/lab/orders.h"
 #include "bench/lab/ttl_lru_cache.h"
+#include "core/mutex.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct HandlerOptions {
   std::string dataset_path;  // a database CheckDataset accepts
@@ -72,22 +72,26 @@ class OrdersHandler {
 
  private:
   explicit OrdersHandler(HandlerOptions options);
-  OrderRepository* Acquire();  // null on timeout
-  void Release(OrderRepository* repo);
+  // Null on timeout.
+  lab::OrderRepository* Acquire() ABSL_LOCKS_EXCLUDED(pool_mu_);
+  void Release(lab::OrderRepository* repo) ABSL_LOCKS_EXCLUDED(pool_mu_);
   HandlerResponse Orders(int64_t customer_id);
-  absl::Status CallInventory(int64_t customer_id);
+  absl::Status CallInventory(int64_t customer_id)
+      ABSL_LOCKS_EXCLUDED(clients_mu_);
   std::string StatsJson(int64_t inventory_connections) const;
 
   const HandlerOptions options_;
-  std::vector<std::unique_ptr<OrderRepository>> repos_;
-  std::mutex pool_mu_;
-  std::condition_variable pool_cv_;
-  std::vector<OrderRepository*> free_;  // guarded by pool_mu_
+  std::vector<std::unique_ptr<lab::OrderRepository>> repos_;
+  core::Mutex pool_mu_;
+  core::CondVar pool_cv_;  // a connection went back to the pool
+  std::vector<lab::OrderRepository*> free_ ABSL_GUARDED_BY(pool_mu_);
   // The page itself, serialised again on every hit: the case study caches
   // its Page record and Jackson writes it per response.
-  std::unique_ptr<TtlLruCache<Page>> cache_;
-  std::mutex clients_mu_;
-  std::vector<std::unique_ptr<HttpClient>> clients_;  // idle, kept alive
+  std::unique_ptr<lab::TtlLruCache<lab::Page>> cache_;
+  core::Mutex clients_mu_;
+  // Idle, kept alive.
+  std::vector<std::unique_ptr<HttpClient>> clients_
+      ABSL_GUARDED_BY(clients_mu_);
   std::atomic<int64_t> requests_{0}, pages_{0}, queries_{0}, hits_{0},
       misses_{0}, inventory_calls_{0}, db_timeouts_{0}, not_found_{0},
       bad_requests_{0}, errors_{0}, arena_bytes_{0};
@@ -97,6 +101,6 @@ class OrdersHandler {
 // no sign, no leading zero); InvalidArgument for anything else.
 absl::StatusOr<int64_t> ParseOrdersTarget(std::string_view target);
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_ORDER_SERVICE_HANDLER_H_

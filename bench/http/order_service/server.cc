@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,8 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "bench/http/http_front.h"
 #include "bench/http/http_server.h"
+#include "core/mutex.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 namespace {
 
 // Workers of the stub: enough that the 5 ms calls never queue there.
@@ -64,9 +64,9 @@ class OrdersService::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start();
-  void Stop();
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   uint16_t port() const { return front_->port(); }
-  OrdersServiceStats stats() const;
+  OrdersServiceStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   HttpFrontResponse Serve(const HttpFrontRequest& request);
@@ -75,7 +75,7 @@ class OrdersService::Impl {
   std::unique_ptr<HttpFront> front_;
   std::unique_ptr<HttpServer> stub_;
 
-  mutable std::mutex mu_;  // std::mutex: see http_front.cc
+  mutable core::Mutex mu_;
   // Written under mu_: before the front end serves, and by Stop() once the
   // front end has joined its threads, which therefore read it without mu_.
   std::unique_ptr<OrdersHandler> handler_;
@@ -107,7 +107,7 @@ absl::Status OrdersService::Impl::Start() {
   HttpServerOptions stub;
   stub.threads = kStubThreads;
   stub.handler_ms = o.inventory_ms;
-  stub.two_writes = true;
+  stub.writes = ResponseWrites::kHeadersThenBody;
   stub.tcp_nodelay = o.nodelay;
   absl::StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(stub);
   if (!started.ok()) return started.status();
@@ -118,7 +118,7 @@ absl::Status OrdersService::Impl::Start() {
       OrdersHandler::Create(ho);
   if (!handler.ok()) return handler.status();
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     handler_ = std::move(*handler);
   }
   front_->Serve([this](const HttpFrontRequest& r) { return Serve(r); });
@@ -130,7 +130,7 @@ void OrdersService::Impl::Stop() {
   if (front_ != nullptr) front_->Stop();
   std::unique_ptr<OrdersHandler> handler;
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    core::MutexLock lock(&mu_);
     if (handler_ != nullptr) final_stats_ = handler_->stats();
     handler = std::move(handler_);
   }
@@ -146,7 +146,7 @@ OrdersServiceStats OrdersService::Impl::stats() const {
   const HttpFrontStats f = front_->stats();
   s.connections = f.connections;
   s.open_connections = f.open_connections;
-  std::unique_lock<std::mutex> lock(mu_);
+  core::MutexLock lock(&mu_);
   s.handler = handler_ != nullptr ? handler_->stats() : final_stats_;
   return s;
 }
@@ -183,4 +183,4 @@ void OrdersService::Stop() { impl_->Stop(); }
 uint16_t OrdersService::port() const { return impl_->port(); }
 OrdersServiceStats OrdersService::stats() const { return impl_->stats(); }
 
-}  // namespace perflab::lab
+}  // namespace perflab::http

@@ -1,18 +1,13 @@
 // The order service for real: an HTTP/1.1 front end on loopback in front of
-// OrdersHandler, and the in-process inventory stub (lab::HttpServer: 5 ms per
+// OrdersHandler, and the in-process inventory stub (http::HttpServer: 5 ms per
 // call, headers and body as two small writes, TCP_NODELAY per the step) that
 // every page miss calls over a real socket.
 //
-// Request model (the --threads step):
-//  - threads > 0: a fixed pool of workers (Tomcat's connector): one poller
-//    thread watches idle kept-alive connections with epoll and queues the
-//    ready ones; a worker serves one request and hands the connection back.
-//  - threads == 0 ("virtual"): one OS thread per connection, no cap. The
-//    load generators here keep one request in flight per connection, so this
-//    is one task per in-flight request: the unbounded concurrency of Java's
-//    virtual threads, paid for with a kernel thread each (no coroutines).
-// Both are lab::HttpFront's (bench/http/http_front.h), as for lab::HttpServer;
-// idle kept-alive connections stay open until the client or Stop() ends them.
+// The request model (the --threads step: a fixed pool of workers, or one OS
+// thread per connection for threads == 0) is http::HttpFront's, described in
+// bench/http/http_front.h. The service adds its settings of it: no keep-alive
+// timeout (idle connections stay open until the client or Stop() ends them),
+// no connection cap, TCP_NODELAY on its own accepted sockets.
 //
 // Public methods are thread-safe. Stop() (or destruction) closes every socket
 // and joins every thread the service started, the stub's included.
@@ -26,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "bench/http/order_service/handler.h"
 
-namespace perflab::lab {
+namespace perflab::http {
 
 struct OrdersServiceOptions {
   std::string host = "127.0.0.1";  // a loopback address only
@@ -73,6 +68,6 @@ absl::Status PinToLastCpus(int count);
 // Restricts the calling thread to the first `count` CPUs it may run on.
 absl::Status PinToFirstCpus(int count);
 
-}  // namespace perflab::lab
+}  // namespace perflab::http
 
 #endif  // PERFLAB_BENCH_HTTP_ORDER_SERVICE_SERVER_H_
