@@ -162,7 +162,7 @@ TEST(CliHelpDefaults, DatasetIsDatasetOptions) {
 }
 
 TEST(CliHelpDefaults, OrdersServiceIsOrdersServiceOptions) {
-  const lab::OrdersServiceOptions o;
+  const http::OrdersServiceOptions o;
   const std::vector<std::string> cmd = {"orders-service"};
   EXPECT_EQ(Shown(cmd, "--host"), o.host);
   EXPECT_EQ(ShownNumber(cmd, "--port"), o.port);
@@ -175,14 +175,14 @@ TEST(CliHelpDefaults, OrdersServiceIsOrdersServiceOptions) {
 }
 
 TEST(CliHelpDefaults, ServeAndLoadAreTheirOptions) {
-  const lab::HttpServerOptions s;
+  const http::HttpServerOptions s;
   EXPECT_EQ(Shown({"serve"}, "--host"), s.host);
   EXPECT_EQ(ShownNumber({"serve"}, "--port"), s.port);
   EXPECT_EQ(ShownNumber({"serve"}, "--threads"), s.threads);
   EXPECT_EQ(ShownNumber({"serve"}, "--keepalive-timeout-s"),
             s.keepalive_timeout_s);
   EXPECT_EQ(ShownNumber({"serve"}, "--max-seconds"), kDefaultMaxSeconds);
-  const lab::LoadOptions l;
+  const http::LoadOptions l;
   EXPECT_EQ(ShownNumber({"load"}, "--timeout-ms"), l.timeout_ms);
   EXPECT_EQ(ShownNumber({"load"}, "--max-requests"),
             static_cast<double>(l.max_requests));
