@@ -54,6 +54,17 @@ inline constexpr double kGcPauses256 = 401;
 inline constexpr double kGcPauses768 = 32;
 inline constexpr double kGcPauseTotal256Ms = 1'562;
 inline constexpr double kGcPauseTotal768Ms = 589;
+// Capstone chapter: the baseline's JFR profile, percent of the application's
+// CPU samples: the database (H2 and JDBC), the framework (Tomcat, routing,
+// Spring), JSON (Jackson) and the socket / HTTP client of the inventory call.
+inline constexpr double kJfrDatabasePct = 97.2;
+inline constexpr double kJfrFrameworkPct = 1.7;
+inline constexpr double kJfrJsonPct = 0.3;
+inline constexpr double kJfrHttpClientPct = 0.7;
+// Capstone chapter: the inventory stub's Thread.sleep(5), and the load
+// generator's cores (run.sh: taskset -c 8-11).
+inline constexpr double kInventoryStubMs = 5;
+inline constexpr double kGeneratorCores = 4;
 // Capstone chapter: the page cache, 10,000 entries with a 30 s TTL.
 inline constexpr int64_t kCacheEntries = 10'000;
 inline constexpr int64_t kCacheTtlS = 30;
@@ -125,7 +136,8 @@ inline constexpr int64_t kCustomers = 5'000;
 // Capstone chapter: the ten-step table the case study printed (median of 3;
 // closed loop of 32 clients, open loop at 40 req/s). `factor` is RPS against
 // the previous step (0 for the baseline). The composer prints its own figures
-// beside these; tests never use them as expected values of the model.
+// beside these. A test never takes one as the expected value of a quantity
+// computed from a calibration field whose source reads it.
 struct CapstoneStepFigures {
   const char* step;  // perflab's step name (tools/capstone/steps.h)
   double rps, p95_ms, p99_ms, open_p99_ms, cpu_cores;
@@ -143,6 +155,21 @@ inline constexpr CapstoneStepFigures kCapstoneTable[] = {
     {"heap-768", 5214, 14.4, 23.9, 8.3, 2.2, 0, 0.029, 0.99},
     {"right-size", 6066, 11.5, 18.0, 10.2, 1.9, 0, 0.013, 1.16},
 };
+// The table's columns by name (calibration sources name the cells they read).
+struct CapstoneColumn {
+  const char* name;
+  double CapstoneStepFigures::*member;
+};
+inline constexpr CapstoneColumn kCapstoneColumns[] = {
+    {"rps", &CapstoneStepFigures::rps},
+    {"p95_ms", &CapstoneStepFigures::p95_ms},
+    {"p99_ms", &CapstoneStepFigures::p99_ms},
+    {"open_p99_ms", &CapstoneStepFigures::open_p99_ms},
+    {"cpu_cores", &CapstoneStepFigures::cpu_cores},
+    {"queries_per_request", &CapstoneStepFigures::queries_per_request},
+    {"usd_per_million", &CapstoneStepFigures::usd_per_million},
+    {"factor", &CapstoneStepFigures::factor},
+};
 // Capstone chapter: the outcomes it printed, baseline against final step
 // ("x lower" for latency and cost, "x higher" for throughput).
 inline constexpr double kCapstoneP99Outcome = 51;
@@ -159,6 +186,34 @@ inline constexpr double kClosedLoopDurationS = 15;
 // Capstone chapter: the steps' new settings (pool 4 -> 8, 8 -> 4 vCPU).
 inline constexpr int64_t kTunedDbPool = 8;
 inline constexpr int64_t kRightSizedCores = 4;
+
+// The figures a calibration's derivation may name, by their names above
+// (calibration sources cite them; a name not listed here is rejected).
+struct NamedFigure {
+  const char* name;
+  double value;
+};
+inline constexpr NamedFigure kNamedFigures[] = {
+    {"kHttpCallUs", static_cast<double>(kHttpCallUs)},
+    {"kNagleStallMs", kNagleStallMs},
+    {"kHeapMib", kHeapMib},
+    {"kLiveSetMib", kLiveSetMib},
+    {"kTunedHeapMib", kTunedHeapMib},
+    {"kGcPauses256", kGcPauses256},
+    {"kGcPauses768", kGcPauses768},
+    {"kGcPauseTotal256Ms", kGcPauseTotal256Ms},
+    {"kGcPauseTotal768Ms", kGcPauseTotal768Ms},
+    {"kJfrDatabasePct", kJfrDatabasePct},
+    {"kJfrFrameworkPct", kJfrFrameworkPct},
+    {"kJfrJsonPct", kJfrJsonPct},
+    {"kJfrHttpClientPct", kJfrHttpClientPct},
+    {"kInventoryStubMs", kInventoryStubMs},
+    {"kGeneratorCores", kGeneratorCores},
+    {"kOpenLoopRatePerS", kOpenLoopRatePerS},
+    {"kOpenLoopDurationS", kOpenLoopDurationS},
+    {"kRigWarmupS", kRigWarmupS},
+    {"kClosedLoopDurationS", kClosedLoopDurationS},
+};
 
 }  // namespace perflab::case_study
 

@@ -1,5 +1,7 @@
 #include "sim/order_service/calibration.h"
 
+#include <algorithm>
+
 namespace perflab::sim {
 
 const std::vector<CalibrationField>& CalibrationFields() {
@@ -67,6 +69,35 @@ const std::vector<CalibrationField>& CalibrationFields() {
        &C::cpp_miss_per_connection_us},
   };
   return *fields;
+}
+
+std::string_view SourceKindName(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::kMeasured:
+      return "measured";
+    case SourceKind::kPublished:
+      return "published";
+    case SourceKind::kTable:
+      return "table";
+    case SourceKind::kAssumed:
+      return "assumed";
+  }
+  return "assumed";
+}
+
+std::vector<std::string> InputRows(const std::vector<Provenance>& provenance) {
+  std::vector<std::string> rows;
+  for (const auto& figures : case_study::kCapstoneTable) {
+    const bool read = std::any_of(
+        provenance.begin(), provenance.end(), [&figures](const Provenance& p) {
+          return std::any_of(p.rows.begin(), p.rows.end(),
+                             [&figures](const TableCells& cells) {
+                               return cells.row == figures.step;
+                             });
+        });
+    if (read) rows.emplace_back(figures.step);
+  }
+  return rows;
 }
 
 }  // namespace perflab::sim

@@ -110,6 +110,9 @@ TEST_F(CalibrateTest, SeedFileFillsTheUnmeasuredFields) {
   CalibrationFile seed;
   seed.name = "seed-h2";
   seed.sources.assign(sim::CalibrationFields().size(), "the figure");
+  sim::Provenance stated;
+  stated.why = "a test's figure";
+  seed.provenance.assign(sim::CalibrationFields().size(), stated);
   seed.values.inventory_service_ms = 7;
   seed.values.item_statement_us = 999;  // measured: must be replaced
   Write((dir_ / "seed.json").string(), WriteCalibration(seed));
@@ -118,6 +121,23 @@ TEST_F(CalibrateTest, SeedFileFillsTheUnmeasuredFields) {
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->values.inventory_service_ms, 7);
   EXPECT_DOUBLE_EQ(f->values.item_statement_us, 1.125);
+  // Provenance: the seed's, marked as copied from it, or what was measured.
+  const auto& fields = sim::CalibrationFields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const sim::Provenance& p = f->provenance[i];
+    if (fields[i].name == "inventory_service_ms") {
+      EXPECT_EQ(p.kind, sim::SourceKind::kAssumed);
+      EXPECT_EQ(p.why, "a test's figure");
+      EXPECT_EQ(p.from, "seed-h2");
+    }
+    if (fields[i].name == "item_statement_us") {
+      EXPECT_EQ(p.kind, sim::SourceKind::kMeasured);
+      EXPECT_THAT(p.benchmarks,
+                  ::testing::ElementsAre("bench_db P", "bench_db Q"));
+      EXPECT_EQ(p.formula, "median cpu_time of P - Q x 0.0125, in us");
+      EXPECT_TRUE(p.rows.empty());
+    }
+  }
 }
 
 TEST_F(CalibrateTest, MissingBenchmarkOrFamilyIsOneLine) {

@@ -17,6 +17,30 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+constexpr char kAssumed[] =
+    R"("provenance": {"kind": "assumed", "why": "stated"})";
+
+// Field i's provenance: the four kinds in turn (table: row "index" read by
+// field 2, rows "baseline" and "cache" by field 6).
+std::string ProvenanceJson(size_t i) {
+  switch (i % 4) {
+    case 0:
+      return absl::StrCat(
+          R"({"kind": "measured", "benchmarks": ["bench_db BM_A", )",
+          R"("bench_db BM_B"], "formula": "median cpu_time of BM_A - BM_B"})");
+    case 1:
+      return R"({"kind": "published", "figures": ["kHeapMib", "kLiveSetMib"]})";
+    case 2:
+      return i == 2 ? R"({"kind": "table", "rows": {"index": ["rps", )"
+                      R"("cpu_cores"]}, "figures": ["kGcPauses256"], )"
+                      R"("fields": ["live_set_mib"]})"
+                    : R"({"kind": "table", "from": "seed-h2", "rows": )"
+                      R"({"baseline": ["rps"], "cache": ["cpu_cores"]}})";
+    default:
+      return R"({"kind": "assumed", "why": "a stated value"})";
+  }
+}
+
 // A valid file where field i has value i + 0.5 (distinct, non-zero), written
 // by hand (not by WriteCalibration) so the reader is tested on its own.
 std::string ValidJson(const std::string& skip = "",
@@ -29,7 +53,7 @@ std::string ValidJson(const std::string& skip = "",
     absl::StrAppend(&fields, "\"", std::string(all[i].name),
                     "\": {\"value\": ", i, ".5, ", "\"unit\": \"",
                     std::string(all[i].unit), "\", \"source\": \"test ", i,
-                    "\"}");
+                    "\", \"provenance\": ", ProvenanceJson(i), "}");
   }
   if (!extra.empty()) absl::StrAppend(&fields, ",\n", extra);
   return absl::StrCat(
@@ -75,6 +99,25 @@ TEST(CalibrationIo, ReadsEveryFieldWithItsValueAndSource) {
         << all[i].name;
     EXPECT_EQ(f->sources[i], absl::StrCat("test ", i));
   }
+  ASSERT_EQ(f->provenance.size(), all.size());
+  EXPECT_EQ(f->provenance[0].kind, sim::SourceKind::kMeasured);
+  EXPECT_EQ(f->provenance[0].benchmarks,
+            (std::vector<std::string>{"bench_db BM_A", "bench_db BM_B"}));
+  EXPECT_EQ(f->provenance[0].formula, "median cpu_time of BM_A - BM_B");
+  EXPECT_EQ(f->provenance[1].kind, sim::SourceKind::kPublished);
+  EXPECT_EQ(f->provenance[1].figures,
+            (std::vector<std::string>{"kHeapMib", "kLiveSetMib"}));
+  EXPECT_EQ(f->provenance[2].kind, sim::SourceKind::kTable);
+  EXPECT_EQ(f->provenance[2].rows,
+            (std::vector<sim::TableCells>{{"index", {"rps", "cpu_cores"}}}));
+  EXPECT_EQ(f->provenance[2].fields,
+            (std::vector<std::string>{"live_set_mib"}));
+  EXPECT_EQ(f->provenance[6].from, "seed-h2");
+  EXPECT_EQ(f->provenance[3].kind, sim::SourceKind::kAssumed);
+  EXPECT_EQ(f->provenance[3].why, "a stated value");
+  // The rows any field reads, in the table's order.
+  EXPECT_EQ(sim::InputRows(f->provenance),
+            (std::vector<std::string>{"baseline", "index", "cache"}));
 }
 
 TEST(CalibrationIo, WriteThenReadIsIdentity) {
@@ -88,6 +131,7 @@ TEST(CalibrationIo, WriteThenReadIsIdentity) {
     EXPECT_EQ(f->values.*field.member, g->values.*field.member) << field.name;
   }
   EXPECT_EQ(f->sources, g->sources);
+  EXPECT_EQ(f->provenance, g->provenance);
   EXPECT_EQ(WriteCalibration(*g), text);
 }
 
@@ -99,7 +143,8 @@ TEST(CalibrationIo, MissingField) {
 TEST(CalibrationIo, UnknownField) {
   ExpectBad(
       ValidJson("",
-                R"("warp_drive_us": {"value": 1, "unit": "us", "source": ""})"),
+                R"("warp_drive_us": {"value": 1, "unit": "us", "source": "", )"
+                R"("provenance": {"kind": "assumed", "why": "w"}})"),
       "'warp_drive_us' is unknown");
 }
 
@@ -107,16 +152,18 @@ TEST(CalibrationIo, UnknownField) {
 // the error. Errors quote it escaped and stay one line.
 TEST(CalibrationIo, UnknownFieldWithANewlineIsStillOneLine) {
   ExpectBad(
-      ValidJson(
-          "", R"("warp\ndrive_us": {"value": 1, "unit": "us", "source": ""})"),
+      ValidJson("",
+                R"("warp\ndrive_us": {"value": 1, "unit": "us", "source": "", )"
+                R"("provenance": {"kind": "assumed", "why": "w"}})"),
       "'warp\\ndrive_us' is unknown");
 }
 
 TEST(CalibrationIo, RepeatedField) {
-  ExpectBad(ValidJson("", absl::StrCat("\"", FirstName(),
-                                       "\": {\"value\": 1, \"unit\": \"",
-                                       FirstUnit(), "\", \"source\": \"\"}")),
-            "appears twice");
+  ExpectBad(
+      ValidJson("", absl::StrCat("\"", FirstName(),
+                                 "\": {\"value\": 1, \"unit\": \"", FirstUnit(),
+                                 "\", \"source\": \"\", ", kAssumed, "}")),
+      "appears twice");
 }
 
 TEST(CalibrationIo, WrongUnit) {
@@ -173,6 +220,52 @@ TEST(CalibrationIo, WrongFormatAndTopLevelKeys) {
   ExpectBad(WithFirst(absl::StrCat(R"({"value": 1, "unit": ")", FirstUnit(),
                                    R"("})")),
             "missing \"source\"");
+}
+
+// Provenance is required and strict: every name it cites must exist.
+TEST(CalibrationIo, BadProvenance) {
+  const std::string head = absl::StrCat(
+      R"({"value": 1, "unit": ")", FirstUnit(), R"(", )", R"("source": "s")");
+  auto with = [&](const std::string& provenance) {
+    return WithFirst(
+        absl::StrCat(head, R"(, "provenance": )", provenance, "}"));
+  };
+  const std::string field = absl::StrCat("'", FirstName(), "'");
+  ExpectBad(WithFirst(head + "}"), field + ": missing \"provenance\"");
+  ExpectBad(with(R"({"kind": "guessed"})"),
+            "provenance kind 'guessed' is unknown; accepted: measured, "
+            "published, table, assumed");
+  ExpectBad(with(R"({"why": "w"})"), "provenance has no \"kind\"");
+  ExpectBad(with(R"("table")"), "provenance is not an object");
+  ExpectBad(with(R"({"kind": "published", "figures": ["kWarpFactor"]})"),
+            "figure 'kWarpFactor' is unknown; accepted: the named figures of "
+            "core/case_study.h: kHttpCallUs");
+  ExpectBad(with(R"({"kind": "table", "rows": {"warp-drive": ["rps"]}})"),
+            "row 'warp-drive' is not a step of the ten-step table; accepted: "
+            "baseline, index,");
+  ExpectBad(with(R"({"kind": "table", "rows": {"index": ["speed"]}})"),
+            "row 'index' column 'speed' is unknown; accepted: rps,");
+  ExpectBad(with(R"({"kind": "table", "rows": {"index": []}})"),
+            "row 'index' needs its columns");
+  ExpectBad(with(R"({"kind": "table", "rows": [{"row": "index"}]})"),
+            "\"rows\" is not an object");
+  ExpectBad(with(R"({"kind": "table", "fields": ["warp_us"]})"),
+            "provenance field 'warp_us' is unknown");
+  ExpectBad(with(R"({"kind": "assumed", "colour": "red"})"),
+            "unknown provenance key 'colour'");
+  ExpectBad(with(R"({"kind": "published", "figures": "kHeapMib"})"),
+            "\"figures\" is not an array of strings");
+  // Each kind has what it needs, and only a table value reads the table.
+  ExpectBad(with(R"({"kind": "table"})"), "kind 'table' needs \"rows\"");
+  ExpectBad(with(R"({"kind": "assumed"})"), "kind 'assumed' needs \"why\"");
+  ExpectBad(with(R"({"kind": "measured", "benchmarks": ["b"]})"),
+            "kind 'measured' needs \"benchmarks\" and \"formula\"");
+  ExpectBad(with(R"({"kind": "published", "figures": ["kHeapMib"], )"
+                 R"("rows": {"index": ["rps"]}})"),
+            "kind 'published' reads no table cell");
+  ExpectBad(with(R"({"kind": "assumed", "why": "w", "rows": )"
+                 R"({"index": ["rps"]}})"),
+            "kind 'assumed' needs \"why\" and reads no figure or row");
 }
 
 TEST(CalibrationIo, MissingFileNamesThePath) {

@@ -19,6 +19,7 @@
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tools/capstone/seed_h2.h"
 #include "tools/compare/gbench_json.h"
 
 namespace perflab::capstone {
@@ -269,28 +270,27 @@ absl::StatusOr<CalibrationFile> Calibrate(
   if (!map.ok()) return map.status();
 
   // Unmeasured fields: the seed-h2 calibration when it is there.
+  // Unmeasured fields: the seed-h2 calibration's value and provenance (from
+  // its file when it is there, else derived), marked as copied.
   CalibrationFile file;
   const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
-  file.sources.assign(fields.size(), "");
-  bool have_seed = false;
+  CalibrationFile seed;
   if (!options.seed_path.empty() &&
       std::filesystem::exists(options.seed_path)) {
-    absl::StatusOr<CalibrationFile> seed =
+    absl::StatusOr<CalibrationFile> read =
         ReadCalibrationFile(options.seed_path);
-    if (!seed.ok()) return seed.status();
-    file.values = seed->values;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      file.sources[i] =
-          absl::StrCat("not measured here; seed-h2: ", seed->sources[i]);
-    }
-    have_seed = true;
+    if (!read.ok()) return read.status();
+    seed = *std::move(read);
+  } else {
+    seed = DeriveSeedH2(CaseStudyFigures());
   }
-  if (!have_seed) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      file.sources[i] =
-          "not measured here; the case study's figure (sim::Calibration "
-          "default, the seed-h2 value)";
-    }
+  file.values = seed.values;
+  file.sources.assign(fields.size(), "");
+  file.provenance = seed.provenance;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    file.sources[i] =
+        absl::StrCat("not measured here; ", seed.name, ": ", seed.sources[i]);
+    if (file.provenance[i].from.empty()) file.provenance[i].from = seed.name;
   }
 
   // Families in map order; each runs (or is read) once for all its names.
@@ -371,6 +371,18 @@ absl::StatusOr<CalibrationFile> Calibrate(
       *converted = 0;
     }
     file.values.*fields[index].member = *converted;
+    sim::Provenance& p = file.provenance[index];
+    p = sim::Provenance{};
+    p.kind = sim::SourceKind::kMeasured;
+    p.benchmarks = {absl::StrCat("bench_", s.family, " ", s.benchmark)};
+    if (!s.minus.empty()) {
+      p.benchmarks.push_back(absl::StrCat("bench_", s.family, " ", s.minus));
+    }
+    p.formula =
+        absl::StrCat("median ", s.metric, " of ", s.benchmark,
+                     s.minus.empty() ? "" : absl::StrCat(" - ", s.minus),
+                     s.multiply == 1 ? "" : absl::StrCat(" x ", s.multiply),
+                     ", in ", std::string(fields[index].unit));
     file.sources[index] =
         absl::StrFormat("%s = %.6g %s%s (%s)", arithmetic, *converted,
                         std::string(fields[index].unit),

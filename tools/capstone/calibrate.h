@@ -5,7 +5,9 @@
 // `tools/lab bench`), takes the median of the repetitions, converts units
 // (times to the field's us/ms, bytes to MiB with the stated JVM factor) and
 // fills the fields no benchmark measures from the seed-h2 calibration, saying
-// so in each field's source. Not thread-safe (spawns benchmark processes).
+// so in each field's source and provenance (kind "measured" with the
+// benchmarks and formula, or seed-h2's own, "from": "seed-h2"). Not thread-safe
+// (spawns benchmark processes).
 #ifndef PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
 #define PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
 
@@ -25,7 +27,7 @@ struct CalibrateOptions {
   std::string map_path;   // kMapPath
   std::string bench_dir;  // holds the bench_<family> binaries
   std::string seed_path;  // seed-h2 calibration for unmeasured fields; if
-                          // missing, sim::Calibration's defaults are used
+                          // missing, DeriveSeedH2 (the same figures)
 };
 
 // One entry of the map's "calibration" section.

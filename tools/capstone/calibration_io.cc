@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/case_study.h"
 #include "core/json.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
@@ -65,22 +66,237 @@ absl::StatusOr<std::string> TopString(const rapidjson::Value& root,
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
-// Reads one entry of "fields" into `out` and its source.
+std::string KindNames() { return "measured, published, table, assumed"; }
+
+std::string RowNames() {
+  std::vector<std::string> names;
+  for (const auto& row : case_study::kCapstoneTable)
+    names.emplace_back(row.step);
+  return absl::StrJoin(names, ", ");
+}
+
+std::string ColumnNames() {
+  std::vector<std::string> names;
+  for (const auto& c : case_study::kCapstoneColumns) names.emplace_back(c.name);
+  return absl::StrJoin(names, ", ");
+}
+
+std::string FigureNames() {
+  std::vector<std::string> names;
+  for (const auto& f : case_study::kNamedFigures) names.emplace_back(f.name);
+  return absl::StrJoin(names, ", ");
+}
+
+bool KnownRow(std::string_view name) {
+  for (const auto& row : case_study::kCapstoneTable) {
+    if (name == row.step) return true;
+  }
+  return false;
+}
+
+bool KnownColumn(std::string_view name) {
+  for (const auto& c : case_study::kCapstoneColumns) {
+    if (name == c.name) return true;
+  }
+  return false;
+}
+
+bool KnownFigure(std::string_view name) {
+  for (const auto& f : case_study::kNamedFigures) {
+    if (name == f.name) return true;
+  }
+  return false;
+}
+
+std::string_view View(const rapidjson::Value& v) {
+  return std::string_view(v.GetString(), v.GetStringLength());
+}
+
+// An array of strings into `out`; false when it is something else.
+bool Strings(const rapidjson::Value& v, std::vector<std::string>& out) {
+  if (!v.IsArray()) return false;
+  for (const rapidjson::Value& e : v.GetArray()) {
+    if (!e.IsString()) return false;
+    out.emplace_back(View(e));
+  }
+  return true;
+}
+
+// The "provenance" object of one field: strict, every name checked against
+// the case study's table and named figures and the calibration's fields.
+absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
+                            sim::Provenance& out) {
+  const std::string shape =
+      "{\"kind\": measured|published|table|assumed, \"from\", "
+      "\"benchmarks\", \"formula\", \"rows\", \"figures\", \"fields\", "
+      "\"why\"} (fixtures/calibration/README.md)";
+  if (!v.IsObject()) {
+    return Bad(absl::StrCat(
+        where, ": provenance is not an object; accepted: ", shape));
+  }
+  for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
+    const std::string_view key = View(m->name);
+    if (key != "kind" && key != "from" && key != "benchmarks" &&
+        key != "formula" && key != "rows" && key != "figures" &&
+        key != "fields" && key != "why") {
+      return Bad(absl::StrCat(where, ": unknown provenance key '",
+                              std::string(key),
+                              "'; accepted: kind, from, benchmarks, formula, "
+                              "rows, figures, fields, why"));
+    }
+  }
+  auto kind = v.FindMember("kind");
+  if (kind == v.MemberEnd() || !kind->value.IsString()) {
+    return Bad(absl::StrCat(
+        where, ": provenance has no \"kind\"; accepted: ", KindNames()));
+  }
+  bool known = false;
+  for (sim::SourceKind k :
+       {sim::SourceKind::kMeasured, sim::SourceKind::kPublished,
+        sim::SourceKind::kTable, sim::SourceKind::kAssumed}) {
+    if (View(kind->value) == sim::SourceKindName(k)) {
+      out.kind = k;
+      known = true;
+    }
+  }
+  if (!known) {
+    return Bad(absl::StrCat(where, ": provenance kind '",
+                            std::string(View(kind->value)),
+                            "' is unknown; accepted: ", KindNames()));
+  }
+  for (auto [key, text] :
+       {std::pair{"from", &out.from}, std::pair{"formula", &out.formula},
+        std::pair{"why", &out.why}}) {
+    auto it = v.FindMember(key);
+    if (it == v.MemberEnd()) continue;
+    if (!it->value.IsString()) {
+      return Bad(absl::StrCat(where, ": provenance \"", key,
+                              "\" is not a string; accepted: a string"));
+    }
+    text->assign(View(it->value));
+  }
+  for (auto [key, list] :
+       {std::pair{"benchmarks", &out.benchmarks},
+        std::pair{"figures", &out.figures}, std::pair{"fields", &out.fields}}) {
+    auto it = v.FindMember(key);
+    if (it == v.MemberEnd()) continue;
+    if (!Strings(it->value, *list)) {
+      return Bad(absl::StrCat(where, ": provenance \"", key,
+                              "\" is not an array of strings; accepted: an "
+                              "array of strings"));
+    }
+  }
+  for (const std::string& f : out.figures) {
+    if (!KnownFigure(f)) {
+      return Bad(absl::StrCat(where, ": figure '", f,
+                              "' is unknown; accepted: the named figures of "
+                              "core/case_study.h: ",
+                              FigureNames()));
+    }
+  }
+  for (const std::string& f : out.fields) {
+    if (FindField(f) == nullptr) {
+      return Bad(absl::StrCat(where, ": provenance field '", f,
+                              "' is unknown; accepted: ", FieldNames()));
+    }
+  }
+  if (auto rows = v.FindMember("rows"); rows != v.MemberEnd()) {
+    if (!rows->value.IsObject()) {
+      return Bad(absl::StrCat(where,
+                              ": provenance \"rows\" is not an object; "
+                              "accepted: {\"<step of the ten-step table>\": "
+                              "[column names]}"));
+    }
+    for (auto r = rows->value.MemberBegin(); r != rows->value.MemberEnd();
+         ++r) {
+      sim::TableCells cells;
+      cells.row.assign(View(r->name));
+      if (!KnownRow(cells.row)) {
+        return Bad(absl::StrCat(where, ": row '", cells.row,
+                                "' is not a step of the ten-step table; "
+                                "accepted: ",
+                                RowNames()));
+      }
+      for (const sim::TableCells& seen : out.rows) {
+        if (seen.row == cells.row) {
+          return Bad(absl::StrCat(where, ": row '", cells.row,
+                                  "' appears twice; accepted: each row once"));
+        }
+      }
+      if (!Strings(r->value, cells.columns) || cells.columns.empty()) {
+        return Bad(absl::StrCat(where, ": row '", cells.row,
+                                "' needs its columns; accepted: a non-empty "
+                                "array of ",
+                                ColumnNames()));
+      }
+      for (const std::string& c : cells.columns) {
+        if (!KnownColumn(c)) {
+          return Bad(absl::StrCat(where, ": row '", cells.row, "' column '", c,
+                                  "' is unknown; accepted: ", ColumnNames()));
+        }
+      }
+      out.rows.push_back(std::move(cells));
+    }
+  }
+  // Each kind says what it needs; a table cell makes a value "table".
+  const std::string kind_name(sim::SourceKindName(out.kind));
+  auto needs = [&](bool ok, const std::string& what) -> absl::Status {
+    if (ok) return absl::OkStatus();
+    return Bad(
+        absl::StrCat(where, ": provenance kind '", kind_name, "' ", what));
+  };
+  absl::Status s;
+  switch (out.kind) {
+    case sim::SourceKind::kMeasured:
+      s = needs(!out.benchmarks.empty() && !out.formula.empty(),
+                "needs \"benchmarks\" and \"formula\"; accepted: the "
+                "benchmarks measured and the arithmetic");
+      if (s.ok()) {
+        s = needs(out.rows.empty(),
+                  "reads no table cell; accepted: kind 'table' for a value "
+                  "that reads \"rows\"");
+      }
+      break;
+    case sim::SourceKind::kPublished:
+      s = needs(!out.figures.empty(),
+                "needs \"figures\"; accepted: names from core/case_study.h");
+      if (s.ok()) {
+        s = needs(out.rows.empty(),
+                  "reads no table cell; accepted: kind 'table' for a value "
+                  "that reads \"rows\"");
+      }
+      break;
+    case sim::SourceKind::kTable:
+      s = needs(!out.rows.empty(),
+                "needs \"rows\"; accepted: the table cells it reads");
+      break;
+    case sim::SourceKind::kAssumed:
+      s = needs(!out.why.empty() && out.rows.empty() && out.figures.empty(),
+                "needs \"why\" and reads no figure or row; accepted: a "
+                "stated value and why");
+      break;
+  }
+  return s;
+}
+
+// Reads one entry of "fields" into `out`, its source and provenance.
 absl::Status ReadField(const sim::CalibrationField& field,
                        const rapidjson::Value& entry, sim::Calibration& out,
-                       std::string& source) {
+                       std::string& source, sim::Provenance& provenance) {
   const std::string where =
       absl::StrCat("calibration field '", std::string(field.name), "'");
   if (!entry.IsObject()) {
     return Bad(absl::StrCat(where, ": not an object; accepted: {\"value\": ",
                             "number, \"unit\": \"", std::string(field.unit),
-                            "\", \"source\": string}"));
+                            "\", \"source\": string, \"provenance\": "
+                            "object}"));
   }
   for (auto m = entry.MemberBegin(); m != entry.MemberEnd(); ++m) {
     std::string_view key(m->name.GetString(), m->name.GetStringLength());
-    if (key != "value" && key != "unit" && key != "source") {
+    if (key != "value" && key != "unit" && key != "source" &&
+        key != "provenance") {
       return Bad(absl::StrCat(where, ": unknown key '", std::string(key),
-                              "'; accepted: value, unit, source"));
+                              "'; accepted: value, unit, source, provenance"));
     }
   }
   auto value = entry.FindMember("value");
@@ -114,9 +330,56 @@ absl::Status ReadField(const sim::CalibrationField& field,
                             ": missing \"source\"; accepted: a string naming "
                             "the benchmark or published figure"));
   }
+  auto prov = entry.FindMember("provenance");
+  if (prov == entry.MemberEnd()) {
+    return Bad(absl::StrCat(where,
+                            ": missing \"provenance\"; accepted: {\"kind\": "
+                            "measured|published|table|assumed, ...} "
+                            "(fixtures/calibration/README.md)"));
+  }
+  absl::Status s = ReadProvenance(where, prov->value, provenance);
+  if (!s.ok()) return s;
   out.*field.member = v;
   source.assign(src->value.GetString(), src->value.GetStringLength());
   return absl::OkStatus();
+}
+
+void WriteProvenance(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
+                     const sim::Provenance& p) {
+  auto text = [&w](const char* key, const std::string& v) {
+    if (v.empty()) return;
+    w.Key(key);
+    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+  };
+  auto list = [&w](const char* key, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    w.Key(key);
+    w.StartArray();
+    for (const std::string& e : v) {
+      w.String(e.c_str(), static_cast<rapidjson::SizeType>(e.size()));
+    }
+    w.EndArray();
+  };
+  w.Key("provenance");
+  w.StartObject();
+  const std::string_view kind = sim::SourceKindName(p.kind);
+  w.Key("kind");
+  w.String(kind.data(), static_cast<rapidjson::SizeType>(kind.size()));
+  text("from", p.from);
+  list("benchmarks", p.benchmarks);
+  text("formula", p.formula);
+  if (!p.rows.empty()) {
+    w.Key("rows");
+    w.StartObject();
+    for (const sim::TableCells& cells : p.rows) {
+      list(cells.row.c_str(), cells.columns);
+    }
+    w.EndObject();
+  }
+  list("figures", p.figures);
+  list("fields", p.fields);
+  text("why", p.why);
+  w.EndObject();
 }
 
 }  // namespace
@@ -172,6 +435,7 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
   const std::vector<sim::CalibrationField>& all = sim::CalibrationFields();
   std::vector<bool> seen(all.size(), false);
   file.sources.assign(all.size(), "");
+  file.provenance.assign(all.size(), sim::Provenance{});
   for (auto m = fields->value.MemberBegin(); m != fields->value.MemberEnd();
        ++m) {
     std::string_view key(m->name.GetString(), m->name.GetStringLength());
@@ -186,8 +450,8 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
                               "' appears twice; accepted: each field once"));
     }
     seen[index] = true;
-    absl::Status s =
-        ReadField(*field, m->value, file.values, file.sources[index]);
+    absl::Status s = ReadField(*field, m->value, file.values,
+                               file.sources[index], file.provenance[index]);
     if (!s.ok()) return s;
   }
   for (size_t i = 0; i < all.size(); ++i) {
@@ -242,6 +506,7 @@ std::string WriteCalibration(const CalibrationFile& file) {
     w.String(f.unit.data(), static_cast<rapidjson::SizeType>(f.unit.size()));
     w.Key("source");
     w.String(i < file.sources.size() ? file.sources[i].c_str() : "");
+    if (i < file.provenance.size()) WriteProvenance(w, file.provenance[i]);
     w.EndObject();
   }
   w.EndObject();

@@ -2,12 +2,18 @@
 //
 //   {"format": "perflab-calibration-1", "name": "...", "description": "...",
 //    "fields": {"<name>": {"value": <number>, "unit": "<unit>",
-//                          "source": "<figure or benchmark, and arithmetic>"}}}
+//                          "source": "<figure or benchmark, and arithmetic>",
+//                          "provenance": {"kind": "table", "rows":
+//                              {"index": ["rps", "cpu_cores"]}, ...}}}}
 //
 // Every field of sim::CalibrationFields() must be present exactly once with
-// its unit and a finite value >= 0; anything else is InvalidArgument with one
-// line naming the field and what is accepted. The simulator never sees this
-// file, only the sim::Calibration it becomes. Pure functions; thread-safe.
+// its unit, a finite value >= 0, a source text and a provenance whose kind
+// (measured, published, table, assumed) has what it needs and whose every
+// name is known: a figure of case_study::kNamedFigures, a row and column of
+// the ten-step table, a calibration field (fixtures/calibration/README.md).
+// Anything else is InvalidArgument with one line naming the field and what is
+// accepted. The simulator never sees this file, only the sim::Calibration it
+// becomes. Pure functions; thread-safe.
 #ifndef PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_
 #define PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_
 
@@ -31,8 +37,11 @@ struct CalibrationFile {
   std::string description;  // one sentence: where the numbers come from
   sim::Calibration values;
   // One per sim::CalibrationFields() entry, same order: where the value comes
-  // from (benchmark or published figure, and the arithmetic).
+  // from, for humans (benchmark or published figure, and the arithmetic).
   std::vector<std::string> sources;
+  // The same, machine-readable: kind and the benchmarks, figures or table
+  // cells it reads.
+  std::vector<sim::Provenance> provenance;
 };
 
 // Parses the JSON text of a calibration file.

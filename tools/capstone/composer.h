@@ -106,16 +106,25 @@ struct CalibrationIdentity {
   std::string name;  // the file's "name"
   std::string path;  // as given on the command line
   std::string hash;  // ContentHash of the file's bytes
+  // One per sim::CalibrationFields() entry (or empty: reads no table row).
+  // A step whose case-study row any field reads is scored as an input, the
+  // others as held out: predictions.
+  std::vector<sim::Provenance> provenance = {};
 };
 
 // The rig (closed-loop clients, open-loop rate) among the fields, the steps
-// table beside the case study's figures, outcomes, notes; with
-// sensitivity, one more table of elasticities and the top three per step.
+// table beside the case study's figures (each step marked "input" or
+// "held out" from id.provenance), outcomes, notes; in the case study's order
+// the agreement with its RPS and directions, held-out rows apart from input
+// rows; with sensitivity, one more table of elasticities and the top three
+// per step.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
 // JSON: {calibration, seeds, prices, closed_loop_clients,
-// open_loop_rate_per_s, steps: [{..., caps: {...}, cpu_share: {...}}],
-// outcomes, sensitivity?}. Deterministic: shortest round-trip numbers.
+// open_loop_rate_per_s, steps: [{..., mark, caps: {...},
+// cpu_share: {...}}], fidelity?: {input_rows, held_out_rows, held_out: {...},
+// input: {...}}, outcomes, sensitivity?}. Deterministic: shortest round-trip
+// numbers.
 std::string ToJson(const Composition& c, const CalibrationIdentity& id,
                    const models::CostOptions& cost);
 

@@ -45,10 +45,15 @@ bool InCaseStudyOrder(const std::vector<const Step*>& steps) {
 // 30 % and 15 % of its figure, and whether each change moves throughput its
 // way. A factor within 5 % of 1 is "about the same" on either side (the
 // case study's heap step, x0.99), the band --real reads its medians with.
-struct Fidelity {
+// Counted apart for held-out steps (no calibration field read their row: a
+// prediction) and input steps (a field did: partly the table read back).
+struct Agreement {
   int steps = 0, within30 = 0, within15 = 0;
   int changes = 0, same_way = 0;
   std::vector<size_t> other_way;  // the steps that move another way
+};
+struct Fidelity {
+  Agreement held_out, input;
 };
 
 int Way(double factor) {
@@ -57,22 +62,37 @@ int Way(double factor) {
   return 0;
 }
 
+// Whether step i's case-study row fed the calibration.
+std::vector<bool> InputMarks(const Composition& c,
+                             const CalibrationIdentity& id) {
+  const std::vector<std::string> rows = sim::InputRows(id.provenance);
+  std::vector<bool> marks;
+  for (const Step* s : c.steps) {
+    marks.push_back(std::find(rows.begin(), rows.end(), s->name) != rows.end());
+  }
+  return marks;
+}
+
+const char* Mark(bool input) { return input ? "input" : "held out"; }
+
 // Only for the case study's ten steps in its order (InCaseStudyOrder).
-Fidelity CompareWithCaseStudy(const Composition& c) {
+Fidelity CompareWithCaseStudy(const Composition& c,
+                              const std::vector<bool>& input) {
   Fidelity f;
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const case_study::CapstoneStepFigures& cs = *CaseStudyRow(c.steps[i]->name);
     const StepFigures& mine = c.figures[i];
+    Agreement& a = input[i] ? f.input : f.held_out;
     const double off = std::abs(mine.rps / cs.rps - 1);
-    ++f.steps;
-    f.within30 += off <= 0.3 ? 1 : 0;
-    f.within15 += off <= 0.15 ? 1 : 0;
+    ++a.steps;
+    a.within30 += off <= 0.3 ? 1 : 0;
+    a.within15 += off <= 0.15 ? 1 : 0;
     if (i == 0) continue;
-    ++f.changes;
+    ++a.changes;
     if (Way(mine.factor) == Way(cs.factor)) {
-      ++f.same_way;
+      ++a.same_way;
     } else {
-      f.other_way.push_back(i);
+      a.other_way.push_back(i);
     }
   }
   return f;
@@ -99,6 +119,20 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
   doc.Set("calibration", "calibration", id.name);
   doc.Set("calibration_path", "calibration file", id.path);
   doc.Set("calibration_hash", "calibration identity", id.hash);
+  const std::vector<bool> input = InputMarks(c, id);
+  const bool in_order = InCaseStudyOrder(c.steps);
+  const Fidelity fidelity =
+      in_order ? CompareWithCaseStudy(c, input) : Fidelity{};
+  if (in_order) {
+    const Agreement& h = fidelity.held_out;
+    doc.Set("held_out_within_30_pct",
+            "held-out steps (predictions), RPS within 30 %",
+            absl::StrCat(h.within30, " of ", h.steps));
+    doc.Set("held_out_within_15_pct", "held-out steps, RPS within 15 %",
+            absl::StrCat(h.within15, " of ", h.steps));
+    doc.Set("held_out_same_way", "held-out steps moving its way",
+            absl::StrCat(h.same_way, " of ", h.changes));
+  }
   std::vector<std::string> seeds;
   for (uint64_t s : c.seeds) seeds.push_back(absl::StrCat(s));
   doc.Set("seeds", "seeds (one per repeat; median reported)",
@@ -123,6 +157,7 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                    " req/s)"),
       {{"name", "step"},
        {"change", "change"},
+       {"mark", "row"},
        {"rps", "RPS", 0},
        {"avg_ms", "avg (ms)", 1},
        {"p95_ms", "p95 (ms)", 1},
@@ -137,10 +172,10 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
-    steps.Add({std::string(c.steps[i]->name), StepChange(*c.steps[i]), f.rps,
-               f.avg_ms, f.p95_ms, f.p99_ms, f.open_p99_ms, f.cpu_cores,
-               f.queries_per_request, f.cache_hit_ratio, f.usd_per_million,
-               Maybe(i > 0, f.factor),
+    steps.Add({std::string(c.steps[i]->name), StepChange(*c.steps[i]),
+               std::string(Mark(input[i])), f.rps, f.avg_ms, f.p95_ms, f.p99_ms,
+               f.open_p99_ms, f.cpu_cores, f.queries_per_request,
+               f.cache_hit_ratio, f.usd_per_million, Maybe(i > 0, f.factor),
                Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0)});
   }
   core::Table& cpu = doc.AddTable(
@@ -278,26 +313,63 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                             " is not a steady result: ", reason, "."));
     }
   }
-  if (!InCaseStudyOrder(c.steps)) {
+  const std::vector<std::string> rows = sim::InputRows(id.provenance);
+  if (rows.empty()) {
+    doc.Note(
+        "row: no calibration field reads the case study's table, so every "
+        "step is held out: a prediction.");
+  } else {
+    const std::vector<sim::CalibrationField>& all = sim::CalibrationFields();
+    std::vector<std::string> said;
+    for (const std::string& row : rows) {
+      std::vector<std::string> readers;
+      for (size_t k = 0; k < id.provenance.size() && k < all.size(); ++k) {
+        for (const sim::TableCells& cells : id.provenance[k].rows) {
+          if (cells.row == row) readers.emplace_back(all[k].name);
+        }
+      }
+      said.push_back(readers.size() == 1
+                         ? absl::StrCat(row, " (", readers[0], ")")
+                         : absl::StrCat(row, " (", readers.size(), " fields)"));
+    }
+    doc.Note(absl::StrCat(
+        "row: input = the calibration's fields read this step's row of the "
+        "case study's table (each field's provenance), so agreeing with it is "
+        "partly the table read back; held out = no field read it, a "
+        "prediction. Input rows: ",
+        absl::StrJoin(said, ", "), "."));
+  }
+  if (!in_order) {
     doc.Note(
         "The steps are not the case study's ten in its order: its factors "
         "and outcomes are for its own sequence, shown for reference only.");
   } else {
-    const Fidelity f = CompareWithCaseStudy(c);
+    const Agreement& h = fidelity.held_out;
+    const Agreement& in = fidelity.input;
     core::Table& t = doc.AddTable(
-        "fidelity", "Against the case study (its ten steps in its order)",
-        {{"check", "check"}, {"count", "perflab", 0}, {"of", "of", 0}});
-    t.Add({std::string("RPS within 30 % of the case study's"), f.within30,
-           f.steps});
-    t.Add({std::string("RPS within 15 %"), f.within15, f.steps});
+        "fidelity",
+        "Against the case study (its ten steps in its order): held-out steps, "
+        "predictions, apart from input steps, whose rows fed the calibration",
+        {{"check", "check"},
+         {"held_out", "held out", 0},
+         {"held_out_of", "of", 0},
+         {"input", "input", 0},
+         {"input_of", "of", 0}});
+    t.Add({std::string("RPS within 30 % of the case study's"), h.within30,
+           h.steps, in.within30, in.steps});
+    t.Add({std::string("RPS within 15 %"), h.within15, h.steps, in.within15,
+           in.steps});
     t.Add({std::string("throughput moves its way (within 5 % counts as flat)"),
-           f.same_way, f.changes});
-    if (!f.other_way.empty()) {
+           h.same_way, h.changes, in.same_way, in.changes});
+    std::vector<size_t> other_way = h.other_way;
+    other_way.insert(other_way.end(), in.other_way.begin(), in.other_way.end());
+    std::sort(other_way.begin(), other_way.end());
+    if (!other_way.empty()) {
       std::vector<std::string> said;
-      for (size_t i : f.other_way) {
-        said.push_back(absl::StrFormat("%s x%.2f against x%.2f",
-                                       c.steps[i]->name, c.figures[i].factor,
-                                       CaseStudyRow(c.steps[i]->name)->factor));
+      for (size_t i : other_way) {
+        said.push_back(absl::StrFormat(
+            "%s (%s) x%.2f against x%.2f", c.steps[i]->name, Mark(input[i]),
+            c.figures[i].factor, CaseStudyRow(c.steps[i]->name)->factor));
       }
       doc.Note(absl::StrCat(
           "Throughput moves another way than the case study's at: ",
@@ -340,6 +412,7 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   w.Key("closed_loop_clients");
   w.Int64(case_study::kClosedLoopClients);
   key_double("open_loop_rate_per_s", case_study::kOpenLoopRatePerS);
+  const std::vector<bool> input = InputMarks(c, id);
   w.Key("steps");
   w.StartArray();
   for (size_t i = 0; i < c.steps.size(); ++i) {
@@ -350,6 +423,8 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
              static_cast<rapidjson::SizeType>(c.steps[i]->name.size()));
     w.Key("change");
     w.String(StepChange(*c.steps[i]).c_str());
+    w.Key("mark");
+    w.String(Mark(input[i]));
     key_double("rps", f.rps);
     key_double("avg_ms", f.avg_ms);
     key_double("p95_ms", f.p95_ms);
@@ -418,23 +493,40 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   }
   w.EndArray();
   if (InCaseStudyOrder(c.steps)) {
-    const Fidelity f = CompareWithCaseStudy(c);
+    const Fidelity f = CompareWithCaseStudy(c, input);
+    auto names = [&](const char* key, auto keep) {
+      w.Key(key);
+      w.StartArray();
+      for (size_t i = 0; i < c.steps.size(); ++i) {
+        if (!keep(i)) continue;
+        w.String(c.steps[i]->name.data(),
+                 static_cast<rapidjson::SizeType>(c.steps[i]->name.size()));
+      }
+      w.EndArray();
+    };
     w.Key("fidelity");
     w.StartObject();
-    for (const auto& [key, value] :
-         {std::pair{"steps", f.steps}, std::pair{"within_30_pct", f.within30},
-          std::pair{"within_15_pct", f.within15},
-          std::pair{"changes", f.changes}, std::pair{"same_way", f.same_way}}) {
+    names("held_out_rows", [&](size_t i) { return !input[i]; });
+    names("input_rows", [&](size_t i) { return input[i]; });
+    for (const auto& [key, a] :
+         {std::pair{"held_out", &f.held_out}, std::pair{"input", &f.input}}) {
       w.Key(key);
-      w.Int(value);
+      w.StartObject();
+      for (const auto& [count, value] :
+           {std::pair{"steps", a->steps},
+            std::pair{"within_30_pct", a->within30},
+            std::pair{"within_15_pct", a->within15},
+            std::pair{"changes", a->changes},
+            std::pair{"same_way", a->same_way}}) {
+        w.Key(count);
+        w.Int(value);
+      }
+      names("other_way", [&](size_t i) {
+        return std::find(a->other_way.begin(), a->other_way.end(), i) !=
+               a->other_way.end();
+      });
+      w.EndObject();
     }
-    w.Key("other_way");
-    w.StartArray();
-    for (size_t i : f.other_way) {
-      w.String(c.steps[i]->name.data(),
-               static_cast<rapidjson::SizeType>(c.steps[i]->name.size()));
-    }
-    w.EndArray();
     w.EndObject();
   }
   w.Key("outcomes");

@@ -1,0 +1,412 @@
+#include "tools/capstone/seed_h2.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "sim/order_service/calibration.h"
+
+namespace perflab::capstone {
+namespace {
+
+using sim::Calibration;
+using Member = double Calibration::*;
+
+[[noreturn]] void Missing(std::string_view what, std::string_view name) {
+  std::fprintf(stderr, "seed-h2 derivation: no %.*s '%.*s' in its figures\n",
+               static_cast<int>(what.size()), what.data(),
+               static_cast<int>(name.size()), name.data());
+  std::abort();
+}
+
+double Round(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+// Derives one field at a time. Every read of a cell, a figure or an earlier
+// field is recorded against the field being derived, so its Provenance is
+// what the arithmetic actually read (and, through `fields`, what those read).
+class Derivation {
+ public:
+  explicit Derivation(const PublishedFigures& figures) : figures_(figures) {
+    const size_t n = sim::CalibrationFields().size();
+    file_.sources.assign(n, "");
+    file_.provenance.assign(n, sim::Provenance{});
+    reads_.resize(n);
+  }
+
+  double Cell(std::string_view row, std::string_view column) {
+    const double v = Peek(row, column);
+    current_.cells[std::string(row)].insert(std::string(column));
+    return v;
+  }
+  // A step's application CPU per request in us: cores / RPS.
+  double CpuUs(std::string_view row) {
+    return Cell(row, "cpu_cores") / Cell(row, "rps") * 1e6;
+  }
+  double Figure(std::string_view name) {
+    const double v = PeekFigure(name);
+    current_.figures.insert(std::string(name));
+    return v;
+  }
+  // An earlier field's (rounded) value; its reads become this field's too.
+  double Field(Member m) {
+    const size_t i = Index(m);
+    if (!done_.count(i)) Missing("derived field", Name(m));
+    for (const auto& [row, columns] : reads_[i].cells) {
+      current_.cells[row].insert(columns.begin(), columns.end());
+    }
+    current_.figures.insert(reads_[i].figures.begin(), reads_[i].figures.end());
+    current_.fields.insert(i);
+    return file_.values.*m;
+  }
+  // Figures for a check in a source text only: not recorded, since the value
+  // does not depend on them.
+  double Peek(std::string_view row, std::string_view column) const {
+    for (const auto& r : figures_.table) {
+      if (row != r.step) continue;
+      for (const auto& c : case_study::kCapstoneColumns) {
+        if (column == c.name) return r.*c.member;
+      }
+      Missing("table column", column);
+    }
+    Missing("table row", row);
+  }
+  double PeekFigure(std::string_view name) const {
+    for (const auto& f : figures_.named) {
+      if (name == f.name) return f.value;
+    }
+    Missing("named figure", name);
+  }
+
+  // Finishes the field being derived: rounds, stores, records.
+  double Set(Member m, double value, int decimals, std::string text) {
+    const size_t i = Index(m);
+    file_.values.*m = Round(value, decimals);
+    file_.sources[i] = std::move(text);
+    sim::Provenance& p = file_.provenance[i];
+    for (const auto& row : figures_.table) {
+      auto it = current_.cells.find(row.step);
+      if (it == current_.cells.end()) continue;
+      sim::TableCells cells{row.step, {}};
+      for (const auto& c : case_study::kCapstoneColumns) {
+        if (it->second.count(c.name)) cells.columns.emplace_back(c.name);
+      }
+      p.rows.push_back(std::move(cells));
+    }
+    for (const auto& f : case_study::kNamedFigures) {
+      if (current_.figures.count(f.name)) p.figures.emplace_back(f.name);
+    }
+    for (size_t k : current_.fields) {
+      p.fields.emplace_back(sim::CalibrationFields()[k].name);
+    }
+    p.kind = !p.rows.empty()      ? sim::SourceKind::kTable
+             : !p.figures.empty() ? sim::SourceKind::kPublished
+                                  : sim::SourceKind::kAssumed;
+    if (p.kind == sim::SourceKind::kAssumed) Missing("figure for", Name(m));
+    reads_[i] = std::move(current_);
+    current_ = {};
+    done_.insert(i);
+    return file_.values.*m;
+  }
+  // A stated value no published figure gives.
+  void Assume(Member m, double value, std::string why, std::string text) {
+    const size_t i = Index(m);
+    file_.values.*m = value;
+    file_.sources[i] = std::move(text);
+    file_.provenance[i].kind = sim::SourceKind::kAssumed;
+    file_.provenance[i].why = std::move(why);
+    current_ = {};
+    done_.insert(i);
+  }
+
+  CalibrationFile Take() { return std::move(file_); }
+
+ private:
+  struct Reads {
+    std::map<std::string, std::set<std::string>> cells;
+    std::set<std::string> figures;
+    std::set<size_t> fields;
+  };
+  static size_t Index(Member m) {
+    const auto& all = sim::CalibrationFields();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].member == m) return i;
+    }
+    std::abort();
+  }
+  static std::string_view Name(Member m) {
+    return sim::CalibrationFields()[Index(m)].name;
+  }
+
+  const PublishedFigures& figures_;
+  CalibrationFile file_;
+  std::vector<Reads> reads_;
+  Reads current_;
+  std::set<size_t> done_;
+};
+
+}  // namespace
+
+PublishedFigures CaseStudyFigures() {
+  PublishedFigures f;
+  f.table.assign(std::begin(case_study::kCapstoneTable),
+                 std::end(case_study::kCapstoneTable));
+  f.named.assign(std::begin(case_study::kNamedFigures),
+                 std::end(case_study::kNamedFigures));
+  return f;
+}
+
+CalibrationFile DeriveSeedH2(const PublishedFigures& figures) {
+  Derivation d(figures);
+  using C = Calibration;
+  using absl::StrFormat;
+
+  // --- memory and GC: the heap step's GC logs.
+  const double young256 = d.Figure("kHeapMib") - d.Figure("kLiveSetMib");
+  const double cache_requests =
+      d.Cell("cache", "rps") *
+          (d.Figure("kRigWarmupS") + d.Figure("kClosedLoopDurationS")) +
+      d.Figure("kOpenLoopRatePerS") * d.Figure("kOpenLoopDurationS");
+  const double pauses256 = d.Figure("kGcPauses256");
+  const double alloc = d.Set(
+      &C::alloc_per_request_mib, pauses256 * young256 / cache_requests, 4,
+      StrFormat(
+          "%g young pauses x %g MiB young (heap %g - live %g) / "
+          "%.0f requests of the cache step (%g RPS x %g s + %g "
+          "req/s x %g s), whose run the 256 MiB log covers; an "
+          "upper bound (the seeding's allocation is counted)",
+          pauses256, young256, d.PeekFigure("kHeapMib"),
+          d.PeekFigure("kLiveSetMib"), cache_requests, d.Peek("cache", "rps"),
+          d.PeekFigure("kRigWarmupS") + d.PeekFigure("kClosedLoopDurationS"),
+          d.PeekFigure("kOpenLoopRatePerS"),
+          d.PeekFigure("kOpenLoopDurationS")));
+  d.Set(&C::live_set_mib, d.Figure("kLiveSetMib"), 1,
+        "GC log: about 206M live after a concurrent mark");
+
+  // The young pause as a line through the logs' two mean pauses.
+  {
+    const double mean256 =
+        d.Figure("kGcPauseTotal256Ms") / d.Figure("kGcPauses256");
+    const double mean768 =
+        d.Figure("kGcPauseTotal768Ms") / d.Figure("kGcPauses768");
+    const double y256 = d.Figure("kHeapMib") - d.Figure("kLiveSetMib");
+    const double y768 = d.Figure("kTunedHeapMib") - d.Figure("kLiveSetMib");
+    d.Set(&C::young_pause_per_mib_ms, (mean768 - mean256) / (y768 - y256), 3,
+          StrFormat("slope of the line through the GC logs' mean young pauses, "
+                    "%g ms / %g = %.2f ms at %g MiB young and %g / %g = %.2f "
+                    "ms at %g MiB: (%.2f - %.2f) / (%g - %g)",
+                    d.PeekFigure("kGcPauseTotal256Ms"),
+                    d.PeekFigure("kGcPauses256"), mean256, y256,
+                    d.PeekFigure("kGcPauseTotal768Ms"),
+                    d.PeekFigure("kGcPauses768"), mean768, y768, mean768,
+                    mean256, y768, y256));
+  }
+  {
+    const double mean256 =
+        d.Figure("kGcPauseTotal256Ms") / d.Figure("kGcPauses256");
+    const double y256 = d.Figure("kHeapMib") - d.Figure("kLiveSetMib");
+    const double slope = d.Field(&C::young_pause_per_mib_ms);
+    d.Set(&C::young_pause_base_ms, mean256 - slope * y256, 1,
+          StrFormat("the same line at 0 MiB young: %.2f ms - %g x %g MiB",
+                    mean256, slope, y256));
+  }
+  // At the index step the application ran at 4.0 of its 8 vCPUs, and from
+  // there to virtual threads its CPU column stays at 3.7-4.8 cores whatever
+  // limit the text names: one saturated resource of about 4 cores.
+  d.Set(&C::effective_cores, d.Cell("index", "cpu_cores"), 0,
+        StrFormat("the index step's CPU, %.1f cores of the 8 vCPUs, "
+                  "rounded to whole cores (the CPU column stays at "
+                  "3.7-4.8 cores from the index step to virtual threads "
+                  "whatever limit the text names; a 4 vCPU step gets "
+                  "half)",
+                  d.Peek("index", "cpu_cores")));
+
+  // A young pause stops every effective core: its CPU per request at a heap
+  // of `heap` MiB is alloc / young x pause x cores.
+  auto pause_cpu_us = [&d](const char* heap) {
+    const double young = d.Figure(heap) - d.Field(&C::live_set_mib);
+    const double pause = d.Field(&C::young_pause_base_ms) +
+                         d.Field(&C::young_pause_per_mib_ms) * young;
+    return d.Field(&C::alloc_per_request_mib) / young * pause * 1e3 *
+           d.Field(&C::effective_cores);
+  };
+  {
+    const double c7 = d.CpuUs("cache");
+    const double c8 = d.CpuUs("heap-768");
+    const double p256 = pause_cpu_us("kHeapMib");
+    const double p768 = pause_cpu_us("kTunedHeapMib");
+    d.Set(&C::gc_concurrent_cpu_per_mib_us,
+          (c7 - c8 - (p256 - p768)) / d.Field(&C::alloc_per_request_mib), 1,
+          StrFormat("the heap step's saving per request C7 - C8 = %.1f - %.1f "
+                    "= %.1f us (C_k = cores / RPS), less the young pauses' "
+                    "share %.1f - %.1f, per %g MiB allocated: only at 256 MiB "
+                    "is the live set above 45 %% of the heap",
+                    c7, c8, c7 - c8, p256, p768, alloc));
+  }
+  // GC CPU per request at 256 MiB: pauses and concurrent marking.
+  auto gc256_us = [&]() {
+    return pause_cpu_us("kHeapMib") +
+           d.Field(&C::alloc_per_request_mib) *
+               d.Field(&C::gc_concurrent_cpu_per_mib_us);
+  };
+  // The hit path (framework and JSON) is the heap step's CPU per request, a
+  // cached page, less its young pauses.
+  auto hit_path_us = [&]() {
+    return d.CpuUs("heap-768") - pause_cpu_us("kTunedHeapMib");
+  };
+  auto jfr_json_share = [&d]() {
+    return d.Figure("kJfrJsonPct") /
+           (d.Figure("kJfrFrameworkPct") + d.Figure("kJfrJsonPct"));
+  };
+  {
+    const double hit = hit_path_us();
+    d.Set(
+        &C::serialize_us, hit * jfr_json_share(), 1,
+        StrFormat(
+            "hit path %.1f us x JSON %g %% / (framework %g %% + JSON "
+            "%g %%) of the baseline JFR profile; hit path = C8 (%g "
+            "cores / %g RPS = %.1f) - young pause CPU at 768 MiB %.1f",
+            hit, d.PeekFigure("kJfrJsonPct"), d.PeekFigure("kJfrFrameworkPct"),
+            d.PeekFigure("kJfrJsonPct"), d.Peek("heap-768", "cpu_cores"),
+            d.Peek("heap-768", "rps"),
+            d.Peek("heap-768", "cpu_cores") / d.Peek("heap-768", "rps") * 1e6,
+            d.Peek("heap-768", "cpu_cores") / d.Peek("heap-768", "rps") * 1e6 -
+                hit));
+  }
+  d.Assume(&C::cache_hit_us, 1,
+           "a Caffeine getIfPresent is sub-microsecond; no published figure",
+           "a Caffeine getIfPresent: sub-microsecond, rounded up to 1 us");
+  {
+    const double hit = hit_path_us();
+    const double cache_hit = d.Field(&C::cache_hit_us);
+    d.Set(&C::other_cpu_us, hit * (1 - jfr_json_share()) - cache_hit, 1,
+          StrFormat("hit path %.1f us x framework %g %% / (framework %g %% + "
+                    "JSON %g %%) of the baseline JFR profile - cache_hit %g",
+                    hit, d.PeekFigure("kJfrFrameworkPct"),
+                    d.PeekFigure("kJfrFrameworkPct"),
+                    d.PeekFigure("kJfrJsonPct"), cache_hit));
+  }
+  {
+    const double c0 = d.CpuUs("baseline");
+    d.Set(&C::inventory_cpu_us, d.Figure("kJfrHttpClientPct") / 100 * c0, 1,
+          StrFormat("baseline JFR 'socket / HTTP client' %g %% x C0 (%g cores "
+                    "/ %g RPS = %.1f us)",
+                    d.PeekFigure("kJfrHttpClientPct"),
+                    d.Peek("baseline", "cpu_cores"), d.Peek("baseline", "rps"),
+                    c0));
+  }
+  {
+    const double c2 = d.CpuUs("join");
+    const double c4 = d.CpuUs("tcp-nodelay");
+    d.Set(&C::connect_us, c2 - c4, 1,
+          StrFormat("C2 - C4 = %.1f - %.1f (Connection: close against "
+                    "keep-alive + TCP_NODELAY, the same code otherwise)",
+                    c2, c4));
+  }
+  // What the model bills on every request besides the database.
+  auto hit_billed_us = [&]() {
+    return d.Field(&C::serialize_us) + d.Field(&C::cache_hit_us) +
+           d.Field(&C::other_cpu_us);
+  };
+  {
+    const double c4 = d.CpuUs("tcp-nodelay");
+    const double hit = hit_billed_us();
+    const double inv = d.Field(&C::inventory_cpu_us);
+    const double gc = gc256_us();
+    d.Set(&C::join_index_us, c4 - hit - inv - gc, 1,
+          StrFormat("C4 - hit path - inventory - GC = %.1f - %.1f - %.1f - "
+                    "%.1f",
+                    c4, hit, inv, gc));
+  }
+  {
+    const double c1 = d.CpuUs("index");
+    const double statements = d.Cell("index", "queries_per_request");
+    const double hit = hit_billed_us();
+    const double inv = d.Field(&C::inventory_cpu_us);
+    const double conn = d.Field(&C::connect_us);
+    const double gc = gc256_us();
+    d.Set(&C::item_statement_us, (c1 - hit - inv - conn - gc) / statements, 1,
+          StrFormat("(C1 - hit path - inventory - connect - GC) / %g "
+                    "statements = (%.1f - %.1f - %.1f - %.1f - %.1f) / %g",
+                    statements, c1, hit, inv, conn, gc, statements));
+  }
+  d.Set(&C::orders_query_index_us, d.Field(&C::item_statement_us), 1,
+        "taken equal to one item statement (an indexed lookup of a few rows)");
+  {
+    const double c0 = d.CpuUs("baseline");
+    const double follow_ups = d.Cell("baseline", "queries_per_request") - 1;
+    const double items = follow_ups * d.Field(&C::item_statement_us);
+    const double hit = hit_billed_us();
+    const double inv = d.Field(&C::inventory_cpu_us);
+    const double conn = d.Field(&C::connect_us);
+    const double gc = gc256_us();
+    const double scan = c0 - items - hit - inv - conn - gc;
+    d.Set(&C::orders_query_scan_us, scan, 1,
+          StrFormat("C0 - %g follow-up statements - hit path - inventory - "
+                    "connect - GC = %.1f - %.1f - %.1f - %.1f - %.1f - %.1f "
+                    "(C0 = %g cores / %g RPS); database share %.1f %% against "
+                    "the JFR's %g %%",
+                    follow_ups, c0, items, hit, inv, conn, gc,
+                    d.Peek("baseline", "cpu_cores"), d.Peek("baseline", "rps"),
+                    100 * (Round(scan, 1) + items) / c0,
+                    d.PeekFigure("kJfrDatabasePct")));
+  }
+  {
+    const double scan = d.Field(&C::orders_query_scan_us);
+    const double index = d.Field(&C::orders_query_index_us);
+    const double join = d.Field(&C::join_index_us);
+    d.Set(&C::join_scan_us, scan - index + join, 1,
+          StrFormat("orders_query_scan - orders_query_index + join_index = "
+                    "%.1f - %.1f + %.1f (the case study did not run it)",
+                    scan, index, join));
+  }
+  d.Assume(&C::db_round_trip_ms, 0,
+           "the case study's H2 is embedded: no network between the service "
+           "and its database",
+           "embedded H2: no network (the text: 0.5-1 ms within an AZ for a "
+           "networked database)");
+  d.Assume(&C::gzip_us, 0, "the case study's service does not compress",
+           "compression is off in the case study");
+  d.Set(&C::inventory_service_ms, d.Figure("kInventoryStubMs"), 3,
+        "the stub's Thread.sleep(5)");
+  d.Set(&C::nagle_stall_ms,
+        d.Figure("kNagleStallMs") - d.Figure("kHttpCallUs") / 1e3, 3,
+        StrFormat("pools chapter: %g ms a request with the stall minus its "
+                  "warm call's %g ms",
+                  d.PeekFigure("kNagleStallMs"),
+                  d.PeekFigure("kHttpCallUs") / 1e3));
+  {
+    const double gen_cores = d.Figure("kGeneratorCores");
+    const double rps = d.Cell("right-size", "rps");
+    d.Set(&C::generator_cpu_per_request_us, gen_cores / rps * 1e6, 1,
+          StrFormat("%g generator cores / %g RPS at the last step, where the "
+                    "application used %g of its 4 vCPUs: the generator was "
+                    "the limit",
+                    gen_cores, rps, d.Peek("right-size", "cpu_cores")));
+  }
+  d.Set(&C::generator_cores, d.Figure("kGeneratorCores"), 0,
+        "run.sh: taskset -c 8-11");
+  const char* kCpp =
+      "not for the JVM model: the C++ order service of capstone --real only "
+      "(0: not measured)";
+  for (Member m : {&C::cpp_hit_pooled_us, &C::cpp_hit_per_connection_us,
+                   &C::cpp_miss_pooled_us, &C::cpp_miss_per_connection_us}) {
+    d.Assume(m, 0, "the JVM model does not read it", kCpp);
+  }
+  CalibrationFile file = d.Take();
+  file.name = "seed-h2";
+  file.description =
+      "costs derived from the case study's published figures (H2 embedded "
+      "database, laptop rig) by tools/capstone/seed_h2.cc";
+  return file;
+}
+
+}  // namespace perflab::capstone
