@@ -201,6 +201,14 @@ absl::Status WriteFilesAtomic(const std::vector<FileContent>& files) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> CreateTempFileBeside(const std::string& path) {
+  std::string name;
+  int fd = CreateExclusive(absl::StrCat(path, ".tmp."), &name);
+  if (fd < 0) return CannotWrite(path, std::strerror(errno));
+  ::close(fd);
+  return name;
+}
+
 absl::Status CheckWritable(const std::string& path) {
   if (absl::Status s = CheckDestination(path); !s.ok()) return s;
   // The nearest ancestor that exists is where a file (or the first missing

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace perflab::core {
 
@@ -41,6 +42,12 @@ struct FileContent {
 // back what the earlier ones replaced (kept as hard links until the set is
 // complete). Paths must be distinct.
 absl::Status WriteFilesAtomic(const std::vector<FileContent>& files);
+
+// Creates an empty file beside `path`, exclusively and never through a
+// symbolic link, named `path` + ".tmp." + 16 random hex digits, and returns
+// its name, for writers that fill the file themselves (SQLite) and then
+// rename it over `path` or remove it.
+absl::StatusOr<std::string> CreateTempFileBeside(const std::string& path);
 
 // A cheap check, made before long work, that WriteFileAtomic(path, ...)
 // would be accepted: the path is not refused (see above), and the nearest
