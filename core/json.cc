@@ -6,12 +6,40 @@
 #include <cstdlib>
 #include <string>
 
+#include "rapidjson/error/en.h"
+
 namespace perflab::core {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
+
+std::optional<size_t> FirstTooDeep(std::string_view json, int max_depth) {
+  const size_t n = json.size();
+  int depth = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const char c = json[i];
+    if (c == '"') {  // a string: skip it, escapes included
+      for (++i; i < n && json[i] != '"'; ++i) {
+        if (json[i] == '\\') ++i;
+      }
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+const char* JsonErrorText(const rapidjson::ParseResult& result) {
+  static_assert(kMaxJsonDepth == 64, "the text below names the limit");
+  if (result.Code() == rapidjson::kParseErrorTermination) {
+    return "nested deeper than 64 levels";
+  }
+  return rapidjson::GetParseError_En(result.Code());
+}
 
 std::optional<size_t> FirstNumberTooBig(std::string_view json) {
   const size_t n = json.size();

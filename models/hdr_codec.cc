@@ -20,7 +20,7 @@ constexpr uint32_t kCompressedCookie = 0x1c849304 | 0x10;
 constexpr uint32_t kCookieMask = ~0xf0u;
 constexpr size_t kHeaderBytes = 40;  // 4 x int32, 3 x int64 (two + ratio)
 // A decoded payload larger than this is refused: no real histogram needs it.
-constexpr size_t kMaxInflated = size_t{64} << 20;
+constexpr size_t kMaxInflated = size_t{64} << 20;  // named in Inflate
 
 void PutBE(std::string& out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) {
@@ -91,6 +91,9 @@ absl::StatusOr<std::string> Inflate(std::string_view in) {
     out.resize(old + (16384 - strm.avail_out));
   }
   inflateEnd(&strm);
+  if (rc == Z_OK && out.size() >= kMaxInflated) {
+    return Bad("the payload inflates past 64 MiB; accepted: a histogram");
+  }
   if (rc != Z_STREAM_END) return Bad("the zlib stream is corrupt or truncated");
   return out;
 }
@@ -189,6 +192,10 @@ absl::StatusOr<Histogram> DecodeHdrBase64(std::string_view base64) {
       continue;
     }
     if (index >= h->CountsLength()) return Bad("more counts than buckets");
+    // Count + OutOfRange never passes INT64_MAX, so neither can overflow.
+    if (v > INT64_MAX - h->Count() - h->OutOfRange()) {
+      return Bad("the counts add up past 2^63 - 1");
+    }
     if (v > 0) h->Record(h->ValueAtIndex(index), v);
     ++index;
   }

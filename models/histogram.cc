@@ -9,6 +9,24 @@
 
 namespace perflab::models {
 
+namespace {
+
+// HdrHistogram's layout: enough linear sub-buckets per power of two that one
+// sub-bucket is at most 10^-digits of the values it holds (digits 1..5).
+int SubBucketHalfCountMagnitude(int significant_digits) {
+  int64_t largest_single_unit = 2;
+  for (int i = 0; i < significant_digits; ++i) largest_single_unit *= 10;
+  int sub_bucket_count_magnitude = static_cast<int>(
+      std::bit_width(static_cast<uint64_t>(largest_single_unit - 1)));
+  return std::max(sub_bucket_count_magnitude, 1) - 1;
+}
+
+int UnitMagnitude(int64_t lowest_discernible) {
+  return std::bit_width(static_cast<uint64_t>(lowest_discernible)) - 1;
+}
+
+}  // namespace
+
 absl::StatusOr<Histogram> Histogram::Create(const HistogramOptions& options) {
   if (options.significant_digits < 1 || options.significant_digits > 5) {
     return absl::InvalidArgumentError(
@@ -20,6 +38,21 @@ absl::StatusOr<Histogram> Histogram::Create(const HistogramOptions& options) {
         absl::StrCat("histogram lowest_discernible: got ",
                      options.lowest_discernible, "; accepted: >= 1"));
   }
+  // The first bucket ends at sub_bucket_count << unit_magnitude, which must
+  // fit in int64 (HdrHistogram's own bound: magnitudes summing to <= 61);
+  // past it the bucket count could not be computed.
+  const int magnitudes =
+      UnitMagnitude(options.lowest_discernible) +
+      SubBucketHalfCountMagnitude(options.significant_digits);
+  if (magnitudes > 61) {
+    const int64_t largest =
+        int64_t{1} << (62 -
+                       SubBucketHalfCountMagnitude(options.significant_digits));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "histogram lowest_discernible: got ", options.lowest_discernible,
+        "; accepted with ", options.significant_digits,
+        " significant digits: < ", largest));
+  }
   if (options.highest_trackable < 2 * options.lowest_discernible) {
     return absl::InvalidArgumentError(absl::StrCat(
         "histogram highest_trackable: got ", options.highest_trackable,
@@ -30,17 +63,9 @@ absl::StatusOr<Histogram> Histogram::Create(const HistogramOptions& options) {
 }
 
 Histogram::Histogram(const HistogramOptions& options) : options_(options) {
-  // Enough linear sub-buckets per power of two that one sub-bucket is at most
-  // 10^-digits of the values it holds (HdrHistogram's layout).
-  int64_t largest_single_unit = 2;
-  for (int i = 0; i < options.significant_digits; ++i)
-    largest_single_unit *= 10;
-  int sub_bucket_count_magnitude = static_cast<int>(
-      std::bit_width(static_cast<uint64_t>(largest_single_unit - 1)));
   sub_bucket_half_count_magnitude_ =
-      std::max(sub_bucket_count_magnitude, 1) - 1;
-  unit_magnitude_ =
-      std::bit_width(static_cast<uint64_t>(options.lowest_discernible)) - 1;
+      SubBucketHalfCountMagnitude(options.significant_digits);
+  unit_magnitude_ = UnitMagnitude(options.lowest_discernible);
   sub_bucket_count_ = int64_t{1} << (sub_bucket_half_count_magnitude_ + 1);
   sub_bucket_half_count_ = sub_bucket_count_ / 2;
   sub_bucket_mask_ = (sub_bucket_count_ - 1) << unit_magnitude_;
@@ -110,6 +135,13 @@ absl::Status Histogram::Merge(const Histogram& other) {
       a.significant_digits != b.significant_digits) {
     return absl::InvalidArgumentError(
         "histogram merge: the two histograms have different options");
+  }
+  // Every bucket count is at most the total, so checking the totals keeps
+  // all of them, and the 128-bit sum, from overflowing.
+  if (count_ > INT64_MAX - other.count_ ||
+      out_of_range_ > INT64_MAX - other.out_of_range_) {
+    return absl::InvalidArgumentError(
+        "histogram merge: the counts add up past 2^63 - 1");
   }
   for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
   count_ += other.count_;

@@ -1,19 +1,24 @@
 #include "bench/lab/dataset.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/lab/sqlite_util.h"
+#include "core/atomic_file.h"
 #include "core/env.h"
 #include "core/random.h"
 
@@ -26,6 +31,9 @@ namespace {
 
 // Bump when the generated rows change, so old files are rebuilt, not reused.
 constexpr std::string_view kGenerator = "perflab-orders-v1";
+constexpr char kGeneratorFamily[] = "perflab-orders-";
+// PRAGMA application_id of every dataset: "pflb", big-endian at byte 68.
+constexpr uint32_t kApplicationId = 0x70666c62;
 constexpr int64_t kEpoch = 1'700'000'000;       // seconds, as in the seed
 constexpr int64_t kSpreadSeconds = 10'000'000;  // ~116 days of orders
 constexpr const char* kStatuses[] = {"PAID", "SHIPPED", "DELIVERED",
@@ -153,6 +161,10 @@ absl::Status Populate(const std::string& path, const DatasetOptions& options,
         "PRAGMA locking_mode=EXCLUSIVE", "PRAGMA cache_size=-65536"}) {
     if (auto s = Exec(h, pragma); !s.ok()) return s;
   }
+  if (auto s = Exec(h, absl::StrCat("PRAGMA application_id = ",
+                                    static_cast<int32_t>(kApplicationId)));
+      !s.ok())
+    return s;
   if (auto s = Exec(h, "BEGIN"); !s.ok()) return s;
   for (const TableSpec& t : Tables()) {
     if (auto s = Exec(h, t.ddl); !s.ok()) return s;
@@ -218,6 +230,49 @@ absl::StatusOr<DatasetShape> ShapeFor(const DatasetOptions& options) {
   return shape;
 }
 
+absl::Status CheckReplaceable(const std::string& path) {
+  auto refuse = [&path](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataset '", path, "' ", what,
+        "; accepted: a new path or a perflab dataset (remove the file or "
+        "choose another path)"));
+  };
+  if (path.empty()) return refuse("is an empty path");
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return refuse(absl::StrCat("cannot be examined: ", std::strerror(errno)));
+  }
+  if (S_ISLNK(st.st_mode)) return refuse("is a symbolic link");
+  if (!S_ISREG(st.st_mode)) return refuse("is not a regular file");
+  // Recognised by the SQLite header's application id (readable even when
+  // the rest of the file is truncated), or by the marker row every
+  // generator version writes.
+  {
+    std::ifstream in(path, std::ios::binary);
+    char header[100] = {};
+    if (in.read(header, sizeof header) &&
+        std::memcmp(header, "SQLite format 3", 16) == 0) {
+      uint32_t id = 0;
+      for (int i = 68; i < 72; ++i) id = (id << 8) | (uint8_t)header[i];
+      if (id == kApplicationId) return absl::OkStatus();
+    }
+  }
+  auto db = OpenDatabase(path, /*read_only=*/true);
+  if (db.ok()) {
+    auto meta = Prepare(db->get(),
+                        "SELECT value FROM perflab_meta WHERE key = "
+                        "'generator'");
+    if (meta.ok() && sqlite3_step(meta->get()) == SQLITE_ROW) {
+      const char* v = (const char*)sqlite3_column_text(meta->get(), 0);
+      if (v != nullptr && absl::StartsWith(v, kGeneratorFamily)) {
+        return absl::OkStatus();
+      }
+    }
+  }
+  return refuse("exists and is not a perflab dataset");
+}
+
 absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
                                          const DatasetOptions& options) {
   auto shape = ShapeFor(options);
@@ -229,9 +284,12 @@ absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
   if (target.has_parent_path()) {
     std::filesystem::create_directories(target.parent_path(), ec);
   }
-  static std::atomic<int> counter{0};
-  std::string tmp = absl::StrCat(path, ".tmp.", ::getpid(), ".", counter++);
-  std::filesystem::remove(tmp, ec);
+  if (absl::Status s = CheckReplaceable(path); !s.ok()) return s;
+  // Created exclusively (never through a planted link); SQLite takes an
+  // empty file as a new database.
+  absl::StatusOr<std::string> made = core::CreateTempFileBeside(path);
+  if (!made.ok()) return made.status();
+  const std::string tmp = *made;
   absl::Status s = Populate(tmp, options, *shape);
   if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) {
     s = absl::InternalError(

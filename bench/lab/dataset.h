@@ -8,7 +8,7 @@
 // missing, truncated or wrong-shaped file is never silently benchmarked.
 // Functions here are thread-compatible (no shared state); concurrent builders
 // of the same path are safe because each writes a private temp file and
-// renames.
+// renames. A file that is not a perflab dataset is never replaced.
 #ifndef PERFLAB_BENCH_LAB_DATASET_H_
 #define PERFLAB_BENCH_LAB_DATASET_H_
 
@@ -56,8 +56,16 @@ struct BuildReport {
   std::string reason;    // EnsureDataset: why it was (re)built
 };
 
-// Writes a fresh database to `path` (temp file + rename), in one transaction
-// with prepared statements.
+// OK if `path` may be replaced by a new dataset: it does not exist, or it is
+// a regular file that is a perflab dataset (an SQLite file whose
+// perflab_meta table names a perflab-orders generator, of any version).
+// Anything else -- a device, a directory, a symbolic link, another file --
+// is InvalidArgument in one line, and left alone.
+absl::Status CheckReplaceable(const std::string& path);
+
+// Writes a fresh database to `path` (a temp file created exclusively beside
+// it, then renamed), in one transaction with prepared statements; refuses
+// what CheckReplaceable refuses.
 absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
                                          const DatasetOptions& options);
 
@@ -67,7 +75,8 @@ absl::StatusOr<BuildReport> BuildDataset(const std::string& path,
 absl::Status CheckDataset(const std::string& path,
                           const DatasetOptions& options);
 
-// Reuses `path` if CheckDataset passes, else rebuilds it and says why.
+// Reuses `path` if CheckDataset passes, else rebuilds it (if
+// CheckReplaceable allows) and says why.
 absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
                                           const DatasetOptions& options);
 

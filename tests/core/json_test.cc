@@ -47,5 +47,32 @@ TEST(JsonTest, ParseJsonReportsTooBigOrParses) {
   EXPECT_EQ(r.Code(), rapidjson::kParseErrorValueInvalid);
 }
 
+TEST(JsonTest, FindsTheFirstBracketPastTheDepthLimit) {
+  EXPECT_EQ(FirstTooDeep("[[[]]]", 3), std::nullopt);
+  EXPECT_EQ(FirstTooDeep("[[[]]]", 2), 2u);
+  EXPECT_EQ(FirstTooDeep("{\"a\": [{}]}", 2), 7u);  // the inner {
+  // Brackets inside strings, escaped quotes included, do not count.
+  EXPECT_EQ(FirstTooDeep(R"(["[[[[", "\"[[[[", {}])", 2), std::nullopt);
+  EXPECT_EQ(FirstTooDeep("[] [] [] []", 1), std::nullopt);  // siblings
+}
+
+TEST(JsonTest, ParseJsonRefusesNestingPastTheLimitAndKeepsTheLimitItself) {
+  constexpr unsigned kFlags = rapidjson::kParseFullPrecisionFlag;
+  rapidjson::Document doc;
+  const std::string ok =
+      std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_FALSE(ParseJson<kFlags>(doc, ok).IsError());
+  const std::string deep = "[" + ok + "]";
+  rapidjson::ParseResult r = ParseJson<kFlags>(doc, deep);
+  ASSERT_TRUE(r.IsError());
+  EXPECT_EQ(r.Offset(), static_cast<size_t>(kMaxJsonDepth));  // the 65th '['
+  EXPECT_STREQ(JsonErrorText(r), "nested deeper than 64 levels");
+  // A million levels, which overflowed the stack of a recursive parse.
+  r = ParseJson<kFlags>(doc, std::string(1'000'000, '['));
+  EXPECT_TRUE(r.IsError());
+  EXPECT_STREQ(JsonErrorText(ParseJson<kFlags>(doc, "{\"x\": }")),
+               "Invalid value.");
+}
+
 }  // namespace
 }  // namespace perflab::core

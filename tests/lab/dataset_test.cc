@@ -1,8 +1,14 @@
 #include "bench/lab/dataset.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "bench/lab/sqlite_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -146,12 +152,95 @@ TEST(DatasetTest, EnsureRebuildsATruncatedFile) {
   EXPECT_FALSE(reused->rebuilt);
 }
 
-TEST(DatasetTest, EnsureRebuildsAForeignFile) {
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Only a file recognised as a perflab dataset is ever replaced: another
+// file, another SQLite database, a device or a symbolic link is refused in
+// one line and left exactly as it was.
+TEST(DatasetTest, EnsureRefusesWhatIsNotADataset) {
   std::string path = TempPath("foreign.sqlite");
   std::ofstream(path) << "not a database at all";
   auto ensured = EnsureDataset(path, {.scale = 0.01});
+  ASSERT_FALSE(ensured.ok());
+  EXPECT_EQ(ensured.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ensured.status().message(), HasSubstr("not a perflab dataset"));
+  EXPECT_EQ(ensured.status().message().find('\n'), std::string::npos);
+  EXPECT_EQ(Read(path), "not a database at all");
+
+  std::string other = TempPath("other.sqlite");
+  std::filesystem::remove(other);
+  {
+    auto db = OpenDatabase(other, false);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(Exec(db->get(), "CREATE TABLE t(x)").ok());
+  }
+  const std::string before = Read(other);
+  EXPECT_FALSE(BuildDataset(other, {.scale = 0.01}).ok());
+  EXPECT_EQ(Read(other), before);
+
+  EXPECT_THAT(EnsureDataset("/dev/null", {.scale = 0.01}).status().message(),
+              HasSubstr("not a regular file"));
+  EXPECT_TRUE(
+      std::filesystem::is_character_file(std::filesystem::status("/dev/null")));
+
+  std::string link = TempPath("link.sqlite");
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(path, link);
+  EXPECT_THAT(EnsureDataset(link, {.scale = 0.01}).status().message(),
+              HasSubstr("symbolic link"));
+  EXPECT_TRUE(
+      std::filesystem::is_symlink(std::filesystem::symlink_status(link)));
+  EXPECT_EQ(Read(path), "not a database at all");
+  std::filesystem::remove(link);
+}
+
+// A dataset of another generator version or scale is still ours: rebuilt.
+TEST(DatasetTest, EnsureRebuildsADatasetOfOtherOptions) {
+  std::string path = TempPath("other_scale.sqlite");
+  ASSERT_TRUE(BuildDataset(path, {.scale = 0.02}).ok());
+  {
+    auto db = OpenDatabase(path, false);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(Exec(db->get(),
+                     "UPDATE perflab_meta SET value = 'perflab-orders-v0' "
+                     "WHERE key = 'generator'")
+                    .ok());
+  }
+  auto ensured = EnsureDataset(path, {.scale = 0.01});
   ASSERT_TRUE(ensured.ok()) << ensured.status();
   EXPECT_TRUE(ensured->rebuilt);
+  EXPECT_TRUE(CheckDataset(path, {.scale = 0.01}).ok());
+}
+
+// The temporary file is created exclusively at an unpredictable name: links
+// planted at the names a builder could guess redirect nothing.
+TEST(DatasetTest, BuildIgnoresLinksAtPredictableTemporaryNames) {
+  std::string path = TempPath("planted.sqlite");
+  std::filesystem::remove(path);
+  std::string victim = TempPath("victim.txt");
+  std::ofstream(victim) << "precious";
+  std::vector<std::string> planted;
+  for (const std::string& suffix :
+       std::vector<std::string>{".tmp", absl::StrCat(".tmp.", ::getpid()),
+                                absl::StrCat(".tmp.", ::getpid(), ".0"),
+                                absl::StrCat(".tmp.", ::getpid(), ".1")}) {
+    planted.push_back(path + suffix);
+    std::filesystem::remove(planted.back());
+    std::filesystem::create_symlink(victim, planted.back());
+  }
+  ASSERT_TRUE(BuildDataset(path, {.scale = 0.01}).ok());
+  EXPECT_TRUE(CheckDataset(path, {.scale = 0.01}).ok());
+  EXPECT_EQ(Read(victim), "precious");
+  for (const std::string& p : planted) {
+    EXPECT_TRUE(
+        std::filesystem::is_symlink(std::filesystem::symlink_status(p)));
+    std::filesystem::remove(p);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "core/random.h"
@@ -106,6 +107,79 @@ TEST(HdrCodec, CorruptInputIsRejected) {
   absl::StatusOr<Histogram> v1 = DecodeHdrBase64(absl::Base64Escape(bytes));
   ASSERT_FALSE(v1.ok());
   EXPECT_NE(v1.status().message().find("cookie"), std::string::npos);
+}
+
+// A V2 payload built here from the format's description (not with the
+// encoder under test): header, then ZigZag LEB128 counts, zlib, wrapper.
+void PutBE(std::string& out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i)
+    out.push_back(char((v >> (8 * i)) & 255));
+}
+void PutCount(std::string& out, int64_t c) {
+  uint64_t v = (static_cast<uint64_t>(c) << 1) ^ static_cast<uint64_t>(c >> 63);
+  for (int i = 0; i < 8 && v >= 0x80; ++i) {
+    out.push_back(char((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(char(v));  // at most 8 bits left after 8 groups of 7
+}
+std::string Wrap(const std::string& raw) {
+  uLongf len = compressBound(raw.size());
+  std::string packed(len, '\0');
+  EXPECT_EQ(compress(reinterpret_cast<Bytef*>(packed.data()), &len,
+                     reinterpret_cast<const Bytef*>(raw.data()), raw.size()),
+            Z_OK);
+  packed.resize(len);
+  std::string out;
+  PutBE(out, 0x1c849314, 4);
+  PutBE(out, packed.size(), 4);
+  return absl::Base64Escape(out + packed);
+}
+std::string Encoded(int digits, int64_t lowest, int64_t highest,
+                    const std::vector<int64_t>& counts) {
+  std::string c;
+  for (int64_t v : counts) PutCount(c, v);
+  std::string raw;
+  PutBE(raw, 0x1c849313, 4);
+  PutBE(raw, c.size(), 4);
+  PutBE(raw, 0, 4);
+  PutBE(raw, static_cast<uint64_t>(digits), 4);
+  PutBE(raw, static_cast<uint64_t>(lowest), 8);
+  PutBE(raw, static_cast<uint64_t>(highest), 8);
+  PutBE(raw, 0x3ff0000000000000, 8);  // 1.0
+  return Wrap(raw + c);
+}
+
+TEST(HdrCodec, HandBuiltPayloadDecodes) {
+  absl::StatusOr<Histogram> h = DecodeHdrBase64(Encoded(1, 1, 1000, {0, 3}));
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(h->Count(), 3);
+  EXPECT_EQ(h->Max(), 1);
+}
+
+TEST(HdrCodec, HostileHeadersAndCountsAreRejected) {
+  // A lowest value of 2^58 with 1 digit: the range setup used to spin.
+  absl::StatusOr<Histogram> h =
+      DecodeHdrBase64(Encoded(1, int64_t{1} << 58, INT64_MAX, {1}));
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("lowest_discernible"), std::string::npos);
+  // A negative lowest (the top bit set) and digits out of range.
+  EXPECT_FALSE(DecodeHdrBase64(Encoded(3, -1, INT64_MAX, {1})).ok());
+  EXPECT_FALSE(DecodeHdrBase64(Encoded(-3, 1, 1000, {1})).ok());
+  // Counts whose sum passes INT64_MAX.
+  h = DecodeHdrBase64(Encoded(1, 1, 1000, {INT64_MAX, 1}));
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("2^63"), std::string::npos);
+  EXPECT_TRUE(DecodeHdrBase64(Encoded(1, 1, 1000, {INT64_MAX - 1, 1})).ok());
+}
+
+TEST(HdrCodec, AZlibBombIsNamedAsSuch) {
+  std::string raw;
+  PutBE(raw, 0x1c849313, 4);
+  raw.resize((size_t{65} << 20), '\0');  // 65 MiB, past the 64 MiB cap
+  absl::StatusOr<Histogram> h = DecodeHdrBase64(Wrap(raw));
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("64 MiB"), std::string::npos);
 }
 
 }  // namespace

@@ -182,5 +182,36 @@ TEST(Histogram, RejectsBadOptions) {
           .ok());
 }
 
+// The first bucket ends at sub_bucket_count << unit_magnitude, which must
+// stay below 2^63. By hand: 3 digits -> 2 * 10^3 = 2000 -> 2048 = 2^11
+// sub-buckets, so unit magnitude floor(log2(lowest)) <= 51, lowest < 2^52;
+// 1 digit -> 20 -> 32 = 2^5 sub-buckets, lowest < 2^58. Past that, Create
+// used to loop for ever; it must refuse, quickly.
+TEST(Histogram, RefusesALowestValueWhoseFirstBucketPassesInt64) {
+  const int64_t top = INT64_MAX;
+  EXPECT_TRUE(Histogram::Create({(int64_t{1} << 52) - 1, top, 3}).ok());
+  EXPECT_FALSE(Histogram::Create({int64_t{1} << 52, top, 3}).ok());
+  EXPECT_TRUE(Histogram::Create({(int64_t{1} << 58) - 1, top, 1}).ok());
+  for (int64_t lowest : {int64_t{1} << 58, int64_t{1} << 62, top}) {
+    absl::StatusOr<Histogram> h = Histogram::Create({lowest, top, 1});
+    ASSERT_FALSE(h.ok()) << lowest;
+    EXPECT_NE(h.status().message().find("lowest_discernible"),
+              std::string::npos);
+  }
+}
+
+TEST(Histogram, MergeRefusesCountsPastInt64) {
+  Histogram a = *Histogram::Create();
+  Histogram b = *Histogram::Create();
+  a.Record(7, INT64_MAX - 1);
+  b.Record(7, 1);
+  ASSERT_TRUE(a.Merge(b).ok());  // exactly INT64_MAX: still representable
+  EXPECT_EQ(a.Count(), INT64_MAX);
+  absl::Status s = a.Merge(b);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("2^63"), std::string::npos);
+  EXPECT_EQ(a.Count(), INT64_MAX);  // unchanged
+}
+
 }  // namespace
 }  // namespace perflab::models

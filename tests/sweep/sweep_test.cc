@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/document.h"
 #include "gtest/gtest.h"
+#include "models/hdr_codec.h"
 #include "models/histogram.h"
 #include "tools/sweep/aggregate.h"
 #include "tools/sweep/experiment.h"
@@ -257,6 +258,176 @@ TEST(SweepPartial, CorruptPartialIsRejected) {
   json.replace(at, 16, "\"replications\":2");  // the fingerprint does not fit
   EXPECT_NE(ParsePartial(json, "f").status().message().find("fingerprint"),
             std::string::npos);
+}
+
+TEST(SweepExperiment, CountsAreBoundedBeforeAnythingIsAllocated) {
+  Limits forced;
+  forced.force = true;
+  EXPECT_TRUE(MakeExperiment("mmc", {}, kMaxReplications, 1, forced).ok());
+  for (int64_t r : {kMaxReplications + 1, int64_t{4611686018427387904}}) {
+    absl::StatusOr<Experiment> e = MakeExperiment("mmc", {}, r, 1, forced);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.status().message().find("10000000"), std::string::npos);
+  }
+  // 10^7 replications x 101 points = 1.01e9 runs: past the bound even with
+  // --force; 100 points (10^9) are allowed.
+  std::string points = "customers=1";
+  for (int i = 2; i <= 100; ++i) absl::StrAppend(&points, ",", i);
+  EXPECT_TRUE(
+      MakeExperiment("mmc", {points}, kMaxReplications, 1, forced).ok());
+  absl::StrAppend(&points, ",101");
+  absl::StatusOr<Experiment> e =
+      MakeExperiment("mmc", {points}, kMaxReplications, 1, forced);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("1000000000"), std::string::npos);
+}
+
+TEST(SweepExperiment, ShardsAreBoundedAndNeverOverflow) {
+  EXPECT_TRUE(ParseShard("100000/100000").ok());
+  EXPECT_FALSE(ParseShard("1/100001").ok());
+  EXPECT_FALSE(ParseShard("2/9223372036854775807").ok());
+  EXPECT_FALSE(ParseShard("").ok());
+  // 3 runs (k = 0, 1, 2): shard 2/N holds k = 1 for any N >= 2, and shard
+  // I/N with I > 3 holds none; no k + N is formed past the last run.
+  Experiment e = Make({}, 3);
+  for (int64_t n : {int64_t{2}, int64_t{3}, kMaxShards}) {
+    EXPECT_EQ(ShardRuns(e, {2, n}), std::vector<int64_t>{1}) << n;
+    EXPECT_EQ(ShardSize(e, {2, n}), 1);
+  }
+  EXPECT_TRUE(ShardRuns(e, {4, kMaxShards}).empty());
+  EXPECT_EQ(ShardSize(e, {4, kMaxShards}), 0);
+  EXPECT_EQ(ShardRuns(e, {1, 2}), (std::vector<int64_t>{0, 2}));
+  // 7 runs in 3 shards: 3 + 2 + 2 (k = 0,3,6 / 1,4 / 2,5).
+  Experiment seven = Make({}, 7);
+  EXPECT_EQ(ShardSize(seven, {1, 3}), 3);
+  EXPECT_EQ(ShardSize(seven, {3, 3}), 2);
+}
+
+// A partial edited by hand (or by an attacker): the field is replaced, and
+// the fingerprint recomputed when `forge`, so only the bounds can catch it.
+std::string Edited(const Partial& p, const std::string& from,
+                   const std::string& to, bool forge,
+                   const Experiment* forged = nullptr, int64_t shards = 1) {
+  std::string json = PartialToJson(p);
+  size_t at = json.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  json.replace(at, from.size(), to);
+  if (forge) {
+    const std::string fp = PartialFingerprint(p.experiment, p.shard.count);
+    at = json.find(fp);
+    EXPECT_NE(at, std::string::npos);
+    json.replace(at, fp.size(), PartialFingerprint(*forged, shards));
+  }
+  return json;
+}
+
+std::string PartialError(const std::string& json) {
+  absl::StatusOr<Partial> p = ParsePartial(json, "part.json");
+  EXPECT_FALSE(p.ok());
+  const std::string m(p.status().message());
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_LT(m.size(), 400u) << m;
+  return m;
+}
+
+TEST(SweepPartial, TheFingerprintCoversTheShardCount) {
+  Experiment e = Make({"servers=1,2"}, 2);
+  RunnerOptions o;
+  o.jobs = 1;
+  Partial p{e, {1, 2}, *RunRuns(e, ShardRuns(e, {1, 2}), FakeFn(true), o)};
+  ASSERT_TRUE(ParsePartial(PartialToJson(p), "part.json").ok());
+  EXPECT_NE(PartialFingerprint(e, 2), PartialFingerprint(e, 3));
+  EXPECT_NE(PartialError(Edited(p, "\"shards\":2", "\"shards\":3", false))
+                .find("fingerprint"),
+            std::string::npos);
+  // Forged to match: 1e15 shards are still past the bound.
+  EXPECT_NE(
+      PartialError(Edited(p, "\"shards\":2", "\"shards\":1000000000000000",
+                          true, &e, 1000000000000000))
+          .find("shard 1/1000000000000000"),
+      std::string::npos);
+  // 10^12 replications, forged: refused as the command line refuses them.
+  Experiment huge = e;
+  huge.replications = 1000000000000;
+  EXPECT_NE(
+      PartialError(Edited(p, "\"replications\":2",
+                          "\"replications\":1000000000000", true, &huge, 2))
+          .find("--replications"),
+      std::string::npos);
+}
+
+TEST(SweepPartial, RunsValuesAndHistogramsAreChecked) {
+  Experiment e = Make({"servers=1,2"}, 2);
+  RunnerOptions o;
+  o.jobs = 1;
+  Partial p{e, {1, 2}, *RunRuns(e, ShardRuns(e, {1, 2}), FakeFn(true), o)};
+  // Non-finite values, as RapidJSON's NaN/Infinity literals.
+  EXPECT_NE(PartialError(Edited(p, "\"x\":0.0", "\"x\":NaN", false))
+                .find("not a finite number"),
+            std::string::npos);
+  EXPECT_NE(PartialError(Edited(p, "\"x\":0.0", "\"x\":-Infinity", false))
+                .find("not a finite number"),
+            std::string::npos);
+  // Keys perflab sweep never writes.
+  for (const char* key : {"evil\\nkey", "seed", "rows[x].a", "a b", ""}) {
+    EXPECT_NE(PartialError(Edited(p, "\"x\":0.0",
+                                  absl::StrCat("\"", key, "\":0.0"), false))
+                  .find("key"),
+              std::string::npos)
+        << key;
+  }
+  EXPECT_TRUE(
+      ParsePartial(Edited(p, "\"x\":0.0", "\"rows[12].b_2\":0.0", false),
+                   "part.json")
+          .ok());
+  // One run too few, and a run that is not the shard's.
+  Partial short_part = p;
+  short_part.runs.pop_back();
+  EXPECT_NE(PartialError(PartialToJson(short_part)).find("should hold 2 runs"),
+            std::string::npos);
+  Partial wrong = p;
+  wrong.runs[1].run = 3;
+  EXPECT_NE(PartialError(PartialToJson(wrong)).find("is not run 2"),
+            std::string::npos);
+  // A histogram that does not decode.
+  Partial bad_hist = p;
+  bad_hist.runs[0].histogram_hdr = "!!!";
+  EXPECT_NE(PartialError(PartialToJson(bad_hist)).find("HdrHistogram"),
+            std::string::npos);
+  // Nested past the JSON depth limit.
+  EXPECT_NE(PartialError(std::string(100000, '[')).find("nested deeper"),
+            std::string::npos);
+}
+
+TEST(SweepPartial, CountsThatOverflowWhenMergedAreRejected) {
+  Experiment e = Make({}, 2);
+  models::Histogram big = *models::Histogram::Create();
+  big.Record(1000000, INT64_MAX);
+  RunResult a{0, RunSeed(e, 0), {{"x", 1}}, models::EncodeHdrBase64(big)};
+  RunResult b{1, RunSeed(e, 1), {{"x", 2}}, models::EncodeHdrBase64(big)};
+  absl::StatusOr<Partial> one =
+      ParsePartial(PartialToJson({e, {1, 2}, {a}}), "one");
+  absl::StatusOr<Partial> two =
+      ParsePartial(PartialToJson({e, {2, 2}, {b}}), "two");
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(two.ok()) << two.status();
+  absl::StatusOr<Merged> m = MergeParts({*one, *two}, {"one", "two"});
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<core::Document> d = Aggregate(m->experiment, m->runs);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("2^63"), std::string::npos);
+}
+
+TEST(SweepPartial, AManyShardGapIsNamedShortly) {
+  Experiment e = Make({}, 1);
+  absl::StatusOr<Partial> p = ParsePartial(
+      PartialToJson({e, {1, kMaxShards}, *RunRuns(e, {0}, FakeFn(false), {})}),
+      "one");
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<Merged> m = MergeParts({*p}, {"one"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("and 99989 more"), std::string::npos);
+  EXPECT_LT(m.status().message().size(), 400u);
 }
 
 }  // namespace

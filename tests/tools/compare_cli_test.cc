@@ -138,6 +138,36 @@ TEST(CompareCli, ThresholdAndCounterDirection) {
   EXPECT_STREQ(Parse(r.out)["benchmarks"][0]["verdict"].GetString(), "slower");
 }
 
+// The threshold is a percentage of the base median, whatever the scale: a
+// 1 % change of a 1 ms benchmark (10,000 ns) is under 5 %, a 50 % change of
+// a 10 ns one (5 ns) is over 10 %. Compared in nanoseconds instead, both
+// verdicts flip.
+TEST(CompareCli, ThresholdIsOnTheRelativeChangeNotTheNanoseconds) {
+  std::string base =
+      Write("rel_base.json", GbenchJson({{"BM_Slow", Scaled(kBase, 10000)},
+                                         {"BM_Fast", Scaled(kBase, 0.1)}}));
+  std::string cont = Write("rel_cont.json",
+                           GbenchJson({{"BM_Slow", Scaled(kBase, 10000 * 1.01)},
+                                       {"BM_Fast", Scaled(kBase, 0.1 * 1.5)}}));
+  auto r =
+      RunCli({"compare", base, cont, "--threshold", "5", "--format", "json"});
+  auto d = Parse(r.out);
+  ASSERT_EQ(d["benchmarks"].Size(), 2u) << r.out;
+  for (const auto& row : d["benchmarks"].GetArray()) {
+    const std::string name = row["name"].GetString();
+    EXPECT_STREQ(row["verdict"].GetString(),
+                 name == "BM_Slow" ? "same" : "slower")
+        << name;
+  }
+  r = RunCli({"compare", base, cont, "--threshold", "10", "--format", "json"});
+  d = Parse(r.out);
+  for (const auto& row : d["benchmarks"].GetArray()) {
+    if (std::string(row["name"].GetString()) == "BM_Fast") {
+      EXPECT_STREQ(row["verdict"].GetString(), "slower");
+    }
+  }
+}
+
 TEST(CompareCli, FasterGeomeanAndBenchmarksInOneFileOnly) {
   // Ratios 0.5 and 2.0: geometric mean exactly 1 by hand.
   std::string base =

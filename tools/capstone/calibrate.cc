@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/json.h"
 #include "core/subprocess.h"
 #include "models/median.h"
 #include "rapidjson/document.h"
@@ -134,8 +135,8 @@ std::string WithoutNonFinite(std::string text) {
 // then says what is wrong with it).
 std::string OnlyRunsOf(const std::string& text, const std::string& name) {
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("benchmarks") ||
+  if (core::ParseJson<rapidjson::kParseDefaultFlags>(doc, text).IsError() ||
+      !doc.IsObject() || !doc.HasMember("benchmarks") ||
       !doc["benchmarks"].IsArray()) {
     return text;
   }
@@ -176,8 +177,8 @@ std::string DefaultBenchDir() {
 absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
     std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (core::ParseJson<rapidjson::kParseDefaultFlags>(doc, json).IsError() ||
+      !doc.IsObject()) {
     return Bad(
         "benchmark map: malformed JSON; accepted: bench/benchmarks.json");
   }

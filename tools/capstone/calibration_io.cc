@@ -389,10 +389,10 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
   const rapidjson::ParseResult parsed =
       core::ParseJson<rapidjson::kParseFullPrecisionFlag>(doc, json);
   if (parsed.IsError()) {
-    return Bad(absl::StrCat(
-        "calibration: malformed JSON at byte ", parsed.Offset(), " (",
-        rapidjson::GetParseError_En(parsed.Code()), "); accepted: a ",
-        std::string(kCalibrationFormat), " object"));
+    return Bad(absl::StrCat("calibration: malformed JSON at byte ",
+                            parsed.Offset(), " (", core::JsonErrorText(parsed),
+                            "); accepted: a ", std::string(kCalibrationFormat),
+                            " object"));
   }
   // A const view: RapidJSON 1.1's non-const iterators compare ambiguously
   // in C++20.

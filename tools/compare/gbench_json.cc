@@ -32,9 +32,8 @@ absl::StatusOr<std::vector<BenchmarkSamples>> ParseGbenchJson(
       core::ParseJson<rapidjson::kParseFullPrecisionFlag |
                       rapidjson::kParseNanAndInfFlag>(doc, text);
   if (parsed.IsError()) {
-    return Bad(
-        absl::StrCat("not JSON: ", rapidjson::GetParseError_En(parsed.Code()),
-                     " at byte ", parsed.Offset()));
+    return Bad(absl::StrCat("not JSON: ", core::JsonErrorText(parsed),
+                            " at byte ", parsed.Offset()));
   }
   if (!doc.IsObject() || !doc.HasMember("benchmarks") ||
       !doc["benchmarks"].IsArray()) {

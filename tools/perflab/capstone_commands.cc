@@ -114,6 +114,16 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
         absl::StrCat(path, ": ", file.status().message()));
   }
 
+  // The output place is checked before the runs, not after them.
+  if (a.out_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "--out-dir: empty; accepted: a directory path");
+  }
+  for (const char* name : {"capstone.md", "capstone.csv", "capstone.json"}) {
+    absl::Status s = core::CheckWritable(absl::StrCat(a.out_dir, "/", name));
+    if (!s.ok()) return s;
+  }
+
   capstone::ComposeOptions options;
   options.steps = *steps;
   options.calibration = file->values;
@@ -153,15 +163,12 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   }
   a.json = capstone::ToJson(*c, id, a.cost);
   const std::string dir = a.out_dir;
-  for (const auto& [name, content] :
-       {std::pair<std::string, std::string>{"capstone.md",
-                                            compare::ToMarkdown(doc)},
-        {"capstone.csv", core::ToCsv(doc)},
-        {"capstone.json", a.json}}) {
-    absl::Status s =
-        core::WriteFileAtomic(absl::StrCat(dir, "/", name), content);
-    if (!s.ok()) return s;
-  }
+  // One set: a failure leaves all three files of the previous run.
+  absl::Status s = core::WriteFilesAtomic(
+      {{absl::StrCat(dir, "/capstone.md"), compare::ToMarkdown(doc)},
+       {absl::StrCat(dir, "/capstone.csv"), core::ToCsv(doc)},
+       {absl::StrCat(dir, "/capstone.json"), a.json}});
+  if (!s.ok()) return s;
   return doc;
 }
 
@@ -203,6 +210,7 @@ absl::StatusOr<core::Document> Schema(const CalibrateArgs& a) {
 }
 
 absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
+  if (absl::Status s = core::CheckWritable(a.out); !s.ok()) return s;
   absl::StatusOr<capstone::CalibrationFile> file = capstone::Calibrate(
       a.options, [](std::string_view line) { std::cerr << line << "\n"; });
   if (!file.ok()) return file.status();

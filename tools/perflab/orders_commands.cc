@@ -36,6 +36,12 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   o.handler.dataset_path =
       f.dataset.empty() ? lab::DefaultDatasetPath(f.scale) : f.dataset;
   if (!lab::CheckDataset(o.handler.dataset_path, dataset).ok()) {
+    // Refused before the line that announces a build.
+    if (absl::Status s = lab::CheckReplaceable(o.handler.dataset_path);
+        !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--dataset: ", s.message()));
+    }
     std::cerr << "perflab orders-service: generating the dataset (scale "
               << f.scale << ") at " << o.handler.dataset_path << "\n";
     absl::StatusOr<lab::BuildReport> built =

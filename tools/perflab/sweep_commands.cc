@@ -37,6 +37,7 @@ struct SweepArgs {
   std::string shard;
   bool force = false;
   std::string partial;  // set by a shard run: what --out receives
+  std::string out;      // --out FILE; empty: stdout
 };
 
 absl::Status IntFlag(const std::string& flag, const std::string& text,
@@ -75,6 +76,9 @@ absl::StatusOr<core::Document> RunSweep(SweepArgs& a) {
   absl::StatusOr<sweep::Experiment> e =
       sweep::MakeExperiment(a.scenario, a.sets, replications, seed, limits);
   if (!e.ok()) return e.status();
+  if (!a.out.empty()) {  // checked before the runs, not after them
+    if (absl::Status s = core::CheckWritable(a.out); !s.ok()) return s;
+  }
 
   sweep::RunnerOptions options;
   options.jobs = static_cast<int>(jobs);
@@ -159,7 +163,7 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--shard", a->shard,
                   "I/N: run only runs k with k mod N = I - 1, write a partial");
   cmd->add_flag("--force", a->force, "allow more than 100000 runs");
-  auto out = std::make_shared<std::string>();
+  auto out = std::shared_ptr<std::string>(a, &a->out);
   auto partial = std::make_shared<std::string>();
   cmd->add_option_function<std::string>(
       "--out", [out](const std::string& v) { *out = v; },

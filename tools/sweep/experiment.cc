@@ -21,12 +21,9 @@ absl::Status Bad(const std::string& what) {
   return absl::InvalidArgumentError(what);
 }
 
-}  // namespace
-
-absl::StatusOr<Experiment> MakeExperiment(const std::string& scenario,
-                                          const std::vector<std::string>& sets,
-                                          int64_t replications, uint64_t seed,
-                                          const Limits& limits) {
+// The scenario, or the error naming the accepted ones; R checked too.
+absl::StatusOr<const sim::Scenario*> ScenarioAndReplications(
+    const std::string& scenario, int64_t replications) {
   const sim::Scenario* s = sim::FindScenario(scenario);
   if (s == nullptr) {
     std::vector<std::string> names;
@@ -38,6 +35,85 @@ absl::StatusOr<Experiment> MakeExperiment(const std::string& scenario,
     return Bad(absl::StrCat("--replications = ", replications,
                             ": accepted an integer >= 1"));
   }
+  if (replications > kMaxReplications) {
+    return Bad(absl::StrCat("--replications = ", replications,
+                            ": accepted an integer in [1, ", kMaxReplications,
+                            "]"));
+  }
+  return s;
+}
+
+// A list-typed key separates its alternatives with ';'.
+char Separator(const sim::Scenario& s, const std::string& key) {
+  for (const sim::KeySpec& k : s.keys) {
+    if (k.name == key && k.type == sim::KeySpec::Type::kList) return ';';
+  }
+  return ',';
+}
+
+absl::Status CheckValues(const sim::Scenario& s, const Axis& axis,
+                         const std::string& set) {
+  const char sep = Separator(s, axis.key);
+  if (axis.values.empty() ||
+      (axis.values.size() == 1 && axis.values[0].empty())) {
+    return Bad(absl::StrCat("--set ", axis.key,
+                            "= has an empty list; accepted: one or more "
+                            "values separated by '",
+                            std::string(1, sep), "'"));
+  }
+  for (const std::string& v : axis.values) {
+    if (v.empty()) {
+      return Bad(absl::StrCat("--set ", set,
+                              ": an empty value in the list; "
+                              "accepted: values separated by '",
+                              std::string(1, sep), "'"));
+    }
+    // The scenario's own parser names the key, the value and its range.
+    absl::StatusOr<sim::Params> p =
+        sim::ParseParams(s, {absl::StrCat(axis.key, "=", v)});
+    if (!p.ok()) return p.status();
+  }
+  return absl::OkStatus();
+}
+
+// Counts runs without overflow: stops multiplying past the hard bound.
+absl::Status CheckRuns(const Experiment& e, const Limits& limits) {
+  int64_t runs = e.replications;
+  for (const Axis& a : e.axes) {
+    const int64_t n = std::ssize(a.values);
+    if (runs > kMaxForcedRuns / n) {
+      return Bad(absl::StrCat("the sweep has more than ", kMaxForcedRuns,
+                              " runs (grid points x replications); accepted: "
+                              "at most ",
+                              limits.max_runs, ", or ", kMaxForcedRuns,
+                              " with --force"));
+    }
+    runs *= n;
+  }
+  if (runs > limits.max_runs && !limits.force) {
+    return Bad(absl::StrCat("the sweep has more than ", limits.max_runs,
+                            " runs (grid points x replications); accepted: "
+                            "at most ",
+                            limits.max_runs, ", or add --force"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KeyGivenTwice(const std::string& key) {
+  return Bad(absl::StrCat("--set key '", key,
+                          "' given twice; accepted: each key once, with "
+                          "all its values in one list"));
+}
+
+}  // namespace
+
+absl::StatusOr<Experiment> MakeExperiment(const std::string& scenario,
+                                          const std::vector<std::string>& sets,
+                                          int64_t replications, uint64_t seed,
+                                          const Limits& limits) {
+  absl::StatusOr<const sim::Scenario*> s =
+      ScenarioAndReplications(scenario, replications);
+  if (!s.ok()) return s.status();
   Experiment e;
   e.scenario = scenario;
   e.replications = replications;
@@ -50,52 +126,31 @@ absl::StatusOr<Experiment> MakeExperiment(const std::string& scenario,
     }
     Axis axis;
     axis.key = set.substr(0, eq);
-    std::string list = set.substr(eq + 1);
-    if (!seen.insert(axis.key).second) {
-      return Bad(absl::StrCat("--set key '", axis.key,
-                              "' given twice; accepted: each key once, with "
-                              "all its values in one list"));
-    }
-    char sep = ',';
-    for (const sim::KeySpec& k : s->keys) {
-      if (k.name == axis.key && k.type == sim::KeySpec::Type::kList) sep = ';';
-    }
-    if (list.empty()) {
-      return Bad(absl::StrCat("--set ", axis.key,
-                              "= has an empty list; accepted: one or more "
-                              "values separated by '",
-                              std::string(1, sep), "'"));
-    }
-    axis.values = absl::StrSplit(list, sep);
-    for (const std::string& v : axis.values) {
-      if (v.empty()) {
-        return Bad(absl::StrCat("--set ", set,
-                                ": an empty value in the list; "
-                                "accepted: values separated by '",
-                                std::string(1, sep), "'"));
-      }
-      // The scenario's own parser names the key, the value and its range.
-      absl::StatusOr<sim::Params> p =
-          sim::ParseParams(*s, {absl::StrCat(axis.key, "=", v)});
-      if (!p.ok()) return p.status();
-    }
+    if (!seen.insert(axis.key).second) return KeyGivenTwice(axis.key);
+    axis.values = absl::StrSplit(set.substr(eq + 1), Separator(**s, axis.key));
+    if (absl::Status c = CheckValues(**s, axis, set); !c.ok()) return c;
     e.axes.push_back(std::move(axis));
   }
-  // Count runs without overflow: stop multiplying once past the limit.
-  int64_t runs = replications;
-  bool over = runs > limits.max_runs;
-  for (const Axis& a : e.axes) {
-    if (over) break;
-    runs *= static_cast<int64_t>(a.values.size());
-    over = runs > limits.max_runs;
-  }
-  if (over && !limits.force) {
-    return Bad(absl::StrCat("the sweep has more than ", limits.max_runs,
-                            " runs (grid points x replications); accepted: "
-                            "at most ",
-                            limits.max_runs, ", or add --force"));
-  }
+  if (absl::Status c = CheckRuns(e, limits); !c.ok()) return c;
   return e;
+}
+
+absl::Status CheckExperiment(const Experiment& e, const Limits& limits) {
+  absl::StatusOr<const sim::Scenario*> s =
+      ScenarioAndReplications(e.scenario, e.replications);
+  if (!s.ok()) return s.status();
+  std::set<std::string> seen;
+  for (const Axis& axis : e.axes) {
+    if (axis.key.empty() || axis.key.find('=') != std::string::npos) {
+      return Bad(absl::StrCat("--set key '", axis.key, "' is not a key name"));
+    }
+    if (!seen.insert(axis.key).second) return KeyGivenTwice(axis.key);
+    const std::string set = absl::StrCat(
+        axis.key, "=",
+        absl::StrJoin(axis.values, std::string(1, Separator(**s, axis.key))));
+    if (absl::Status c = CheckValues(**s, axis, set); !c.ok()) return c;
+  }
+  return CheckRuns(e, limits);
 }
 
 int64_t GridPoints(const Experiment& e) {
@@ -145,17 +200,26 @@ absl::StatusOr<Shard> ParseShard(const std::string& text) {
   Shard s;
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &s.index) ||
       !absl::SimpleAtoi(parts[1], &s.count) || s.count < 1 || s.index < 1 ||
-      s.index > s.count) {
-    return Bad(absl::StrCat("--shard = '", text,
-                            "': accepted I/N with integers 1 <= I <= N"));
+      s.index > s.count || s.count > kMaxShards) {
+    return Bad(absl::StrCat(
+        "--shard = '", text,
+        "': accepted I/N with integers 1 <= I <= N <= ", kMaxShards));
   }
   return s;
 }
 
+int64_t ShardSize(const Experiment& e, const Shard& shard) {
+  const int64_t total = TotalRuns(e);
+  const int64_t first = shard.index - 1;
+  if (first >= total) return 0;
+  return (total - first - 1) / shard.count + 1;  // no k + N overflow
+}
+
 std::vector<int64_t> ShardRuns(const Experiment& e, const Shard& shard) {
-  std::vector<int64_t> runs;
-  for (int64_t k = shard.index - 1; k < TotalRuns(e); k += shard.count) {
-    runs.push_back(k);
+  const int64_t n = ShardSize(e, shard);
+  std::vector<int64_t> runs(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    runs[static_cast<size_t>(i)] = shard.index - 1 + i * shard.count;
   }
   return runs;
 }

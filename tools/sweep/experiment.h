@@ -28,6 +28,12 @@ struct Experiment {
   uint64_t seed = 42;         // S
 };
 
+// Hard bounds, checked before anything is allocated or looped over: every
+// product and run number below them fits in int64 with room to spare.
+inline constexpr int64_t kMaxReplications = 10'000'000;   // R
+inline constexpr int64_t kMaxForcedRuns = 1'000'000'000;  // even with force
+inline constexpr int64_t kMaxShards = 100'000;            // N of --shard I/N
+
 struct Limits {
   int64_t max_runs = 100000;  // a bigger grid needs force = true
   bool force = false;         // accept any number of runs
@@ -37,12 +43,17 @@ struct Limits {
 // value against the scenario's declared keys. A list-typed key (whose value
 // itself contains commas) separates alternatives with ';'. InvalidArgument
 // names the key and value for: an unknown scenario or key, a value out of
-// range, an empty list or element, a key given twice, R < 1, or more runs
-// than limits.max_runs without limits.force.
+// range, an empty list or element, a key given twice, R outside
+// [1, kMaxReplications], more runs than limits.max_runs without
+// limits.force, or more than kMaxForcedRuns runs at all.
 absl::StatusOr<Experiment> MakeExperiment(const std::string& scenario,
                                           const std::vector<std::string>& sets,
                                           int64_t replications, uint64_t seed,
                                           const Limits& limits = {});
+
+// The checks of MakeExperiment on an experiment built otherwise (read back
+// from a partial file): scenario, keys, values, R and the number of runs.
+absl::Status CheckExperiment(const Experiment& e, const Limits& limits = {});
 
 // Number of grid points (product of axis sizes) and runs (points * R).
 int64_t GridPoints(const Experiment& e);
@@ -66,10 +77,13 @@ struct Shard {
   int64_t index = 1;
   int64_t count = 1;
 };
+// InvalidArgument unless 1 <= I <= N <= kMaxShards.
 absl::StatusOr<Shard> ParseShard(const std::string& text);
 
-// The run numbers of `shard`, ascending.
+// The run numbers of `shard`, ascending, and how many there are (computed
+// without listing them). The shard must be valid (1 <= I <= N).
 std::vector<int64_t> ShardRuns(const Experiment& e, const Shard& shard);
+int64_t ShardSize(const Experiment& e, const Shard& shard);
 
 }  // namespace perflab::sweep
 

@@ -1,12 +1,17 @@
 #include "tools/sweep/partial.h"
 
+#include <cmath>
 #include <map>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/json.h"
+#include "models/hdr_codec.h"
+#include "models/histogram.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -14,7 +19,8 @@
 namespace perflab::sweep {
 namespace {
 
-constexpr int kFormatVersion = 1;
+// 2: the fingerprint covers the shard count too.
+constexpr int kFormatVersion = 2;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>,
                                  rapidjson::UTF8<>, rapidjson::CrtAllocator,
                                  rapidjson::kWriteNanAndInfFlag>;
@@ -29,7 +35,46 @@ absl::Status Bad(const std::string& name, const std::string& what) {
                    "); accepted: a file written by perflab sweep --shard"));
 }
 
+// A metric key as RunResult makes them: a field key, or a table cell
+// "table[row].column"; anything else was not written by perflab sweep.
+bool IsWord(absl::string_view w) {
+  if (w.empty() || w.size() > 128) return false;
+  for (char c : w) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool IsMetricKey(absl::string_view key) {
+  const size_t open = key.find('[');
+  if (open == absl::string_view::npos) return IsWord(key) && key != "seed";
+  const size_t close = key.find("].", open);
+  if (close == absl::string_view::npos || close == open + 1 ||
+      close - open > 10) {
+    return false;
+  }
+  for (size_t i = open + 1; i < close; ++i) {
+    if (key[i] < '0' || key[i] > '9') return false;
+  }
+  return IsWord(key.substr(0, open)) && IsWord(key.substr(close + 2));
+}
+
+std::string ParseErrorText(const rapidjson::ParseResult& r) {
+  return absl::StrCat("invalid JSON: ", core::JsonErrorText(r));
+}
+
 }  // namespace
+
+std::string PartialFingerprint(const Experiment& e, int64_t shards) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, as Fingerprint
+  for (unsigned char c : absl::StrCat(Describe(e), " shards=", shards)) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return absl::StrFormat("%016x", h);
+}
 
 std::string PartialToJson(const Partial& part) {
   rapidjson::StringBuffer buf;
@@ -39,7 +84,7 @@ std::string PartialToJson(const Partial& part) {
   w.Key("perflab_sweep_partial");
   w.Int(kFormatVersion);
   w.Key("fingerprint");
-  Str(w, Fingerprint(e));
+  Str(w, PartialFingerprint(e, part.shard.count));
   w.Key("experiment");
   Str(w, Describe(e));
   w.Key("scenario");
@@ -94,14 +139,17 @@ std::string PartialToJson(const Partial& part) {
 absl::StatusOr<Partial> ParsePartial(const std::string& json,
                                      const std::string& name) {
   rapidjson::Document d;
+  // NaN and Infinity are parsed so that they can be named, then refused.
   const rapidjson::ParseResult parsed =
       core::ParseJson<rapidjson::kParseFullPrecisionFlag |
                       rapidjson::kParseNanAndInfFlag>(d, json);
-  if (parsed.IsError() || !d.IsObject()) return Bad(name, "invalid JSON");
+  if (parsed.IsError()) return Bad(name, ParseErrorText(parsed));
+  if (!d.IsObject()) return Bad(name, "invalid JSON");
   if (!d.HasMember("perflab_sweep_partial") ||
       !d["perflab_sweep_partial"].IsInt() ||
       d["perflab_sweep_partial"].GetInt() != kFormatVersion) {
-    return Bad(name, "no perflab_sweep_partial = 1");
+    return Bad(name,
+               absl::StrCat("no perflab_sweep_partial = ", kFormatVersion));
   }
   auto str = [&](const rapidjson::Value& o, const char* key) -> const char* {
     return o.IsObject() && o.HasMember(key) && o[key].IsString()
@@ -114,18 +162,29 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
     return true;
   };
   Partial p;
-  Experiment& e = p.experiment;
   const char* scenario = str(d, "scenario");
   const char* seed = str(d, "seed");
+  int64_t replications = 0;
+  uint64_t base_seed = 0;
   if (scenario == nullptr || seed == nullptr ||
-      !absl::SimpleAtoi(seed, &e.seed) ||
-      !i64(d, "replications", &e.replications) ||
+      !absl::SimpleAtoi(seed, &base_seed) ||
+      !i64(d, "replications", &replications) ||
       !i64(d, "shard", &p.shard.index) || !i64(d, "shards", &p.shard.count) ||
       !d.HasMember("axes") || !d["axes"].IsArray() || !d.HasMember("runs") ||
       !d["runs"].IsArray()) {
     return Bad(name, "a header field is missing");
   }
+  // The shard and the experiment are checked as the command line would
+  // check them, before anything is sized by them.
+  if (p.shard.count < 1 || p.shard.count > kMaxShards || p.shard.index < 1 ||
+      p.shard.index > p.shard.count) {
+    return Bad(name, absl::StrCat("shard ", p.shard.index, "/", p.shard.count,
+                                  " outside 1 <= I <= N <= ", kMaxShards));
+  }
+  Experiment& e = p.experiment;
   e.scenario = scenario;
+  e.replications = replications;
+  e.seed = base_seed;
   for (const rapidjson::Value& a : d["axes"].GetArray()) {
     Axis axis;
     const char* key = str(a, "key");
@@ -135,15 +194,30 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
     axis.key = key;
     for (const rapidjson::Value& v : a["values"].GetArray()) {
       if (!v.IsString()) return Bad(name, "an axis value is not a string");
-      axis.values.emplace_back(v.GetString());
+      axis.values.emplace_back(v.GetString(), v.GetStringLength());
     }
     e.axes.push_back(std::move(axis));
   }
   const char* fp = str(d, "fingerprint");
-  if (fp == nullptr || Fingerprint(e) != fp) {
+  if (fp == nullptr) return Bad(name, "a header field is missing");
+  if (PartialFingerprint(e, p.shard.count) != fp) {
     return Bad(name, "its fingerprint does not match its contents");
   }
-  for (const rapidjson::Value& r : d["runs"].GetArray()) {
+  Limits limits;
+  limits.force = true;
+  if (absl::Status s = CheckExperiment(e, limits); !s.ok()) {
+    return Bad(name, std::string(s.message()));
+  }
+  const rapidjson::Value& runs = d["runs"];
+  const int64_t want = ShardSize(e, p.shard);
+  if (static_cast<int64_t>(runs.Size()) != want) {
+    return Bad(name, absl::StrCat("shard ", p.shard.index, "/", p.shard.count,
+                                  " should hold ", want, " runs but holds ",
+                                  runs.Size()));
+  }
+  p.runs.reserve(static_cast<size_t>(want));
+  for (rapidjson::SizeType i = 0; i < runs.Size(); ++i) {
+    const rapidjson::Value& r = runs[i];
     RunResult run;
     const char* rs = str(r, "seed");
     if (!i64(r, "run", &run.run) || rs == nullptr ||
@@ -151,12 +225,35 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
         !r["values"].IsObject()) {
       return Bad(name, "a run is malformed");
     }
-    for (const auto& m : r["values"].GetObject()) {
-      if (!m.value.IsNumber()) return Bad(name, "a run value is not a number");
-      run.values.emplace_back(m.name.GetString(), m.value.GetDouble());
+    const int64_t k =
+        p.shard.index - 1 + static_cast<int64_t>(i) * p.shard.count;
+    if (run.run != k || run.seed != RunSeed(e, k)) {
+      return Bad(name, absl::StrCat("run ", i, " of the shard is not run ", k,
+                                    " with seed ", RunSeed(e, k)));
     }
-    if (const char* h = str(r, "latency_histogram_hdr_v2")) {
+    for (const auto& m : r["values"].GetObject()) {
+      const absl::string_view key(m.name.GetString(), m.name.GetStringLength());
+      if (!IsMetricKey(key)) {
+        return Bad(name, absl::StrCat("run ", k,
+                                      " has a value whose key is not a "
+                                      "field or table[row].column name"));
+      }
+      if (!m.value.IsNumber() || !std::isfinite(m.value.GetDouble())) {
+        return Bad(name, absl::StrCat("run ", k, " value '", key,
+                                      "' is not a finite number"));
+      }
+      run.values.emplace_back(std::string(key), m.value.GetDouble());
+    }
+    if (r.HasMember("latency_histogram_hdr_v2")) {
+      const char* h = str(r, "latency_histogram_hdr_v2");
+      if (h == nullptr) return Bad(name, "a run's histogram is not a string");
       run.histogram_hdr = h;
+      absl::StatusOr<models::Histogram> decoded =
+          models::DecodeHdrBase64(run.histogram_hdr);
+      if (!decoded.ok()) {
+        return Bad(name,
+                   absl::StrCat("run ", k, ": ", decoded.status().message()));
+      }
     }
     p.runs.push_back(std::move(run));
   }
@@ -194,9 +291,14 @@ absl::StatusOr<Merged> MergeParts(const std::vector<Partial>& parts,
     }
   }
   if (!missing.empty()) {
+    // The first few name the gap; the line stays short for any N.
+    constexpr size_t kNamed = 10;
+    const size_t more = missing.size() > kNamed ? missing.size() - kNamed : 0;
+    missing.resize(missing.size() - more);
     return absl::InvalidArgumentError(
-        absl::StrCat("missing shard(s) ", absl::StrJoin(missing, ", "), " of ",
-                     Describe(first.experiment)));
+        absl::StrCat("missing shard(s) ", absl::StrJoin(missing, ", "),
+                     more > 0 ? absl::StrCat(" and ", more, " more") : "",
+                     " of ", Describe(first.experiment)));
   }
   Merged m;
   m.experiment = first.experiment;

@@ -1,6 +1,7 @@
 // Partial results of a sharded sweep (`perflab sweep --shard I/N`) and their
 // merge. A partial is JSON: the experiment (scenario, grid, R, S), its
-// fingerprint (which includes the perflab version), the shard, and every run
+// fingerprint (which includes the perflab version and the shard count N),
+// the shard, and every run
 // it made with its raw figures and its histogram in HdrHistogram V2 base64.
 // Doubles are written shortest-round-trip and read at full precision, so a
 // merged sweep equals the unsharded one bit for bit. Pure functions;
@@ -25,7 +26,17 @@ struct Partial {
 
 std::string PartialToJson(const Partial& part);
 
-// `name` (a file name) is only used in error messages.
+// The fingerprint a partial carries: of the experiment's Describe() and the
+// shard count N, everything that shapes the merge (the shard index is
+// checked against the run numbers instead).
+std::string PartialFingerprint(const Experiment& e, int64_t shards);
+
+// `name` (a file name) is only used in error messages. Everything is checked
+// before it sizes anything: the experiment as MakeExperiment checks it (with
+// --force's bound), the shard (N <= kMaxShards), the fingerprint, the number
+// of runs and each run's number and seed, metric keys (a field or
+// table[row].column name) and values (finite numbers), and histograms
+// (decoded). InvalidArgument names the file and what is wrong, in one line.
 absl::StatusOr<Partial> ParsePartial(const std::string& json,
                                      const std::string& name);
 
