@@ -158,7 +158,7 @@ TEST(HdrCodec, HandBuiltPayloadDecodes) {
 }
 
 TEST(HdrCodec, HostileHeadersAndCountsAreRejected) {
-  // A lowest value of 2^58 with 1 digit: the range setup used to spin.
+  // A lowest value of 2^58 with 1 digit: an unbounded range setup spins.
   absl::StatusOr<Histogram> h =
       DecodeHdrBase64(Encoded(1, int64_t{1} << 58, INT64_MAX, {1}));
   ASSERT_FALSE(h.ok());

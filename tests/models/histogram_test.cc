@@ -185,8 +185,8 @@ TEST(Histogram, RejectsBadOptions) {
 // The first bucket ends at sub_bucket_count << unit_magnitude, which must
 // stay below 2^63. By hand: 3 digits -> 2 * 10^3 = 2000 -> 2048 = 2^11
 // sub-buckets, so unit magnitude floor(log2(lowest)) <= 51, lowest < 2^52;
-// 1 digit -> 20 -> 32 = 2^5 sub-buckets, lowest < 2^58. Past that, Create
-// used to loop for ever; it must refuse, quickly.
+// 1 digit -> 20 -> 32 = 2^5 sub-buckets, lowest < 2^58. Past that, the
+// range setup's loop would never end; Create must refuse, quickly.
 TEST(Histogram, RefusesALowestValueWhoseFirstBucketPassesInt64) {
   const int64_t top = INT64_MAX;
   EXPECT_TRUE(Histogram::Create({(int64_t{1} << 52) - 1, top, 3}).ok());

@@ -1,5 +1,5 @@
 // perflab orders-service: the case study's order service for real on
-// loopback (bench/lab/order_service), one flag per capstone step, bounded by
+// loopback (bench/http/order_service), one flag per capstone step, bounded by
 // --max-seconds and stopped cleanly by SIGINT/SIGTERM. Bad input (a
 // non-loopback address, a port in use, a bad flag value) is one line and
 // exit 2; a missing dataset is generated first, with a line on stderr.
