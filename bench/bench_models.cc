@@ -150,9 +150,9 @@ void BM_MvaExact(benchmark::State& state) {
 }
 BENCHMARK(BM_MvaExact)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// Three classes of 20 clients over the ten stations (one of 4 cores): a
-// lattice of 21^3 = 9,261 populations, twice for the 4-core station.
-void BM_MvaMultiClass(benchmark::State& state) {
+// Three classes of 20 clients over the ten stations (one of 4 cores), each
+// class with its own demands and think time.
+MultiClassNetwork ThreeClassesOfTwenty() {
   const SingleClassNetwork one = TenStations(1);
   MultiClassNetwork net;
   net.clients = {20, 20, 20};
@@ -163,6 +163,12 @@ void BM_MvaMultiClass(benchmark::State& state) {
                             {s.demand_s, 2 * s.demand_s, 0.5 * s.demand_s},
                             s.servers});
   }
+  return net;
+}
+
+// Exact: a lattice of 21^3 = 9,261 populations, twice for the 4-core station.
+void BM_MvaMultiClass(benchmark::State& state) {
+  const MultiClassNetwork net = ThreeClassesOfTwenty();
   double x = 0;
   for (auto _ : state) {
     auto r = SolveExactMultiClassMva(net);
@@ -181,16 +187,7 @@ BENCHMARK(BM_MvaMultiClass)->Unit(benchmark::kMillisecond);
 
 // The approximation on the same network: a fixed point instead of a lattice.
 void BM_MvaSchweitzerBard(benchmark::State& state) {
-  const SingleClassNetwork one = TenStations(1);
-  MultiClassNetwork net;
-  net.clients = {20, 20, 20};
-  net.think_s = {1, 0.5, 2};
-  for (const Station& s : one.stations) {
-    net.stations.push_back({s.name,
-                            s.kind,
-                            {s.demand_s, 2 * s.demand_s, 0.5 * s.demand_s},
-                            s.servers});
-  }
+  const MultiClassNetwork net = ThreeClassesOfTwenty();
   int64_t iterations = 0;
   for (auto _ : state) {
     auto r = SolveSchweitzerBard(net);

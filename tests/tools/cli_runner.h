@@ -17,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "rapidjson/document.h"
 #include "tools/perflab/cli.h"
 
 namespace perflab::testing {
@@ -38,6 +39,17 @@ inline CliResult RunCli(std::vector<std::string> args) {
   r.out = out.str();
   r.err = err.str();
   return r;
+}
+
+// A command that must succeed silently on stderr, its stdout parsed as JSON.
+inline rapidjson::Document RunCliJson(std::vector<std::string> args) {
+  CliResult r = RunCli(std::move(args));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  EXPECT_FALSE(d.HasParseError()) << r.out;
+  return d;
 }
 
 // Bad input: exit code 2, nothing on stdout, exactly one line on stderr that

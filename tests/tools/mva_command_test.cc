@@ -16,14 +16,8 @@ namespace {
 using ::perflab::testing::RunCli;
 using ::testing::HasSubstr;
 
-rapidjson::Document Json(const std::vector<std::string>& args) {
-  auto r = RunCli(args);
-  EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.err, "");
-  rapidjson::Document d;
-  d.Parse(r.out.c_str());
-  EXPECT_FALSE(d.HasParseError()) << r.out;
-  return d;
+rapidjson::Document Json(std::vector<std::string> args) {
+  return testing::RunCliJson(std::move(args));
 }
 
 TEST(MvaCommand, SingleClassRowsByHand) {
