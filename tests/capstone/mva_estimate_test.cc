@@ -20,18 +20,21 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // 500 req/s through: a generator 25 % busy on 4 cores (1 core of work), 3 of
-// 4 application cores busy, 2 of 4 connections held, and a 75 % cache hit
-// ratio in front of an 8 ms wait per miss. By hand, D = busy / X:
+// 4 application cores busy (40 % of it, 1.2 cores, on statements), 3.2 of 4
+// connections held, and a 75 % cache hit ratio in front of an 8 ms wait per
+// miss. By hand, D = busy / X:
 //   generator 0.25 x 4 / 500 = 2 ms, cores 3 / 500 = 6 ms,
-//   pool 2 / 500 = 4 ms, waits (1 - 0.75) x 8 = 2 ms; D = 14 ms.
+//   pool (3.2 - 1.2) / 500 = 4 ms (the hold less the statements' CPU),
+//   waits (1 - 0.75) x 8 = 2 ms; D = 14 ms.
 StepFigures HandMade() {
   StepFigures f;
   f.rps = 500;
   f.generator_utilisation = 0.25;
   f.generator_cores = 4;
   f.cpu_cores = 3;
+  f.cpu_share.database = 40;
   f.app_cores = 4;
-  f.pool_busy = 2;
+  f.pool_busy = 3.2;
   f.pool = 4;
   f.cache_hit_ratio = 0.75;
   f.miss_wait_ms = 8;
@@ -124,14 +127,14 @@ TEST(MvaEstimate, NoNetworkWithoutThroughputOrServers) {
 }
 
 TEST(MvaEstimate, GapsNameTheFullCap) {
-  // 16 of 16 threads busy with a wait, no station above 75 %: the thread cap.
+  // 16 of 16 threads busy with a wait, nothing above 80 %: the thread cap.
   StepFigures f = HandMade();
   f.threads_busy = 16;
   f.thread_wait_ms = 4.5;
   EXPECT_EQ(GapOf(f), MvaGap::kThreadCap);
   EXPECT_THAT(Reason(f, MvaGap::kThreadCap),
               HasSubstr("16.0 of 16 threads busy, 4.50 ms of waiting"));
-  EXPECT_THAT(Reason(f, MvaGap::kThreadCap), HasSubstr("cores, is 75 % busy"));
+  EXPECT_THAT(Reason(f, MvaGap::kThreadCap), HasSubstr("pool, is 80 % busy"));
   // A full thread cap behind a saturated station is not what binds.
   f.cpu_cores = 3.9;
   EXPECT_EQ(GapOf(f), MvaGap::kStations);
@@ -154,7 +157,7 @@ TEST(MvaEstimate, AgreementNeedsNoReason) {
   const double x = 3000.0 / 14;
   f.generator_utilisation = 0.002 * x / 4;
   f.cpu_cores = 0.006 * x;
-  f.pool_busy = 0.004 * x;
+  f.pool_busy = 0.004 * x + 0.4 * f.cpu_cores;  // 4 ms off a core
   f.rps = x;
   const StepMva m = EstimateStep(f, 3);
   ASSERT_TRUE(m.solved);
@@ -181,9 +184,10 @@ TEST(MvaEstimate, MissWaitIsTheStubPlusTheStallWhereItApplies) {
 }
 
 // Two steps: one whose cores are 99 % busy (D = 3.96 / 500 = 7.92 ms on 4,
-// 1 / D_max = 505 req/s; 32 clients are four times the knee D / D_max =
-// 15.92 / 1.98 = 8, so MVA sits near the bound, within 15 % of 500), and
-// one whose 16 threads are full with no station full (MVA over-estimates).
+// 1 / D_max = 505 req/s; the pool's (3.2 - 0.4 x 3.96) / 500 = 3.232 ms; 32
+// clients are four times the knee D / D_max = 15.152 / 1.98 = 7.65, so MVA
+// sits near the bound, within 15 % of 500), and one whose 16 threads are
+// full with no station full (MVA over-estimates).
 struct Rendered {
   std::vector<const Step*> steps;
   std::vector<StepFigures> figures;
@@ -200,7 +204,7 @@ Rendered TwoSteps() {
   capped.rps = 100;  // far below the network's 32-client throughput
   capped.generator_utilisation = 0.002 * 100 / 4;
   capped.cpu_cores = 0.006 * 100;
-  capped.pool_busy = 0.004 * 100;
+  capped.pool_busy = 0.004 * 100 + 0.4 * capped.cpu_cores;
   r.figures = {agrees, capped};
   return r;
 }

@@ -56,6 +56,8 @@ absl::StatusOr<models::SingleClassNetwork> StepNetwork(const StepFigures& f) {
         f.app_cores, ", pool = ", f.pool, ": each must be >= 1"));
   }
   const double x = f.rps;
+  // Cores busy on statements: a connection is held while they run.
+  const double statements_cpu = f.cpu_share.database / 100 * f.cpu_cores;
   models::SingleClassNetwork net;
   net.think_s = 0;  // the rig's clients send again at once
   net.stations = {
@@ -63,7 +65,8 @@ absl::StatusOr<models::SingleClassNetwork> StepNetwork(const StepFigures& f) {
        f.generator_utilisation * static_cast<double>(f.generator_cores) / x,
        f.generator_cores},
       {kCores, models::StationKind::kQueue, f.cpu_cores / x, f.app_cores},
-      {kPool, models::StationKind::kQueue, f.pool_busy / x, f.pool},
+      {kPool, models::StationKind::kQueue,
+       std::max(0.0, f.pool_busy - statements_cpu) / x, f.pool},
       {kWaits, models::StationKind::kDelay,
        (1 - f.cache_hit_ratio) * f.miss_wait_ms / 1000, 1},
   };
@@ -145,9 +148,10 @@ const char* GapExplanation(MvaGap gap) {
              "saturates, MVA, which has no thread cap, lets every client "
              "queue at the stations and over-estimates RPS.";
     case MvaGap::kPool:
-      return "Where the pool is full, a connection is held while its "
-             "statement's CPU waits for a core: the network counts that "
-             "time twice, at the pool and at the cores.";
+      return "Where the pool is full, its cap is connections / hold: the "
+             "hold includes the statements' CPU, which the network serves at "
+             "the cores, so MVA's pool station holds for less and lets more "
+             "through.";
     case MvaGap::kStations:
       break;
   }
@@ -212,9 +216,10 @@ void AddMvaTable(core::Document& doc, const std::vector<const Step*>& steps,
       "(the utilisation law) from that step's own closed-loop run, so "
       "agreement checks the queueing structure rather than predicting the "
       "run. The request-thread cap and the pool are passive resources, held "
-      "across other stations (a connection across its statement's CPU, "
-      "which is in both the pool's and the cores' demand): the network is "
-      "not product-form, so MVA RPS is an approximation and 1/D_max an "
+      "across other stations (a request's thread across all of them, a "
+      "connection across its statement's CPU, which the cores station "
+      "serves, so the pool's demand is its hold less that CPU): the network "
+      "is not product-form, so MVA RPS is an approximation and 1/D_max an "
       "upper bound."));
   if (off.empty()) {
     doc.Note(absl::StrCat("MVA and the simulation agree within ",

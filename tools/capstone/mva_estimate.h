@@ -4,23 +4,27 @@
 // rig's clients with no think time, beside the simulated RPS.
 //
 // The network, one station per thing a request queues for or waits on, each
-// demand D by the utilisation law D = busy / X (X the step's RPS):
+// moment of a request in one station, each demand D by the utilisation law
+// D = busy / X (X the step's RPS):
 //   generator  the load generator's cores: c = its whole cores,
 //              D = generator utilisation x c / X;
 //   cores      the application's cores (processor sharing): c = app_cores,
-//              D = cores busy / X, which includes GC and the statements' CPU;
-//   pool       the database connections: c = pool, D = connections held / X,
-//              the hold per request (its statements' CPU and round trips);
+//              D = cores busy / X, all of its CPU, GC and statements included;
+//   pool       the database connections: c = pool, D = (connections held -
+//              the cores busy on statements) / X, the hold per request less
+//              its statements' CPU, which the cores station serves: round
+//              trips, and a held connection's wait for a core;
 //   waits      a delay station: the pure waits of a cache miss (the
 //              inventory stub, the Nagle stall where it applies) x the share
 //              of requests that miss.
 // The request-thread cap is no station: a request holds its thread across
 // all of them, as it holds a connection across its statement's CPU. Such
 // passive resources make the network non-product-form, so the MVA figure is
-// an approximation and 1 / D_max an upper bound; where MVA and the
-// simulation differ by more than kMvaAgreementPct, Reason says what the caps
-// table shows. The demands come from the run it is set beside: agreement
-// checks the queueing structure, it does not predict the run.
+// an approximation and 1 / D_max an upper bound (every D is at most what the
+// run measured for its cap); where MVA and the simulation differ by more
+// than kMvaAgreementPct, Reason says what the caps table shows. The demands
+// come from the run it is set beside: agreement checks the queueing
+// structure, it does not predict the run.
 //
 // Pure functions of their arguments; thread-safe.
 #ifndef PERFLAB_TOOLS_CAPSTONE_MVA_ESTIMATE_H_
