@@ -11,6 +11,7 @@ line, exit 2, the output folder untouched. Exit 77 (skipped) when
 """
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -162,6 +163,54 @@ class Report(unittest.TestCase):
             top = [f for e, f in sorted(pairs, key=lambda p: p[0]) if e < 0][:3]
             self.assertEqual([got[step][k] for k in sorted(got[step])], top, step)
 
+    def test_capstone_mva_plot_shows_the_networks_the_capstone_derives(self):
+        # The plot's demands come from the capstone with the seed-h2 calibration
+        # (the one `perflab sim order-service` runs): rerun it here, a few seconds.
+        self.assertTrue(os.path.exists(os.path.join(self.first, "capstone_mva.svg")))
+        r = subprocess.run([PERFLAB, "capstone", "--calibration",
+                            os.path.join("fixtures", "calibration", "seed-h2.json"), "--format",
+                            "json", "--out-dir", os.path.join(self.tmp, "capstone-seed-h2")],
+                           capture_output=True, text=True, check=False, cwd=SOURCE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        mva = {m["name"]: m for m in json.loads(r.stdout)["mva"]}
+        rows = read_csv(os.path.join(self.first, "capstone_mva.csv"))
+        steps = sorted({row["step"] for row in rows})
+        self.assertIn("baseline", steps)
+        for step in steps:
+            with self.subTest(step=step):
+                mine = [row for row in rows if row["step"] == step]
+                self.assertEqual([int(row["clients"]) for row in mine], list(range(1, 65)))
+                stations = mva[step]["stations"]
+                # D and D_max from the stations, not from the capstone's totals.
+                d_ms = sum(s["demand_ms"] for s in stations)
+                d_max_ms = max(s["demand_ms"] / s["servers"] for s in stations
+                               if s["kind"] == "queue")
+                # One client queues nowhere: exact MVA gives X(1) = 1 / D.
+                self.assertAlmostEqual(float(mine[0]["mva_rps"]), 1000 / d_ms, places=9)
+                last = 0
+                for row in mine:
+                    n, x = int(row["clients"]), float(row["mva_rps"])
+                    self.assertAlmostEqual(float(row["bound_clients_over_demand_rps"]),
+                                           n * 1000 / d_ms, places=6)
+                    self.assertAlmostEqual(float(row["bound_max_demand_rps"]), 1000 / d_max_ms,
+                                           places=6)
+                    self.assertLessEqual(x, min(n * 1000 / d_ms, 1000 / d_max_ms) * (1 + 1e-12))
+                    self.assertGreaterEqual(x, last * (1 - 1e-12))  # more clients never lower X
+                    last = x
+                # Far past the knee the curve meets its ceiling (a network drawn
+                # with the wrong servers would meet another one).
+                if 64 >= 4 * mva[step]["knee_clients"]:
+                    self.assertGreater(float(mine[-1]["mva_rps"]), 0.9 * 1000 / d_max_ms)
+                simulated = [int(row["clients"]) for row in mine if row["simulated_rps"]]
+                self.assertEqual(len(simulated), 6, simulated)
+                self.assertIn(32, simulated)  # the rig's clients
+        # The baseline's one-client point is the scenario's own run at its defaults.
+        r = subprocess.run([PERFLAB, "sim", "order-service", "--set", "clients=1", "--format",
+                            "json"], capture_output=True, text=True, check=False)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        one = next(row for row in rows if row["step"] == "baseline" and row["clients"] == "1")
+        self.assertAlmostEqual(float(one["simulated_rps"]), json.loads(r.stdout)["rps"])
+
     def test_committed_capstone_run_matches_the_code(self):
         # The renders reuse the committed run; this reruns the capstone itself
         # (without --sensitivity, a few seconds) so a model change that moves
@@ -177,7 +226,7 @@ class Report(unittest.TestCase):
             f.write(r.stdout)
         fresh = capstone_tables(fresh_path)
         committed = capstone_tables(os.path.join(SOURCE, "reports", "capstone_run.csv"))
-        for table in ("steps", "cpu_share", "caps", "case_study", "outcomes", "fidelity"):
+        for table in ("steps", "cpu_share", "caps", "case_study", "outcomes", "fidelity", "mva"):
             self.assertTrue(committed.get(table), f"no table '{table}' in the committed run")
             self.assertEqual(fresh.get(table), committed.get(table),
                              f"reports/capstone_run.csv table '{table}' is stale: "

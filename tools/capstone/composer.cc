@@ -1,11 +1,13 @@
 #include "tools/capstone/composer.h"
 
+#include <cmath>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/case_study.h"
 #include "models/median.h"
+#include "tools/capstone/mva_estimate.h"
 
 namespace perflab::capstone {
 namespace {
@@ -183,6 +185,9 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
     f.thread_wait_ms = closed([](const R& r) { return r.thread_wait_ms; });
     f.pool_busy = closed([](const R& r) { return r.pool_busy; });
     f.pool_wait_ms = closed([](const R& r) { return r.pool_wait_ms; });
+    // As the model rounds them (sim/order_service/model.cc).
+    f.generator_cores = std::llround(options.calibration.generator_cores);
+    f.miss_wait_ms = MissWaitMs(options.calibration, configs[i]);
     // Shares: the median of each category's percentage over the repeats.
     f.cpu_share.database =
         closed([](const R& r) { return Percent(r.cpu.database, r.cpu_cores); });

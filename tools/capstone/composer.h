@@ -6,10 +6,11 @@
 // run's 23 s of requests left), reports each metric's median over the repeats,
 // the factor of each step against the previous one, the outcomes baseline
 // against final, $/1M at example prices, how full each cap in series is
-// (threads, pool, cores), and optionally the elasticity of RPS to every
-// calibrated cost (--sensitivity). Renders the result as a Document (table,
-// csv, and Markdown through compare::ToMarkdown) and as JSON with the nested
-// caps and cpu_share.
+// (threads, pool, cores), each step's RPS as exact MVA estimates it from the
+// step's own demands (mva_estimate.h), and optionally the elasticity of RPS
+// to every calibrated cost (--sensitivity). Renders the result as a Document
+// (table, csv, and Markdown through compare::ToMarkdown) and as JSON with the
+// nested caps and cpu_share.
 // Compose is thread-compatible; it is safe to call from several threads with
 // different options if the StepRunner is thread-safe.
 #ifndef PERFLAB_TOOLS_CAPSTONE_COMPOSER_H_
@@ -58,6 +59,10 @@ struct StepFigures {
   int64_t threads = 0, pool = 0, app_cores = 0;
   double threads_busy = 0, thread_wait_ms = 0;
   double pool_busy = 0, pool_wait_ms = 0;
+  // What the MVA estimate (mva_estimate.h) reads besides the figures above:
+  // the load generator's whole cores and the pure waits of a cache miss.
+  int64_t generator_cores = 0;
+  double miss_wait_ms = 0;
   double factor = 0;  // rps / previous step's rps (0: first)
   // Closed-loop RPS of each repeat, in seed order, and each over the
   // previous step's RPS with the same seed (common random numbers: the
@@ -114,17 +119,19 @@ struct CalibrationIdentity {
 
 // The rig (closed-loop clients, open-loop rate) among the fields, the steps
 // table beside the case study's figures (each step marked "input" or
-// "held out" from id.provenance), outcomes, notes; in the case study's order
-// the agreement with its RPS and directions, held-out rows apart from input
-// rows; with sensitivity, one more table of elasticities and the top three
-// per step.
+// "held out" from id.provenance), outcomes, the MVA estimate, notes; in the
+// case study's order the agreement with its RPS and directions, held-out rows
+// apart from input rows; with sensitivity, one more table of elasticities and
+// the top three per step.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
 // JSON: {calibration, seeds, prices, closed_loop_clients,
-// open_loop_rate_per_s, steps: [{..., mark, caps: {...},
-// cpu_share: {...}}], fidelity?: {input_rows, held_out_rows, held_out: {...},
-// input: {...}}, outcomes, sensitivity?}. Deterministic: shortest round-trip
-// numbers.
+// open_loop_rate_per_s, steps: [{..., mark, caps: {...}, cpu_share: {...}}],
+// fidelity?: {input_rows, held_out_rows, held_out: {...}, input: {...}},
+// outcomes, mva: [{name, mva_rps, rps, difference_pct, bottleneck,
+// bound_rps, knee_clients, total_demand_ms, stations: [{name, kind, servers,
+// demand_ms}], agrees, reason}], sensitivity?}. Deterministic: shortest
+// round-trip numbers.
 std::string ToJson(const Composition& c, const CalibrationIdentity& id,
                    const models::CostOptions& cost);
 

@@ -14,6 +14,7 @@
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
 #include "tools/capstone/composer.h"
+#include "tools/capstone/mva_estimate.h"
 
 namespace perflab::capstone {
 namespace {
@@ -296,6 +297,8 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
       "Caps: a cap busy near its size is the limit; a wait is per request (a "
       "request's statements' pool waits summed); busy cores queue as "
       "stretched work, not as a wait.");
+  // The caps predicted by MVA: a table and its notes (mva_estimate.h).
+  AddMvaTable(doc, c.steps, c.figures);
   if (!c.sensitivity.empty()) {
     doc.Note(absl::StrCat(
         "Sensitivity: common random numbers. Each cost at -",
@@ -541,6 +544,7 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   key_double("case_study_rps_x_higher", case_study::kCapstoneRpsOutcome);
   key_double("case_study_cost_x_lower", case_study::kCapstoneCostOutcome);
   w.EndObject();
+  WriteMvaJson(w, c.steps, c.figures);
   if (!c.sensitivity.empty()) {
     key_double("sensitivity_delta", c.sensitivity_delta);
     key_double("sensitivity_window_s", c.sensitivity_window_s);

@@ -1,12 +1,19 @@
 """Plots of the capstone: RPS, p99, $/1M, CPU attribution, the caps in series
-and what to fix next, per step, perflab's figures beside the case study's.
+and what to fix next, per step, perflab's figures beside the case study's;
+and the caps predicted by MVA over the number of clients.
 
 The capstone with --sensitivity is by far the slowest thing the report runs
 (20 costs x 2 signs x 10 steps x 3 repeats x 2 loops), so it runs once per
-report and all six plots read that one run. Its CSV (every table of the run,
-the calibration's hash included) is kept as OUT/capstone_run.csv; report.py
---capstone-run DIR renders from such a file instead of running the capstone
-again, after checking that it was made with the same calibration.
+report and the first six plots read that one run. Its CSV (every table of the
+run, the calibration's hash included) is kept as OUT/capstone_run.csv;
+report.py --capstone-run DIR renders from such a file instead of running the
+capstone again, after checking that it was made with the same calibration.
+
+The MVA plot sets simulated points over the number of clients beside the
+curve; `perflab sim order-service` runs only the seed-h2 calibration (the
+model's defaults), so that plot takes its demands from a capstone run with
+fixtures/calibration/seed-h2.json (no --sensitivity: seconds), whatever
+calibration the other six use.
 """
 
 import collections
@@ -19,7 +26,7 @@ import tempfile
 
 import prose
 import style
-from data import ReportError, load_json
+from data import ReportError, load_json, parse_json, table
 from section import Section
 
 C = style.COLORS
@@ -157,7 +164,8 @@ def capstone(perflab, out, calibration, root, reuse_dir=None):
             cpu_plot(out, t["cpu_share"], names, calname, commands),
             caps_plot(out, rig, t["caps"], names, calname, commands),
             sensitivity_plot(out, t["sensitivity"], t["what_to_fix_next"], names, calname,
-                             commands)]
+                             commands),
+            mva_plot(perflab, out, root)]
 
 
 def scan_note(calibration, root):
@@ -328,3 +336,129 @@ def sensitivity_plot(out, sens, top, names, calname, commands):
                    para, commands, shown=shown,
                    shown_columns=["step", "first", "elasticity", "second", "elasticity", "third",
                                   "elasticity"])
+
+
+# ---- the caps predicted by MVA, over the number of clients ----
+
+MVA_CALIBRATION = os.path.join("fixtures", "calibration", "seed-h2.json")
+MVA_MAX_CLIENTS = 64
+SIMULATED_CLIENTS = (1, 4, 8, 16, 32, 64)  # few: each is one `perflab sim` run
+
+
+def seed_h2_capstone(perflab, root):
+    """The capstone's JSON with the calibration `perflab sim order-service` runs."""
+    with tempfile.TemporaryDirectory(prefix="perflab-capstone.") as scratch:
+        cmd = [perflab.binary, "capstone", "--calibration", MVA_CALIBRATION, "--format", "json",
+               "--out-dir", scratch]
+        out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        first = (out.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise ReportError(f"'perflab capstone --calibration {MVA_CALIBRATION}' failed "
+                          f"(exit {out.returncode}): {first}")
+    doc = parse_json(out.stdout, "output of 'perflab capstone'")
+    if not isinstance(doc.get("mva"), list) or not isinstance(doc.get("steps"), list):
+        raise ReportError("output of 'perflab capstone' has no 'mva' or 'steps' array")
+    return doc
+
+
+def sim_sets(changes):
+    """A step's cumulative settings as `perflab sim order-service` --set values.
+
+    The capstone names each change by its OrderServiceConfig field
+    ("index=true", "db_pool=8", "virtual_threads=true"); the scenario's keys
+    are the same but for booleans (1) and virtual threads (threads=virtual).
+    """
+    sets = []
+    for change in changes:
+        if change == "baseline":
+            continue
+        key, _, value = change.partition("=")
+        if key == "virtual_threads" and value == "true":
+            key, value = "threads", "virtual"
+        elif value == "true":
+            value = "1"
+        elif value == "false":
+            value = "0"
+        sets.append(f"{key}={value}")
+    return sets
+
+
+def station_flags(stations):
+    """`perflab models mva` --station flags for the capstone's stations."""
+    flags = []
+    for s in stations:
+        spec = f"{s['name']}:demand_ms={s['demand_ms']!r}"
+        spec += ",kind=delay" if s["kind"] == "delay" else f",servers={s['servers']}"
+        flags += ["--station", spec]
+    return flags
+
+
+def mva_curve(perflab, doc, k):
+    """The step's MVA solution for N = 1..64, and its simulated points."""
+    step, mva = doc["steps"][k], doc["mva"][k]
+    if mva.get("name") != step["name"] or not mva.get("stations"):
+        raise ReportError(f"the capstone's mva array has no network for step '{step['name']}'")
+    solved = perflab.json("models", "mva", *station_flags(mva["stations"]), "--clients",
+                          f"1..{MVA_MAX_CLIENTS}")
+    sets = sim_sets([s["change"] for s in doc["steps"][:k + 1]])
+    simulated = {}
+    for n in SIMULATED_CLIENTS:
+        args = ["sim", "order-service", "--set", f"clients={n}"]
+        for kv in sets:
+            args += ["--set", kv]
+        simulated[n] = perflab.json(*args)
+    return {"name": step["name"], "mva": mva, "solved": solved, "rows": table(solved, "clients"),
+            "simulated": simulated, "sets": sets}
+
+
+def mva_plot(perflab, out, root):
+    doc = seed_h2_capstone(perflab, root)
+    chosen = sorted({0, len(doc["steps"]) - 1})
+    curves = [mva_curve(perflab, doc, k) for k in chosen]
+    clients = doc["closed_loop_clients"]
+    fig, axes = style.figure(ncols=len(curves), width=9.6, title="Capstone: exact MVA from each "
+                             "step's own demands, its bounds, and the simulation (seed-h2)")
+    for i, (ax, c) in enumerate(zip(axes, curves)):
+        ns = [r["clients"] for r in c["rows"]]
+        ax.plot(ns, [n * 1000 / c["mva"]["total_demand_ms"] for n in ns], color="#888888",
+                linestyle="--", linewidth=1, label="bound N / D")
+        ax.axhline(c["mva"]["bound_rps"], color="#888888", linestyle=":", linewidth=1.2,
+                   label=f"bound 1 / D_max ({c['mva']['bottleneck']})")
+        ax.plot(ns, [r["throughput_per_s"] for r in c["rows"]], color=C[0], label="exact MVA")
+        sim_n = list(SIMULATED_CLIENTS)
+        ax.plot(sim_n, [c["simulated"][n]["rps"] for n in sim_n], "o", color=C[1], zorder=4,
+                label="simulated (perflab sim order-service)")
+        ax.set_xlim(0, MVA_MAX_CLIENTS + 1)
+        top = c["mva"]["bound_rps"] * 1.25
+        ax.set_ylim(0, top)
+        ax.axvline(clients, color="black", linewidth=0.6, alpha=0.5)
+        ax.annotate(f"the rig: {clients} clients", (clients, top), xytext=(3, -10),
+                    textcoords="offset points", fontsize=7)
+        style.label(ax, i, "clients N (closed loop, no think time)", "throughput (req/s)",
+                    c["name"])
+        ax.legend(loc="lower right", fontsize=7)
+    style.save(fig, os.path.join(out, "capstone_mva.svg"))
+    para = prose.capstone_mva(curves, clients, SIMULATED_CLIENTS)
+    cols = ["step", "clients", "mva_rps", "bound_clients_over_demand_rps", "bound_max_demand_rps",
+            "simulated_rps", "simulated_cache_hit_ratio"]
+    rows, shown = [], []
+    for c in curves:
+        for r in c["rows"]:
+            n = r["clients"]
+            sim = c["simulated"].get(n)
+            row = [c["name"], n, r["throughput_per_s"], n * 1000 / c["mva"]["total_demand_ms"],
+                   c["mva"]["bound_rps"], sim["rps"] if sim else None,
+                   sim["cache_hit_ratio"] if sim else None]
+            rows.append(row)
+            if sim:
+                shown.append(row)
+    commands = [f"perflab capstone --calibration {MVA_CALIBRATION} --format json   # the mva "
+                "array: each step's stations and demands"]
+    for c in curves:
+        commands.append(" ".join(["perflab", "models", "mva", *station_flags(c["mva"]["stations"]),
+                                  "--clients", f"1..{MVA_MAX_CLIENTS}"]))
+        commands.append(" ".join(["perflab", "sim", "order-service", "--set", "clients=N",
+                                  *[f"--set {kv}" for kv in c["sets"]]])
+                        + "   # N = " + ", ".join(str(n) for n in SIMULATED_CLIENTS))
+    return Section("capstone_mva", "Capstone: the caps predicted by MVA", cols, rows, para,
+                   commands, shown=shown)

@@ -264,3 +264,42 @@ def capstone_sensitivity(top, names):
             f"bottleneck: give the rig more cores before trusting that step's RPS. "
             f"Next: fix the boxed cost with the most negative value, and confirm with "
             f"`perflab capstone --calibration FILE --sensitivity` after editing that field.")
+
+
+def capstone_mva(curves, clients, simulated_clients):
+    def at(c, n):
+        return next(r["throughput_per_s"] for r in c["rows"] if r["clients"] == n)
+
+    parts, worst = [], []
+    for c in curves:
+        m = c["mva"]
+        parts.append(f"{c['name']}: D = {fmt(m['total_demand_ms'], 2)} ms, 1 / D_max = "
+                     f"{fmt(m['bound_rps'], 0)} req/s at the {m['bottleneck']}, knee N* = "
+                     f"{fmt(m['knee_clients'])}; at {clients} clients MVA "
+                     f"{fmt(at(c, clients), 0)} req/s against "
+                     f"{fmt(c['simulated'][clients]['rps'], 0)} simulated")
+        devs = [(abs(c["simulated"][n]["rps"] / at(c, n) - 1), n) for n in simulated_clients]
+        d, n = max(devs)
+        hit = c["simulated"][n]["cache_hit_ratio"]
+        hit_rig = c["simulated"][clients]["cache_hit_ratio"]
+        cache = (f" (cache hit ratio {fmt(hit, 3)} there, {fmt(hit_rig, 3)} at {clients})"
+                 if hit_rig > 0 else "")
+        worst.append(f"{c['name']} {fmt(100 * d)} % at N = {n}{cache}")
+    return (f"Each panel is one step's closed loop as a closed queueing network, solved by exact "
+            f"MVA (`perflab models mva`) with the demands the capstone's `mva` table derives from "
+            f"that step's own {clients}-client run (D = busy / RPS at the load generator's cores, "
+            f"the application's cores and the database pool, plus the inventory call's waits as "
+            f"a delay). The dashed line N / D and the dotted 1 / D_max are the asymptotic bounds; "
+            f"they cross at the knee N*. {'; '.join(parts)}. The points are "
+            f"`perflab sim order-service` at N = {', '.join(str(n) for n in simulated_clients)}; "
+            f"the largest gap to the curve: {'; '.join(worst)}. Away from {clients} clients the "
+            f"demands are not the measured ones (fewer clients send fewer requests, so the cache "
+            f"is colder), and the thread cap and the pool are passive resources held across the "
+            f"stations, which no product-form network has, so the curve is an approximation and "
+            f"1 / D_max a bound. The simulated points "
+            f"need the model's own calibration, so this plot runs the capstone with "
+            f"fixtures/calibration/seed-h2.json whatever the report's calibration is. Next: "
+            f"`perflab sim order-service --set clients=32 --set threads=2` caps the request "
+            f"threads below what the baseline's cores can serve: the point falls under the "
+            f"curve, which has no thread cap (the capstone's MVA note names the steps where that "
+            f"happens).")
