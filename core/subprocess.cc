@@ -119,7 +119,7 @@ std::string ExitStatus::ToString() const {
 }
 
 absl::StatusOr<Subprocess> Subprocess::Spawn(std::vector<std::string> argv,
-                                             SpawnOptions options) {
+                                             const SpawnOptions& options) {
   if (argv.empty() || argv[0].empty()) {
     return absl::InvalidArgumentError(
         "cannot start a program: empty command line; accepted: a program "

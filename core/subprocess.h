@@ -60,7 +60,7 @@ class Subprocess {
   // ("cannot start 'x': No such file or directory"); other failures carry
   // the OS reason's code.
   static absl::StatusOr<Subprocess> Spawn(std::vector<std::string> argv,
-                                          SpawnOptions options = {});
+                                          const SpawnOptions& options = {});
 
   Subprocess(Subprocess&& other) noexcept;
   Subprocess& operator=(Subprocess&& other) noexcept;

@@ -24,7 +24,7 @@ class CapstoneCli : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(out_); }
 
   void ExpectBad(std::vector<std::string> args, const std::string& mentions) {
-    args.push_back("--out-dir");
+    args.emplace_back("--out-dir");
     args.push_back(out_.string());
     CliResult r = RunCli(args);
     perflab::testing::ExpectOneLineExit2(r, mentions);
@@ -34,7 +34,7 @@ class CapstoneCli : public ::testing::Test {
 
   std::string Bad(const std::string& name, const std::string& text) {
     std::filesystem::create_directories(out_.string() + "_in");
-    const std::string path = out_.string() + "_in/" + name;
+    std::string path = out_.string() + "_in/" + name;
     std::ofstream(path) << text;
     return path;
   }

@@ -31,7 +31,7 @@ std::string Slurp(const std::string& path) {
 
 // An executable script `name` in the test's temporary directory.
 std::string StandIn(const std::string& name, const std::string& body) {
-  const std::string path = ::testing::TempDir() + name;
+  std::string path = ::testing::TempDir() + name;
   std::ofstream(path) << "#!/bin/sh\n" << body;
   fs::permissions(path, fs::perms::owner_all);
   return path;

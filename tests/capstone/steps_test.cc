@@ -13,6 +13,7 @@ using ::testing::HasSubstr;
 
 std::vector<std::string> Names(const std::vector<const Step*>& steps) {
   std::vector<std::string> names;
+  names.reserve(steps.size());
   for (const Step* s : steps) names.emplace_back(s->name);
   return names;
 }

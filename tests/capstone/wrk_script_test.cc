@@ -29,7 +29,7 @@ std::string Slurp(const std::string& path) {
 // Gives `env` a fresh, empty TMPDIR of the test's own, so the test sees only
 // its scripts; returns it.
 std::string UseOwnTmpdir(core::FakeEnv& env) {
-  const std::string dir = ::testing::TempDir() + "wrk_script_test";
+  std::string dir = ::testing::TempDir() + "wrk_script_test";
   fs::remove_all(dir);
   fs::create_directories(dir);
   env.SetVar("TMPDIR", dir);

@@ -36,6 +36,7 @@ TEST(MutexTest, LockExcludesOtherThreads) {
   constexpr int kAdds = 20'000;
   Counter counter;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&counter] {
       for (int i = 0; i < kAdds; ++i) counter.Add();
@@ -160,6 +161,7 @@ TEST(CondVarTest, SignalAllWakesEveryWaiter) {
   constexpr int kWaiters = 4;
   Gate gate;
   std::vector<std::thread> waiters;
+  waiters.reserve(kWaiters);
   for (int i = 0; i < kWaiters; ++i) {
     waiters.emplace_back([&gate] { gate.Pass(); });
   }

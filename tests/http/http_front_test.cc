@@ -27,7 +27,7 @@ HttpFrontResponse Echo(const HttpFrontRequest& r) {
   return out;
 }
 
-std::unique_ptr<HttpFront> StartFront(HttpFrontOptions o) {
+std::unique_ptr<HttpFront> StartFront(const HttpFrontOptions& o) {
   auto front = HttpFront::Listen(o);
   EXPECT_TRUE(front.ok()) << front.status();
   if (!front.ok()) return nullptr;
@@ -96,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(PoolAndVirtual, HttpFrontModes,
                          ::testing::Values(2, 0));
 
 TEST(HttpFront, RefusesBadOptions) {
-  for (HttpFrontOptions o :
+  for (const HttpFrontOptions& o :
        {HttpFrontOptions{.threads = -1}, HttpFrontOptions{.host = "8.8.8.8"},
         HttpFrontOptions{.keepalive_timeout_s = -1},
         HttpFrontOptions{.max_connections = 0}}) {

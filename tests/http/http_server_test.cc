@@ -95,7 +95,7 @@ TEST(HttpServer, NagleStallsKeptAliveConnection) {
 }
 
 TEST(HttpServer, RefusesNonLoopbackOrNonFiniteOptions) {
-  for (HttpServerOptions o :
+  for (const HttpServerOptions& o :
        {HttpServerOptions{.host = "0.0.0.0"},
         HttpServerOptions{.handler_ms = -1},
         HttpServerOptions{.cpu_ms =

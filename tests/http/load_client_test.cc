@@ -75,9 +75,9 @@ TEST(LoadClient, KeepAliveRaceFailsOnlyWhenServerTimesOutFirst) {
 }
 
 TEST(LoadClient, RefusesNonLoopbackOrNonFiniteOptions) {
-  for (LoadOptions o : {LoadOptions{.port = 1, .duration_s = -1},
-                        LoadOptions{.port = 1, .duration_s = INFINITY},
-                        LoadOptions{.host = "8.8.8.8", .port = 1}}) {
+  for (const LoadOptions& o : {LoadOptions{.port = 1, .duration_s = -1},
+                               LoadOptions{.port = 1, .duration_s = INFINITY},
+                               LoadOptions{.host = "8.8.8.8", .port = 1}}) {
     auto r = RunLoad(o);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);

@@ -30,7 +30,7 @@ TEST(PlotTables, SpectrumIsNearestRankPerSeries) {
   LatencyRecorder a, b;
   for (int i = 1; i <= 100; ++i) {
     a.Record(i * kMs);
-    b.Record(2 * i * kMs);
+    b.Record(2 * kMs * i);
   }
   core::Document doc("t");
   AddSpectrumTable(doc, {{"a", &a}, {"b", &b}});

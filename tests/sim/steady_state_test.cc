@@ -104,7 +104,7 @@ TEST(SteadyStateTest, MeterReportsTheHalvesOfItsWindow) {
   mo.window = 2 * kSec;
   Meter meter(sim, mo);
   for (int i = 0; i < 300; ++i) {
-    const Time at = i * 10 * kMs;
+    const Time at = 10 * kMs * i;
     sim.Spawn(Request(sim, meter, at, at < 2 * kSec ? 5 * kMs : 15 * kMs));
   }
   ASSERT_TRUE(sim.Run(4 * kSec).ok());

@@ -94,7 +94,7 @@ TEST(SweepCli, ShardsMergedEqualUnsharded) {
 
   // Missing, duplicated, foreign parts: one line naming which, exit 2.
   auto bad = [&](std::vector<std::string> args, const std::string& says) {
-    CliResult r = RunCli(args);
+    CliResult r = RunCli(std::move(args));
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

@@ -21,7 +21,8 @@
 namespace perflab::sweep {
 namespace {
 
-Experiment Make(std::vector<std::string> sets, int64_t r, uint64_t seed = 42) {
+Experiment Make(const std::vector<std::string>& sets, int64_t r,
+                uint64_t seed = 42) {
   absl::StatusOr<Experiment> e = MakeExperiment("mmc", sets, r, seed);
   EXPECT_TRUE(e.ok()) << e.status();
   return *e;
@@ -54,7 +55,8 @@ TEST(SweepExperiment, ShardsPartitionTheRuns) {
 }
 
 TEST(SweepExperiment, BadInputNamesTheValue) {
-  auto err = [](std::vector<std::string> sets, int64_t r = 10, Limits l = {}) {
+  auto err = [](const std::vector<std::string>& sets, int64_t r = 10,
+                Limits l = {}) {
     absl::StatusOr<Experiment> e = MakeExperiment("mmc", sets, r, 1, l);
     EXPECT_FALSE(e.ok());
     return std::string(e.status().message());
@@ -324,7 +326,7 @@ std::string Edited(const Partial& p, const std::string& from,
 std::string PartialError(const std::string& json) {
   absl::StatusOr<Partial> p = ParsePartial(json, "part.json");
   EXPECT_FALSE(p.ok());
-  const std::string m(p.status().message());
+  std::string m(p.status().message());
   EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   EXPECT_LT(m.size(), 400u) << m;
   return m;

@@ -59,7 +59,7 @@ TEST(CliDefaultText, WordsAndLists) {
 // to the next option (CLI11 puts a long option's text on the next line).
 std::string FlagHelp(std::vector<std::string> command,
                      const std::string& flag) {
-  command.push_back("--help");
+  command.emplace_back("--help");
   const testing::CliResult r = RunCli(command);
   EXPECT_EQ(r.code, 0) << r.err;
   const std::string start = "  " + flag + " ";

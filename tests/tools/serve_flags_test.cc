@@ -29,7 +29,7 @@ TEST(ServeFlags, ThreadsIsVirtualOrACountUpToMax) {
 
 // The flag as CLI11 parses a command line: given (or =true), two writes;
 // absent or =false, the value it had.
-http::ResponseWrites ParseTwoWrites(std::vector<std::string> args) {
+http::ResponseWrites ParseTwoWrites(const std::vector<std::string>& args) {
   CLI::App app;
   http::ResponseWrites writes = http::ResponseWrites::kGathered;
   AddTwoWritesFlag(app, writes);
@@ -58,6 +58,7 @@ TEST(ServeFlags, WaitTakesABlockedSignalOrTimesOut) {
     EXPECT_TRUE(sigismember(&during, SIGTERM));
     EXPECT_TRUE(sigismember(&during, SIGINT));
     // Blocked, so pending until Wait() takes it: the process survives.
+    // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread)
     pthread_kill(pthread_self(), SIGTERM);
     EXPECT_EQ(stop.Wait(60), SIGTERM);
     EXPECT_EQ(stop.Wait(0.01), 0);  // nothing pending: the time limit

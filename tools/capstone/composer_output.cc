@@ -524,9 +524,12 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
         w.Key(count);
         w.Int(value);
       }
+      // A structured binding cannot be captured by a lambda before C++20's
+      // P1091 reached every compiler (clang 14 refuses it): a plain copy.
+      const auto& other_way = a->other_way;
       names("other_way", [&](size_t i) {
-        return std::find(a->other_way.begin(), a->other_way.end(), i) !=
-               a->other_way.end();
+        return std::find(other_way.begin(), other_way.end(), i) !=
+               other_way.end();
       });
       w.EndObject();
     }

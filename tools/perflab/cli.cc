@@ -57,6 +57,7 @@ std::string DefaultText(absl::string_view word) { return std::string(word); }
 
 std::string DefaultText(const std::vector<double>& values) {
   std::vector<std::string> shown;
+  shown.reserve(values.size());
   for (double v : values) shown.push_back(DefaultText(v));
   if (shown.size() > 4) {  // the first three, "..." and the last
     shown.erase(shown.begin() + 3, shown.end() - 1);

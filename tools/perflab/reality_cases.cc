@@ -162,7 +162,7 @@ absl::Status CoordinatedOmission(const RealityOptions& o,
                        .tcp_nodelay = true};
   LoadOptions base{
       .rate_per_s = rate, .duration_s = duration, .timeout_ms = 10000};
-  LoadOptions actual = base, intended = base, open = base;
+  LoadOptions intended = base, open = base;
   intended.open_loop = open.open_loop = true;
   // Enough connections to keep sending through the whole freeze.
   open.connections = static_cast<int>(rate * freeze_for) + 50;
@@ -170,7 +170,7 @@ absl::Status CoordinatedOmission(const RealityOptions& o,
   // closed loop runs alone: its p99 is a 5 ms figure that the open loop's
   // burst of 200 answers after the freeze would disturb on a 2-core machine.
   // The two freeze-dominated clients run side by side to save time.
-  absl::StatusOr<LoadResult> ra = Run(so, actual);
+  absl::StatusOr<LoadResult> ra = Run(so, base);
   auto b = std::async(std::launch::async, [&] { return Run(so, intended); });
   auto c = std::async(std::launch::async, [&] { return Run(so, open); });
   absl::StatusOr<LoadResult> rb = b.get(), rc = c.get();

@@ -24,7 +24,7 @@ TEST(OrdersTarget, ParsesOnlyTheOrdersPath) {
 
 // Checked before the dataset is opened: no database is needed.
 TEST(OrdersHandler, CreateRefusesABadPoolOrTimeout) {
-  for (HandlerOptions o :
+  for (const HandlerOptions& o :
        {HandlerOptions{.dataset_path = "", .db_pool = 0},
         HandlerOptions{.dataset_path = "", .db_pool = 65},
         HandlerOptions{.dataset_path = "", .db_acquire_timeout_ms = 0},
