@@ -369,6 +369,7 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
     std::sort(other_way.begin(), other_way.end());
     if (!other_way.empty()) {
       std::vector<std::string> said;
+      said.reserve(other_way.size());
       for (size_t i : other_way) {
         said.push_back(absl::StrFormat(
             "%s (%s) x%.2f against x%.2f", c.steps[i]->name, Mark(input[i]),
