@@ -6,7 +6,6 @@
 #include "tools/perflab/cli.h"
 
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -80,13 +79,14 @@ std::string Shown(const std::vector<std::string>& command,
                   const std::string& flag,
                   const std::string& marker = "default ") {
   const std::string help = FlagHelp(command, flag);
-  const std::regex pattern(marker + "([^ ):]+)");
-  std::smatch m;
-  if (!std::regex_search(help, m, pattern)) {
-    ADD_FAILURE() << flag << ": no '" << marker << "' in " << help;
-    return "";
+  for (size_t at = help.find(marker); at != std::string::npos;
+       at = help.find(marker, at + 1)) {
+    const size_t from = at + marker.size();
+    const size_t to = help.find_first_of(" ):", from);
+    if (to != from) return help.substr(from, to - from);
   }
-  return m[1].str();
+  ADD_FAILURE() << flag << ": no '" << marker << "' in " << help;
+  return "";
 }
 
 double ShownNumber(const std::vector<std::string>& command,
