@@ -78,8 +78,11 @@ def hockey_stick(doc, rows):
     one = [r for r in rows if r["servers"] == 1]
     four = [r for r in rows if r["servers"] != 1]
     at = {r["rho"]: r for r in one}
-    return (f"`perflab sim hockey-stick` ({param(doc, 'service_ms'):g} ms service, 200,000 "
-            f"customers per point): with one "
+    # Each point runs longer the nearer it is to the wall: its own count.
+    fewest = min(int(r["customers"]) for r in rows)
+    most = max(int(r["customers"]) for r in rows)
+    return (f"`perflab sim hockey-stick` ({param(doc, 'service_ms'):g} ms service, "
+            f"{fewest:,} to {most:,} customers per point, the most nearest the wall): with one "
             f"server the mean time in system is {fmt(at[0.5]['sim_response_ms'])} ms at ρ = 0.5, "
             f"{fmt(at[0.8]['sim_response_ms'])} ms at 0.8 and {fmt(at[0.95]['sim_response_ms'])} ms "
             f"at 0.95 (analytic {fmt(at[0.95]['analytic_response_ms'])} ms): flat, then a wall. "
