@@ -34,8 +34,11 @@ TEST(LoadClient, OpenLoopTimesFromTheIntendedSend) {
                                        .timeout_ms = 5000});
   EXPECT_EQ(r.ok, 120);
   EXPECT_NEAR(PMs(r, 99), 494, 494 * 0.15);
+  // From the actual send the freeze must not show: far below its 494 ms,
+  // though scheduling on a loaded (or sanitized) 2-core machine adds tens of
+  // ms to a 2 ms answer, so the bound is a third of the freeze, not 2 ms.
   EXPECT_LT(static_cast<double>(r.latency_from_send_ns.Percentile(99)) / 1e6,
-            50);
+            494.0 / 3);
 }
 
 // The closed loop waits: one sample of ~500 ms and the ~49 slots of the
