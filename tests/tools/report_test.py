@@ -217,7 +217,7 @@ class Report(unittest.TestCase):
         # any step's figure makes the committed report stale, and fails here.
         out = os.path.join(self.tmp, "capstone-fresh")
         r = subprocess.run([PERFLAB, "capstone", "--calibration",
-                            os.path.join(SOURCE, "fixtures", "calibration", "reference.json"),
+                            os.path.join(SOURCE, "fixtures", "calibration", "reference-xeon-2vcpu-2026-12.json"),
                             "--format", "csv", "--out-dir", out],
                            capture_output=True, text=True, check=False, cwd=SOURCE)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -8,7 +8,7 @@ its table and a paragraph on what it shows and which knob to turn next.
 
 --out          where the report goes (default: <repo>/reports)
 --calibration  the calibration the capstone runs with (default:
-               fixtures/calibration/reference.json when it exists)
+               fixtures/calibration/reference-xeon-2vcpu-2026-12.json when it exists)
 --bench        tools/lab bench's output, for the ratio bars (default: OUT/bench)
 --capstone-run a folder with the capstone_run.csv of an earlier report made
                with the same calibration: the capstone plots read it instead
@@ -84,7 +84,8 @@ def index(sections, perflab, calibration, bench_dir):
     if not any(s.slug.startswith("capstone") for s in sections):
         missing.append("the capstone plots (RPS, p99, $/1M, CPU attribution and sensitivity per "
                        "step): this perflab has no `capstone` command, or no calibration was "
-                       "given and fixtures/calibration/reference.json is absent")
+                       "given and fixtures/calibration/reference-xeon-2vcpu-2026-12.json is "
+                       "absent")
     if not perflab.has_command("sweep"):
         missing.append("the sweep plot (M/M/c wait against utilisation with its 95 % band beside "
                        "Erlang C): this perflab has no `sweep` command yet")
@@ -145,7 +146,8 @@ def main():
     if not (os.path.isfile(args.perflab) and os.access(args.perflab, os.X_OK)):
         fail(f"--perflab {args.perflab} is not an executable file; build it with tools/lab build")
     calibration = args.calibration
-    reference = os.path.join(ROOT, "fixtures", "calibration", "reference.json")
+    reference = os.path.join(ROOT, "fixtures", "calibration",
+                             "reference-xeon-2vcpu-2026-12.json")
     if calibration is None and os.path.exists(reference):
         calibration = reference
     bench_dir = args.bench or os.path.join(out, "bench")
