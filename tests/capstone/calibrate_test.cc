@@ -194,13 +194,15 @@ TEST(CalibrationReadme, ListsEveryFieldWithItsUnit) {
 }
 
 TEST(CommittedCalibrations, Parse) {
-  for (const char* path : {"fixtures/calibration/reference-xeon-2vcpu-2026-12.json",
-                           "fixtures/calibration/seed-h2.json"}) {
+  for (const char* path :
+       {"fixtures/calibration/reference-xeon-2vcpu-2026-12.json",
+        "fixtures/calibration/seed-h2.json"}) {
     if (!std::filesystem::exists(path)) continue;  // seed-h2: MODEL's file
     absl::StatusOr<CalibrationFile> f = ReadCalibrationFile(path);
     EXPECT_TRUE(f.ok()) << f.status();
   }
-  EXPECT_TRUE(std::filesystem::exists("fixtures/calibration/reference-xeon-2vcpu-2026-12.json"));
+  EXPECT_TRUE(std::filesystem::exists(
+      "fixtures/calibration/reference-xeon-2vcpu-2026-12.json"));
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ class CapstoneCli : public ::testing::Test {
   std::filesystem::path out_;
 };
 
-constexpr char kReference[] = "fixtures/calibration/reference-xeon-2vcpu-2026-12.json";
+constexpr char kReference[] =
+    "fixtures/calibration/reference-xeon-2vcpu-2026-12.json";
 
 TEST_F(CapstoneCli, BadStepsPricesAndUtilisation) {
   ExpectBad({"capstone", "--calibration", kReference, "--steps", "index,idx"},

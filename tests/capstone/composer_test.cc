@@ -361,8 +361,9 @@ TEST(Composer, MarksFollowTheProvenance) {
       {"keep-alive", "pool-8", "virtual-threads"},
       {"baseline", "join", "keep-alive", "tcp-nodelay", "pool-8",
        "virtual-threads"}};
-  const char* paths[] = {"fixtures/calibration/seed-h2.json",
-                         "fixtures/calibration/reference-xeon-2vcpu-2026-12.json"};
+  const char* paths[] = {
+      "fixtures/calibration/seed-h2.json",
+      "fixtures/calibration/reference-xeon-2vcpu-2026-12.json"};
   for (int k = 0; k < 2; ++k) {
     absl::StatusOr<CalibrationFile> file = ReadCalibrationFile(paths[k]);
     ASSERT_TRUE(file.ok()) << file.status();

@@ -28,7 +28,8 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   auto steps = ParseSteps("baseline,index,cache");
   ASSERT_TRUE(steps.ok());
   auto file = ReadCalibrationFile(
-      absl::StrCat(PERFLAB_SOURCE_DIR, "/fixtures/calibration/reference-xeon-2vcpu-2026-12.json"));
+      absl::StrCat(PERFLAB_SOURCE_DIR,
+                   "/fixtures/calibration/reference-xeon-2vcpu-2026-12.json"));
   ASSERT_TRUE(file.ok()) << file.status();
   RealOptions o;
   o.steps = *steps;

@@ -23,7 +23,8 @@ namespace {
 using ::testing::ElementsAre;
 
 constexpr char kSeedPath[] = "fixtures/calibration/seed-h2.json";
-constexpr char kReferencePath[] = "fixtures/calibration/reference-xeon-2vcpu-2026-12.json";
+constexpr char kReferencePath[] =
+    "fixtures/calibration/reference-xeon-2vcpu-2026-12.json";
 
 size_t IndexOf(std::string_view name) {
   const auto& all = sim::CalibrationFields();

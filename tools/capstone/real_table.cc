@@ -170,7 +170,8 @@ absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--calibration: none given and ", kDefaultCalibrationPath,
           " is missing; accepted: a calibration file (run perflab calibrate "
-          "--quick first, or pass fixtures/calibration/reference-xeon-2vcpu-2026-12.json)"));
+          "--quick first, or pass "
+          "fixtures/calibration/reference-xeon-2vcpu-2026-12.json)"));
     }
   }
   absl::StatusOr<CalibrationFile> file = ReadCalibrationFile(path);

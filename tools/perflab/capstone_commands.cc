@@ -100,7 +100,8 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--calibration: none given and ", kDefaultCalibrationPath,
           " is missing; accepted: a calibration file (try "
-          "fixtures/calibration/reference-xeon-2vcpu-2026-12.json, or run perflab calibrate "
+          "fixtures/calibration/reference-xeon-2vcpu-2026-12.json, or run "
+          "perflab calibrate "
           "--quick first)"));
     }
     path = kDefaultCalibrationPath;
