@@ -1,16 +1,21 @@
-// The order-service model against the case study's ten-step table, with the
-// default (seed-h2) calibration: 32 closed-loop clients, 8 s warm-up, 15 s
-// window (shorter under sanitizers). Case-study figures are typed from
-// figures.md; nothing here is the model's own output.
+// The order-service model with the default (seed-h2) calibration: 32
+// closed-loop clients, 8 s warm-up, 15 s window (shorter under sanitizers).
+// Case-study figures are typed from figures.md, and a step's figure is an
+// expected value only at a held-out row, one no seed-h2 field reads (from its
+// provenance, tools/capstone/seed_h2.cc); elsewhere the expected values are
+// worked from the calibration's fields by hand. Nothing here is the model's
+// own output.
 #include "sim/order_service/model.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
-#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/sanitizers.h"
+#include "tools/capstone/seed_h2.h"
 
 namespace perflab::sim {
 namespace {
@@ -41,21 +46,38 @@ TEST(OrderServiceModel, BadCalibrationValuesAreRejectedNamingTheField) {
 }
 
 struct Step {
-  const char* name;
-  double rps;  // the case study's median of three
+  const char* name;  // the step's name in tools/capstone/steps.h
+  double rps;        // the case study's median of three
   double cpu_cores;
 };
 // figures.md, capstone table.
 constexpr std::array<Step, 10> kCaseStudy = {{{"baseline", 86, 4.3},
-                                              {"+index", 691, 4.0},
-                                              {"+join", 1224, 4.5},
-                                              {"+keep-alive", 263, 0.9},
-                                              {"+TCP_NODELAY", 1762, 3.7},
-                                              {"+pool 8", 1973, 3.9},
-                                              {"+virtual threads", 2469, 4.8},
-                                              {"+cache", 5293, 3.7},
-                                              {"+heap 768", 5214, 2.2},
-                                              {"+4 cores", 6066, 1.9}}};
+                                              {"index", 691, 4.0},
+                                              {"join", 1224, 4.5},
+                                              {"keep-alive", 263, 0.9},
+                                              {"tcp-nodelay", 1762, 3.7},
+                                              {"pool-8", 1973, 3.9},
+                                              {"virtual-threads", 2469, 4.8},
+                                              {"cache", 5293, 3.7},
+                                              {"heap-768", 5214, 2.2},
+                                              {"right-size", 6066, 1.9}}};
+
+// The steps whose case-study row no field of the default calibration reads:
+// the only ones whose figures may be expected values here. Computed from
+// seed-h2's provenance, so a field that starts reading a row takes that row
+// out of these tests.
+std::vector<int> HeldOutSteps() {
+  const std::vector<std::string> input = InputRows(
+      capstone::DeriveSeedH2(capstone::CaseStudyFigures()).provenance);
+  std::vector<int> held;
+  for (int i = 0; i < 10; ++i) {
+    if (std::find(input.begin(), input.end(), kCaseStudy[i].name) ==
+        input.end()) {
+      held.push_back(i);
+    }
+  }
+  return held;
+}
 
 OrderServiceConfig Cumulative(int step) {
   OrderServiceConfig c;
@@ -161,44 +183,102 @@ TEST_F(TenSteps, StepsMoveThroughputInTheCaseStudysDirection) {
   EXPECT_GT(results_[7].rps, results_[6].rps) << "cache";
 }
 
+// Worked by hand from the default calibration's fields (the GC model of
+// sim/gc.h), not from the case study's heap row, which its
+// gc_concurrent_cpu_per_mib_us reads: a young collection every
+// (heap - live set) MiB allocated, a pause of base + per MiB x that young
+// generation on all the app's cores, and concurrent marking while the live
+// set is above 45 % of the heap.
+double YoungMib(const Calibration& c, double heap_mib) {
+  return heap_mib - c.live_set_mib;
+}
+double GcUsPerRequest(const Calibration& c, double heap_mib, double cores) {
+  const double young = YoungMib(c, heap_mib);
+  const double pause_ms =
+      c.young_pause_base_ms + c.young_pause_per_mib_ms * young;
+  const double pauses =
+      c.alloc_per_request_mib * 1e3 * pause_ms * cores / young;  // core-us
+  const bool marking = c.live_set_mib > 0.45 * heap_mib;
+  return pauses +
+         (marking ? c.gc_concurrent_cpu_per_mib_us * c.alloc_per_request_mib
+                  : 0);
+}
+
+// The same throughput with far less GC CPU. seed-h2 at 256 MiB: young
+// 50 MiB, a pause of 2.5 + 0.028 x 50 = 3.9 ms on 4 cores every 50 / 0.1636
+// requests = 51.0 us, plus marking 1,511.5 x 0.1636 = 247.3 us a request;
+// at 768 MiB: young 562, 18.24 ms x 4 x 0.1636 / 562 = 21.2 us and no
+// marking (206 < 0.45 x 768 = 345.6).
 TEST_F(TenSteps, HeapStepLowersCpuAtAboutTheSameThroughput) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
+  const Calibration c;
   const OrderServiceResult& small = results_[7];
   const OrderServiceResult& big = results_[8];
   EXPECT_NEAR(big.rps, small.rps, 0.05 * small.rps);
-  EXPECT_LT(big.cpu_cores, small.cpu_cores - 1.0);  // case study: -1.5 cores
-  EXPECT_LT(big.gc_pauses * 5, small.gc_pauses);    // 401 -> 32 over a run
+  const double want_small = GcUsPerRequest(c, case_study::kHeapMib, 4);
+  const double want_big = GcUsPerRequest(c, case_study::kTunedHeapMib, 4);
+  EXPECT_NEAR(want_small, 298.3, 0.1);  // the arithmetic above
+  EXPECT_NEAR(want_big, 21.2, 0.1);
+  EXPECT_NEAR(1e6 * small.cpu.gc / small.rps, want_small, 0.05 * want_small);
+  EXPECT_NEAR(1e6 * big.cpu.gc / big.rps, want_big, 0.05 * want_big);
+  // Collections in the 15 s window: requests x allocation / young MiB
+  // (about 278 and 26), give or take the one in progress at each end.
+  for (const auto& [r, heap] : {std::pair{&small, case_study::kHeapMib},
+                                std::pair{&big, case_study::kTunedHeapMib}}) {
+    const double want =
+        r->rps * 15 * c.alloc_per_request_mib / YoungMib(c, heap);
+    EXPECT_NEAR(static_cast<double>(r->gc_pauses), want, 0.03 * want + 1)
+        << heap << " MiB";
+  }
   EXPECT_LT(big.gc_pause_total_ms, small.gc_pause_total_ms);
 }
 
-TEST_F(TenSteps, CpuColumnFollowsTheCaseStudys) {
+// The CPU column at the held-out steps only (seed-h2: keep-alive, pool-8 and
+// virtual threads); an input row's cores agree partly because a field read
+// them (the index step's 4.0 cores are effective_cores). Largest gap:
+// virtual threads, 4.8 measured against a model capped at 4.
+TEST_F(TenSteps, HeldOutCpuFollowsTheCaseStudys) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
-  // Only the index step's 4.0 cores fed a field (effective_cores); the other
-  // nine CPU figures are predictions. Largest gap: virtual threads, 4.8
-  // measured against a model capped at 4.
-  for (int i = 0; i < 10; ++i) {
+  const std::vector<int> held = HeldOutSteps();
+  ASSERT_FALSE(held.empty());
+  for (int i : held) {
     EXPECT_NEAR(results_[i].cpu_cores, kCaseStudy[i].cpu_cores, 0.85)
         << kCaseStudy[i].name;
   }
-  // The database holds most of the baseline's CPU (JFR: 97 %).
+  // The database holds most of the baseline's CPU (JFR: 97 %; no field
+  // reads kJfrDatabasePct).
   EXPECT_GT(results_[0].cpu.database / results_[0].cpu_cores, 0.9);
   // A 4 vCPU step gets 4 x 4 / 8 = 2 cores of work: never more busy.
   EXPECT_LE(results_[9].cpu_cores, 2.0 + 1e-9);
 }
 
-// The seed-h2 arithmetic runs backwards from C_k = CPU cores / RPS at the
-// index, TCP_NODELAY, cache and heap steps (calibration.h); the model, run
-// forwards, must spend that CPU per request there, whatever RPS it reaches.
-// That needs a pause's CPU charged on the 4 effective cores it stops, as
-// calibration.h's G is worked out: charged on 8 GC threads, it would leave
-// the cache step 7 % short.
-TEST_F(TenSteps, CpuPerRequestIsTheCalibrationsSource) {
+// CPU per request as the fields add up along one request's path, worked by
+// hand: the framework's other CPU, the cache lookup when the cache is on; on
+// a miss (1 - the hit ratio) the inventory call, a new connection without
+// keep-alive, the database (the first query and 80 statements, or the
+// join); serialisation, which a hit does too; and GC (above) on the app's
+// cores. The seed-h2 arithmetic ran the other way from the index,
+// TCP_NODELAY, cache and heap rows; here the expected value is the fields',
+// not those rows', at every step, whatever RPS the model reaches.
+TEST_F(TenSteps, CpuPerRequestIsWhatItsFieldsAddUpTo) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
-  const std::array<std::pair<int, double>, 4> sources = {
-      {{1, 4.0 / 691}, {4, 3.7 / 1762}, {7, 3.7 / 5293}, {8, 2.2 / 5214}}};
-  for (const auto& [step, cores_s] : sources) {
-    const double per_request = results_[step].cpu_cores / results_[step].rps;
-    EXPECT_NEAR(per_request / cores_s, 1.0, 0.03) << kCaseStudy[step].name;
+  const Calibration c;
+  for (int i = 0; i < 10; ++i) {
+    const OrderServiceConfig k = Cumulative(i);
+    const double miss = k.cache ? 1 - results_[i].cache_hit_ratio : 1;
+    const double database =
+        k.join ? (k.index ? c.join_index_us : c.join_scan_us)
+               : (k.index ? c.orders_query_index_us : c.orders_query_scan_us) +
+                     80 * c.item_statement_us;
+    const double call = c.inventory_cpu_us + (k.keep_alive ? 0 : c.connect_us);
+    // Whole cores of work: effective_cores of the 8 vCPUs, scaled and rounded.
+    const double cores =
+        std::round(c.effective_cores * static_cast<double>(k.cores) / 8);
+    const double want = c.other_cpu_us + (k.cache ? c.cache_hit_us : 0) +
+                        c.serialize_us + miss * (call + database) +
+                        GcUsPerRequest(c, k.heap_mib, cores);
+    const double got = 1e6 * results_[i].cpu_cores / results_[i].rps;
+    EXPECT_NEAR(got / want, 1.0, 0.03) << kCaseStudy[i].name;
   }
 }
 
@@ -227,17 +307,17 @@ TEST_F(TenSteps, CapWaitsAgreeWithLittlesLaw) {
   EXPECT_EQ(results_[9].app_cores, 2);
 }
 
-// The model's fidelity target: within 30 % of the case study's RPS at >= 8
-// of the 10 steps. The default calibration puts all ten inside (at seeds 7
-// and 42-44 alike), so each step is checked too, naming the one that drifts.
-TEST_F(TenSteps, WithinThirtyPercentAtEightOfTenSteps) {
+// The model's fidelity target, where it is a prediction: within 30 % of the
+// case study's RPS at every held-out step (seed-h2: keep-alive, pool-8 and
+// virtual threads, at seeds 7 and 42-44 alike). Input rows are not scored:
+// a field read them.
+TEST_F(TenSteps, HeldOutStepsWithinThirtyPercent) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
-  int close = 0;
-  for (int i = 0; i < 10; ++i) {
-    close += std::abs(Ratio(i) - 1) <= 0.3;
+  const std::vector<int> held = HeldOutSteps();
+  ASSERT_FALSE(held.empty());
+  for (int i : held) {
     EXPECT_NEAR(Ratio(i), 1.0, 0.3) << kCaseStudy[i].name << " (report)";
   }
-  EXPECT_GE(close, 8);
 }
 
 // Not met: the case study's pool 4 -> 8 step gains x1.12 with its CPU per
