@@ -9,16 +9,20 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tools/capstone/calibration_io.h"
+#include "tools/capstone/seed_h2.h"
 
 namespace perflab::capstone {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 
 // Per-seed multipliers: the median of {1.0, 1.3, 0.8} is 1.0, the mean 1.033.
 double SeedFactor(uint64_t seed) {
@@ -374,6 +378,91 @@ TEST(Composer, MarksFollowTheProvenance) {
     std::vector<std::string> still = want[k];
     still.erase(std::find(still.begin(), still.end(), "keep-alive"));
     EXPECT_EQ(held_out(planted), still) << paths[k];
+  }
+}
+
+// The rows a derivation reads, found by running it rather than by reading
+// its provenance: doubling one cell of row r moves some field's value.
+using Derivation = std::function<CalibrationFile(const PublishedFigures&)>;
+std::vector<std::string> RowsItReads(const Derivation& derive) {
+  const PublishedFigures published = CaseStudyFigures();
+  const CalibrationFile base = derive(published);
+  std::vector<std::string> rows;
+  for (size_t r = 0; r < published.table.size(); ++r) {
+    bool moved = false;
+    for (const auto& column : case_study::kCapstoneColumns) {
+      PublishedFigures changed = published;
+      changed.table[r].*column.member *= 2;
+      const CalibrationFile after = derive(changed);
+      for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+        moved = moved || after.values.*f.member != base.values.*f.member;
+      }
+    }
+    if (moved) rows.emplace_back(published.table[r].step);
+  }
+  return rows;
+}
+
+// The steps the composer's table marks "held out" with `provenance`.
+std::vector<std::string> MarkedHeldOut(
+    const Composition& c, const std::vector<sim::Provenance>& provenance) {
+  CalibrationIdentity id{"t", "t.json", "sha256:0", provenance};
+  const std::string csv = core::ToCsv(ToDocument(c, id, {}));
+  std::vector<std::string> held;
+  for (const Step* step : c.steps) {
+    if (csv.find(absl::StrCat("\n", std::string(step->name), ",",
+                              StepChange(*step), ",held out,")) !=
+        std::string::npos) {
+      held.emplace_back(step->name);
+    }
+  }
+  return held;
+}
+
+// The held-out marks against the arithmetic: a step the capstone scores as
+// held out (a prediction) must be one whose row the seed-h2 derivation never
+// reads, whichever column. The marks come from the provenance, so a field
+// that reads row k's RPS without declaring it would leave k held out while
+// the table fed the calibration: planted for every held-out row in turn, the
+// check must name exactly that row.
+TEST(Composer, HeldOutStepsAreRowsTheDerivationNeverReads) {
+  FakeModel fake;
+  absl::StatusOr<Composition> c = Compose(
+      Options("index,join,keep-alive,tcp-nodelay,pool-8,virtual-threads,"
+              "cache,heap-768,right-size"),
+      fake.Runner());
+  ASSERT_TRUE(c.ok()) << c.status();
+  // Held-out steps whose row the derivation reads: what the check reports.
+  auto misjudged = [&](const Derivation& derive) {
+    const std::vector<std::string> held =
+        MarkedHeldOut(*c, derive(CaseStudyFigures()).provenance);
+    const std::vector<std::string> read = RowsItReads(derive);
+    std::vector<std::string> both;
+    for (const std::string& row : held) {
+      if (std::find(read.begin(), read.end(), row) != read.end()) {
+        both.push_back(row);
+      }
+    }
+    return both;
+  };
+  const Derivation seed = DeriveSeedH2;
+  EXPECT_THAT(misjudged(seed), IsEmpty());
+  // Every other step is marked input and is read: the marks hold out all a
+  // derivation leaves alone (at least one, or nothing is predicted).
+  const std::vector<std::string> held =
+      MarkedHeldOut(*c, seed(CaseStudyFigures()).provenance);
+  ASSERT_FALSE(held.empty());
+  EXPECT_EQ(held.size() + RowsItReads(seed).size(), c->steps.size());
+  const PublishedFigures published = CaseStudyFigures();
+  for (size_t k = 0; k < published.table.size(); ++k) {
+    const std::string step = published.table[k].step;
+    if (std::find(held.begin(), held.end(), step) == held.end()) continue;
+    const Derivation planted = [k](const PublishedFigures& figures) {
+      CalibrationFile f = DeriveSeedH2(figures);
+      f.values.cache_hit_us += figures.table[k].rps * 1e-3;  // undeclared
+      return f;
+    };
+    EXPECT_THAT(misjudged(planted), ElementsAre(step));
   }
 }
 
