@@ -3,16 +3,21 @@
 // and no report written.
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/tools/cli_runner.h"
+#include "tools/capstone/calibration_io.h"
 
 namespace perflab::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class CapstoneCli : public ::testing::Test {
  protected:
@@ -79,6 +84,32 @@ TEST_F(CapstoneCli, ListStepsIsTheKeyValueOfEach) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("heap-768,heap_mib=768"));
   EXPECT_THAT(r.out, HasSubstr("right-size,cores=4"));
+}
+
+// --db-round-trip-ms replaces a field of the file, so the run is not the
+// file's: its JSON names the override and its identity is not the file's
+// own hash (the sha256 of its bytes), which a run without it keeps.
+TEST_F(CapstoneCli, AnOverrideIsPartOfTheCalibrationsIdentity) {
+  std::ifstream in(kReference, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  const std::string file_hash = capstone::ContentHash(bytes.str());
+  ASSERT_EQ(file_hash.rfind("sha256:", 0), 0u);
+  const std::vector<std::string> run = {
+      "capstone", "--calibration", kReference,  "--steps",    "index",
+      "--format", "json",          "--out-dir", out_.string()};
+  CliResult plain = RunCli(run);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr(absl::StrCat("\"hash\": \"", file_hash,
+                                                "\",\n    \"overrides\": {}")));
+  std::vector<std::string> with = run;
+  with.insert(with.end(), {"--db-round-trip-ms", "0.5"});
+  CliResult changed = RunCli(with);
+  ASSERT_EQ(changed.code, 0) << changed.err;
+  EXPECT_THAT(changed.out, HasSubstr("\"overrides\": {\n      "
+                                     "\"db_round_trip_ms\": 0.5\n    }"));
+  EXPECT_THAT(changed.out, Not(HasSubstr(file_hash)));
+  EXPECT_THAT(changed.out, HasSubstr("\"hash\": \"sha256:"));
 }
 
 TEST_F(CapstoneCli, CalibrateBadInputWritesNothing) {

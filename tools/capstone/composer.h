@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -106,32 +107,55 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
 // elasticity first; ties in field order), fewer if fewer are negative.
 std::vector<size_t> TopThree(const std::vector<Elasticity>& row);
 
+// A field the command line set in place of the file's value
+// (--db-round-trip-ms): part of the calibration a run used, so of its
+// identity.
+struct CalibrationOverride {
+  std::string field;  // a sim::CalibrationFields() name
+  double value = 0;
+};
+
 // Where the calibration came from, printed with every table.
 struct CalibrationIdentity {
   std::string name;  // the file's "name"
   std::string path;  // as given on the command line
-  std::string hash;  // ContentHash of the file's bytes
+  std::string hash;  // IdentityHash of the file's bytes and the overrides
   // One per sim::CalibrationFields() entry (or empty: reads no table row).
   // A step whose case-study row any field reads is scored as an input, the
   // others as held out: predictions.
   std::vector<sim::Provenance> provenance = {};
+  std::vector<CalibrationOverride> overrides = {};  // in the order applied
 };
+
+// "db_round_trip_ms=0.5,..." (numbers as absl::StrCat prints them); "" for
+// none.
+std::string OverridesText(const std::vector<CalibrationOverride>& overrides);
+// ContentHash of the file's bytes alone without overrides (the file's own
+// identity); with them, of the bytes followed by a line naming them, so a
+// run with an override never shares the file's identity.
+std::string IdentityHash(std::string_view bytes,
+                         const std::vector<CalibrationOverride>& overrides);
 
 // The rig (closed-loop clients, open-loop rate) among the fields, the steps
 // table beside the case study's figures (each step marked "input" or
-// "held out" from id.provenance), outcomes, the MVA estimate, notes; in the
-// case study's order the agreement with its RPS and directions, held-out rows
-// apart from input rows; with sensitivity, one more table of elasticities and
-// the top three per step.
+// "held out" from id.provenance, and whether its RPS is the load generator's
+// ceiling), the CPU by category (the framework column named for where its
+// cost comes from), the caps with the full ones, outcomes (saying whether
+// both ends are steady), the MVA estimate, notes (which cores each CPU
+// column counts, the cache step's hit ratio against the published one); in
+// the case study's order the agreement with its RPS and directions, held-out
+// rows apart from input rows; with sensitivity, one more table of
+// elasticities and the top three per step.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
-// JSON: {calibration, seeds, prices, closed_loop_clients,
-// open_loop_rate_per_s, steps: [{..., mark, caps: {...}, cpu_share: {...}}],
+// JSON: {calibration: {name, path, hash, overrides: {field: value}}, seeds,
+// prices, closed_loop_clients, open_loop_rate_per_s, steps: [{..., mark,
+// generator_ceiling, caps: {..., full}, cpu_share: {...}}],
 // fidelity?: {input_rows, held_out_rows, held_out: {...}, input: {...}},
-// outcomes, mva: [{name, mva_rps, rps, difference_pct, bottleneck,
-// bound_rps, knee_clients, total_demand_ms, stations: [{name, kind, servers,
-// demand_ms}], agrees, reason}], sensitivity?}. Deterministic: shortest
-// round-trip numbers.
+// outcomes: {..., from_steady_runs, unsteady_steps}, mva: [{name, mva_rps, rps,
+// difference_pct, bottleneck, bound_rps, knee_clients, total_demand_ms,
+// stations: [{name, kind, servers, demand_ms}], agrees, reason}],
+// sensitivity?}. Deterministic: shortest round-trip numbers.
 std::string ToJson(const Composition& c, const CalibrationIdentity& id,
                    const models::CostOptions& cost);
 

@@ -13,6 +13,7 @@
 #include "core/case_study.h"
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
+#include "tools/capstone/calibration_io.h"
 #include "tools/capstone/composer.h"
 #include "tools/capstone/mva_estimate.h"
 
@@ -76,6 +77,113 @@ std::vector<bool> InputMarks(const Composition& c,
 
 const char* Mark(bool input) { return input ? "input" : "held out"; }
 
+// A load generator this busy (share of its cores) sets the step's RPS: the
+// figure measures the rig, not the service (tools/plots/capstone.py draws
+// the same line).
+constexpr double kGeneratorCeiling = 0.9;
+bool AtGeneratorCeiling(const StepFigures& f) {
+  return f.generator_utilisation >= kGeneratorCeiling;
+}
+
+// A cap this busy (share of its size) is full: it is the limit.
+constexpr double kCapFull = 0.95;
+std::string FullCaps(const StepFigures& f) {
+  std::vector<std::string> full;
+  auto busy = [](double used, int64_t size) {
+    return size > 0 && used >= kCapFull * static_cast<double>(size);
+  };
+  if (busy(f.threads_busy, f.threads)) full.emplace_back("threads");
+  if (busy(f.pool_busy, f.pool)) full.emplace_back("pool");
+  if (busy(f.cpu_cores, f.app_cores)) full.emplace_back("cores");
+  return full.empty() ? "none" : absl::StrJoin(full, " + ");
+}
+
+// The first and last steps that are not steady: the outcomes divide them.
+std::vector<std::string> UnsteadyEnds(const Composition& c) {
+  std::vector<std::string> names;
+  if (c.steps.empty()) return names;
+  for (size_t i : {size_t{0}, c.steps.size() - 1}) {
+    const std::string name(c.steps[i]->name);
+    if (!c.figures[i].steady &&
+        std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
+// Where the framework's per-request CPU (other_cpu_us, the model's "other"
+// category with the cache lookup) comes from, for its column's name.
+enum class Framework { kUnknown, kMeasured, kJvm };
+Framework FrameworkSource(const CalibrationIdentity& id) {
+  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  for (size_t k = 0; k < fields.size() && k < id.provenance.size(); ++k) {
+    if (fields[k].name != "other_cpu_us") continue;
+    return id.provenance[k].kind == sim::SourceKind::kMeasured
+               ? Framework::kMeasured
+               : Framework::kJvm;
+  }
+  return Framework::kUnknown;
+}
+bool AnyMeasured(const CalibrationIdentity& id) {
+  return std::any_of(id.provenance.begin(), id.provenance.end(),
+                     [](const sim::Provenance& p) {
+                       return p.kind == sim::SourceKind::kMeasured;
+                     });
+}
+
+// The cache step's hit ratio beside the published one, and why they differ
+// when they do by more than a point.
+std::string HitRatioNote(const Composition& c) {
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    if (c.steps[i]->name != "cache") continue;
+    const double ours = c.figures[i].cache_hit_ratio;
+    const double theirs = case_study::kCacheHitRatio;
+    std::string note = absl::StrFormat(
+        "Cache hit ratio at the cache step: %.3f against the case study's "
+        "published %.2f",
+        ours, theirs);
+    const double gap_points = 100 * std::abs(ours - theirs);
+    if (gap_points <= 1) return absl::StrCat(note, ".");
+    const double refresh =
+        1 - static_cast<double>(case_study::kCustomers) /
+                (static_cast<double>(case_study::kCacheTtlS) *
+                 case_study::kCacheStepPerS);
+    absl::StrAppend(
+        &note,
+        absl::StrFormat(
+            ", %.1f points apart. The published ratio is about one miss per "
+            "customer per TTL: 1 - %d customers / (%d s x %.0f req/s) = "
+            "%.3f. ",
+            gap_points, case_study::kCustomers, case_study::kCacheTtlS,
+            case_study::kCacheStepPerS, refresh));
+    const double run_s =
+        case_study::kRigWarmupS + case_study::kClosedLoopDurationS;
+    if (run_s < static_cast<double>(case_study::kCacheTtlS)) {
+      absl::StrAppend(
+          &note,
+          absl::StrFormat(
+              "perflab's closed run lasts %.0f + %.0f = %.0f s, under the "
+              "%d s TTL, so no entry expires while it measures: after the "
+              "warm-up only customers it has not drawn yet miss.",
+              case_study::kRigWarmupS, case_study::kClosedLoopDurationS, run_s,
+              case_study::kCacheTtlS));
+    } else {
+      const double at_ours =
+          c.figures[i].rps > 0
+              ? 1 - static_cast<double>(case_study::kCustomers) /
+                        (static_cast<double>(case_study::kCacheTtlS) *
+                         c.figures[i].rps)
+              : 0;
+      absl::StrAppend(&note, absl::StrFormat("At perflab's %.0f req/s the same "
+                                             "refresh gives %.3f.",
+                                             c.figures[i].rps, at_ours));
+    }
+    return note;
+  }
+  return "";
+}
+
 // Only for the case study's ten steps in its order (InCaseStudyOrder).
 Fidelity CompareWithCaseStudy(const Composition& c,
                               const std::vector<bool>& input) {
@@ -120,6 +228,11 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
   doc.Set("calibration", "calibration", id.name);
   doc.Set("calibration_path", "calibration file", id.path);
   doc.Set("calibration_hash", "calibration identity", id.hash);
+  const std::string overrides = OverridesText(id.overrides);
+  doc.Set("calibration_overrides",
+          "calibration fields the command line replaced",
+          overrides.empty() ? std::string("none") : overrides);
+  const Framework framework = FrameworkSource(id);
   const std::vector<bool> input = InputMarks(c, id);
   const bool in_order = InCaseStudyOrder(c.steps);
   const Fidelity fidelity =
@@ -164,12 +277,13 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
        {"p95_ms", "p95 (ms)", 1},
        {"p99_ms", "p99 (ms)", 1},
        {"open_p99_ms", "open p99 (ms)", 1},
-       {"cpu_cores", "CPU (cores)", 2},
+       {"cpu_cores", "CPU (model cores)", 2},
        {"queries_per_request", "queries/req", 1},
        {"cache_hit_ratio", "hit ratio", 3},
        {"usd_per_million", "$/1M (example)", 3},
        {"factor", "factor", 2},
-       {"case_study_factor", "case study", 2}});
+       {"case_study_factor", "case study", 2},
+       {"generator_ceiling", "RPS = generator's ceiling"}});
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
@@ -177,7 +291,8 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                std::string(Mark(input[i])), f.rps, f.avg_ms, f.p95_ms, f.p99_ms,
                f.open_p99_ms, f.cpu_cores, f.queries_per_request,
                f.cache_hit_ratio, f.usd_per_million, Maybe(i > 0, f.factor),
-               Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0)});
+               Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0),
+               AtGeneratorCeiling(f)});
   }
   core::Table& cpu = doc.AddTable(
       "cpu_share", "Application CPU by category (% of its cores used)",
@@ -186,7 +301,10 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
        {"http_pct", "HTTP + stub %", 1},
        {"serialisation_pct", "serialisation %", 1},
        {"gc_pct", "GC %", 1},
-       {"other_pct", "other %", 1},
+       {"other_pct",
+        framework == Framework::kJvm ? "framework (case study's JVM) %"
+                                     : "framework %",
+        1},
        {"generator_utilisation_pct", "load generator busy %", 1}});
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
@@ -206,14 +324,16 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
        {"pool_busy", "busy", 2},
        {"pool_wait_ms", "wait (ms)", 2},
        {"app_cores", "cores"},
-       {"cores_busy", "busy", 2}});
+       {"cores_busy", "busy", 2},
+       {"full", "full (busy >= 95 %)"}});
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
     const bool capped = f.threads > 0;
     caps.Add({std::string(c.steps[i]->name),
               capped ? core::Value(f.threads) : std::string("virtual"),
               Maybe(capped, f.threads_busy), Maybe(capped, f.thread_wait_ms),
-              f.pool, f.pool_busy, f.pool_wait_ms, f.app_cores, f.cpu_cores});
+              f.pool, f.pool_busy, f.pool_wait_ms, f.app_cores, f.cpu_cores,
+              FullCaps(f)});
   }
   core::Table& beside =
       doc.AddTable("case_study", "The case study's own figures for these steps",
@@ -222,29 +342,37 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                     {"p95_ms", "p95 (ms)", 1},
                     {"p99_ms", "p99 (ms)", 1},
                     {"open_p99_ms", "open p99 (ms)", 1},
-                    {"cpu_cores", "CPU (cores)", 1},
+                    {"cpu_cores", "CPU (JVM cores)", 1},
                     {"queries_per_request", "queries/req", 0},
-                    {"usd_per_million", "$/1M", 3}});
+                    {"usd_per_million", "$/1M", 3},
+                    {"cache_hit_ratio", "hit ratio", 2}});
   for (const Step* s : c.steps) {
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(s->name);
     if (cs == nullptr) continue;
     beside.Add({std::string(s->name), cs->rps, cs->p95_ms, cs->p99_ms,
                 cs->open_p99_ms, cs->cpu_cores, cs->queries_per_request,
-                cs->usd_per_million});
+                cs->usd_per_million,
+                Maybe(s->name == "cache", case_study::kCacheHitRatio)});
   }
+  const std::vector<std::string> unsteady = UnsteadyEnds(c);
+  const std::string steady_said =
+      unsteady.empty()
+          ? std::string("yes")
+          : absl::StrCat("no: ", absl::StrJoin(unsteady, ", "), " not steady");
   core::Table& outcomes =
       doc.AddTable("outcomes", "Outcomes: first step against last",
                    {{"metric", "metric"},
                     {"perflab_x", "perflab (x)", 1},
-                    {"case_study_x", "case study (x)", 0}});
-  outcomes.Add(
-      {std::string("p99 lower"), c.p99_x, case_study::kCapstoneP99Outcome});
+                    {"case_study_x", "case study (x)", 0},
+                    {"steady", "from steady runs"}});
+  outcomes.Add({std::string("p99 lower"), c.p99_x,
+                case_study::kCapstoneP99Outcome, steady_said});
   outcomes.Add({std::string("open-loop p99 lower"), c.open_p99_x,
-                case_study::kCapstoneOpenP99Outcome});
+                case_study::kCapstoneOpenP99Outcome, steady_said});
   outcomes.Add({std::string("throughput higher"), c.rps_x,
-                case_study::kCapstoneRpsOutcome});
+                case_study::kCapstoneRpsOutcome, steady_said});
   outcomes.Add({std::string("cost per 1M lower"), c.cost_x,
-                case_study::kCapstoneCostOutcome});
+                case_study::kCapstoneCostOutcome, steady_said});
 
   const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
   if (!c.sensitivity.empty()) {
@@ -293,10 +421,67 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
       "Each figure is the median of the repeats; factor = RPS / previous "
       "step's RPS; prices are EXAMPLE list prices (flags --usd-per-vcpu-hour, "
       "--usd-per-gib-hour, --target-utilisation).");
-  doc.Note(
-      "Caps: a cap busy near its size is the limit; a wait is per request (a "
+  std::vector<std::string> full;
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    full.push_back(absl::StrCat(std::string(c.steps[i]->name), ": ",
+                                FullCaps(c.figures[i])));
+  }
+  doc.Note(absl::StrCat(
+      "Caps full (busy >= 95 % of the cap's size), from the caps table: ",
+      absl::StrJoin(full, "; "),
+      ". A full cap is the limit; where none is, the clients' own round "
+      "trips or the load generator set the pace. A wait is per request (a "
       "request's statements' pool waits summed); busy cores queue as "
-      "stretched work, not as a wait.");
+      "stretched work, not as a wait."));
+  std::vector<int64_t> cores;
+  for (const StepFigures& f : c.figures) {
+    if (std::find(cores.begin(), cores.end(), f.app_cores) == cores.end()) {
+      cores.push_back(f.app_cores);
+    }
+  }
+  doc.Note(absl::StrCat(
+      "CPU: perflab's column counts the simulated application's busy cores "
+      "(this calibration's costs on ",
+      absl::StrJoin(cores, " or "),
+      " whole cores of work, the caps table's cores); the case study's "
+      "column is its JVM's measured CPU on its 8 vCPUs (4 at right-size). "
+      "The load generator's cores are in neither."));
+  std::vector<std::string> ceiling;
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    if (!AtGeneratorCeiling(c.figures[i])) continue;
+    ceiling.push_back(
+        absl::StrFormat("%s (%.0f %% busy)", c.steps[i]->name,
+                        100 * c.figures[i].generator_utilisation));
+  }
+  if (!ceiling.empty()) {
+    doc.Note(absl::StrCat(
+        "RPS at the load generator's ceiling (its cores at least ",
+        100 * kGeneratorCeiling, " % busy): ", absl::StrJoin(ceiling, ", "),
+        ". There the figure measures the rig (generator_cores / "
+        "generator_cpu_per_request_us), not the service."));
+  }
+  if (framework == Framework::kJvm) {
+    doc.Note(absl::StrCat(
+        "CPU by category: the framework column is other_cpu_us (HTTP "
+        "parsing, routing, the framework per request) and the cache lookup. "
+        "This calibration does not measure it: it is the case study's JVM "
+        "framework cost (Tomcat, routing, Spring; seed-h2's derivation from "
+        "its table)",
+        AnyMeasured(id) ? ", beside this machine's measured C++ costs in the "
+                          "other columns, so its share says how much more "
+                          "the JVM's framework costs than this machine's "
+                          "database, JSON and HTTP."
+                        : "."));
+  }
+  if (const std::string hit = HitRatioNote(c); !hit.empty()) doc.Note(hit);
+  if (!unsteady.empty()) {
+    doc.Note(absl::StrCat("warning: the outcomes divide ",
+                          std::string(c.steps.front()->name), " by ",
+                          std::string(c.steps.back()->name), ", and ",
+                          absl::StrJoin(unsteady, " and "),
+                          " is not steady: the ratios are not from steady "
+                          "runs."));
+  }
   // The caps predicted by MVA: a table and its notes (mva_estimate.h).
   AddMvaTable(doc, c.steps, c.figures);
   if (!c.sensitivity.empty()) {
@@ -402,6 +587,13 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   w.String(id.path.c_str());
   w.Key("hash");
   w.String(id.hash.c_str());
+  w.Key("overrides");
+  w.StartObject();
+  for (const CalibrationOverride& o : id.overrides) {
+    w.Key(o.field.c_str());
+    w.Double(o.value);
+  }
+  w.EndObject();
   w.EndObject();
   w.Key("seeds");
   w.StartArray();
@@ -450,6 +642,8 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     }
     w.Key("steady");
     w.Bool(f.steady);
+    w.Key("generator_ceiling");
+    w.Bool(AtGeneratorCeiling(f));
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
     key_double("case_study_rps", cs != nullptr ? cs->rps : 0);
     key_double("case_study_factor", cs != nullptr ? cs->factor : 0);
@@ -465,6 +659,8 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     key_double("thread_wait_ms", f.thread_wait_ms);
     key_double("pool_busy", f.pool_busy);
     key_double("pool_wait_ms", f.pool_wait_ms);
+    w.Key("full");
+    w.String(FullCaps(f).c_str());
     w.EndObject();
     w.Key("cpu_share");
     w.StartObject();
@@ -547,6 +743,13 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
              case_study::kCapstoneOpenP99Outcome);
   key_double("case_study_rps_x_higher", case_study::kCapstoneRpsOutcome);
   key_double("case_study_cost_x_lower", case_study::kCapstoneCostOutcome);
+  const std::vector<std::string> unsteady = UnsteadyEnds(c);
+  w.Key("from_steady_runs");
+  w.Bool(unsteady.empty());
+  w.Key("unsteady_steps");
+  w.StartArray();
+  for (const std::string& name : unsteady) w.String(name.c_str());
+  w.EndArray();
   w.EndObject();
   WriteMvaJson(w, c.steps, c.figures);
   if (!c.sensitivity.empty()) {
@@ -555,6 +758,21 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   }
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+std::string OverridesText(const std::vector<CalibrationOverride>& overrides) {
+  std::vector<std::string> said;
+  for (const CalibrationOverride& o : overrides) {
+    said.push_back(absl::StrCat(o.field, "=", o.value));
+  }
+  return absl::StrJoin(said, ",");
+}
+
+std::string IdentityHash(std::string_view bytes,
+                         const std::vector<CalibrationOverride>& overrides) {
+  if (overrides.empty()) return ContentHash(bytes);
+  return ContentHash(absl::StrCat(std::string(bytes), "\noverrides ",
+                                  OverridesText(overrides), "\n"));
 }
 
 }  // namespace perflab::capstone

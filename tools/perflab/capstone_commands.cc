@@ -148,15 +148,16 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
       capstone::Compose(options, capstone::OrderServiceRunner(), progress);
   if (!c.ok()) return c.status();
 
-  capstone::CalibrationIdentity id{
-      file->name, path, capstone::ContentHash(*bytes), file->provenance};
+  capstone::CalibrationIdentity id{file->name, path, "", file->provenance};
   if (a.db_round_trip_ms >= 0) {
     for (size_t i = 0; i < sim::CalibrationFields().size(); ++i) {
       if (sim::CalibrationFields()[i].name != "db_round_trip_ms") continue;
       id.provenance[i] = sim::Provenance{};
       id.provenance[i].why = "--db-round-trip-ms";
     }
+    id.overrides.push_back({"db_round_trip_ms", a.db_round_trip_ms});
   }
+  id.hash = capstone::IdentityHash(*bytes, id.overrides);
   core::Document doc = capstone::ToDocument(*c, id, a.cost);
   if (a.db_round_trip_ms >= 0) {
     doc.Note(absl::StrCat("--db-round-trip-ms ", a.db_round_trip_ms,
