@@ -559,12 +559,21 @@ TEST(Composer, FrameworkColumnIsNamedForItsSource) {
   const std::string jvm_only =
       core::ToText(ToDocument(*c, {"t", "t.json", "sha256:0", provenance}, {}));
   EXPECT_NE(jvm_only.find("framework (case study's JVM) %"), std::string::npos);
+  EXPECT_NE(
+      core::ToCsv(ToDocument(*c, {"t", "t.json", "sha256:0", provenance}, {}))
+          .find("\nframework_cpu,the case study's JVM\n"),
+      std::string::npos);
   EXPECT_NE(jvm_only.find("it is the case study's JVM framework cost (Tomcat, "
                           "routing, Spring; seed-h2's derivation from its "
                           "table).\n"),
             std::string::npos)
       << jvm_only;
   provenance[0].kind = sim::SourceKind::kMeasured;
+  EXPECT_NE(
+      core::ToCsv(ToDocument(*c, {"t", "t.json", "sha256:0", provenance}, {}))
+          .find("\nframework_cpu,\"the case study's JVM, beside this "
+                "machine's measured costs\"\n"),
+      std::string::npos);
   const std::string mixed =
       core::ToText(ToDocument(*c, {"t", "t.json", "sha256:0", provenance}, {}));
   EXPECT_NE(mixed.find("seed-h2's derivation from its table), beside this "
@@ -575,6 +584,10 @@ TEST(Composer, FrameworkColumnIsNamedForItsSource) {
   const std::string measured =
       core::ToText(ToDocument(*c, {"t", "t.json", "sha256:0", provenance}, {}));
   EXPECT_NE(measured.find("framework %"), std::string::npos);
+  EXPECT_NE(
+      core::ToCsv(ToDocument(*c, {"t", "t.json", "sha256:0", provenance}, {}))
+          .find("\nframework_cpu,measured\n"),
+      std::string::npos);
   EXPECT_EQ(measured.find("case study's JVM"), std::string::npos);
 }
 

@@ -233,6 +233,14 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
           "calibration fields the command line replaced",
           overrides.empty() ? std::string("none") : overrides);
   const Framework framework = FrameworkSource(id);
+  // What the plots name the framework slice (tools/plots/capstone.py).
+  doc.Set("framework_cpu", "framework CPU (other_cpu_us) is",
+          framework == Framework::kMeasured ? "measured"
+          : framework == Framework::kUnknown
+              ? "unknown"
+              : (AnyMeasured(id) ? "the case study's JVM, beside this "
+                                   "machine's measured costs"
+                                 : "the case study's JVM"));
   const std::vector<bool> input = InputMarks(c, id);
   const bool in_order = InCaseStudyOrder(c.steps);
   const Fidelity fidelity =
