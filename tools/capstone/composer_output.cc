@@ -430,6 +430,7 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
       "step's RPS; prices are EXAMPLE list prices (flags --usd-per-vcpu-hour, "
       "--usd-per-gib-hour, --target-utilisation).");
   std::vector<std::string> full;
+  full.reserve(c.steps.size());
   for (size_t i = 0; i < c.steps.size(); ++i) {
     full.push_back(absl::StrCat(std::string(c.steps[i]->name), ": ",
                                 FullCaps(c.figures[i])));
@@ -770,6 +771,7 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
 
 std::string OverridesText(const std::vector<CalibrationOverride>& overrides) {
   std::vector<std::string> said;
+  said.reserve(overrides.size());
   for (const CalibrationOverride& o : overrides) {
     said.push_back(absl::StrCat(o.field, "=", o.value));
   }
