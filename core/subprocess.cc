@@ -1,6 +1,7 @@
 #include "core/subprocess.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -118,6 +119,10 @@ bool Redirect(int fd, Output to, int pipe_fd) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // No descriptor of this process beyond the three streams reaches the
+  // program (a pipe's write end held by a child would keep its reader from
+  // ever seeing end of file). Best effort: kernels before 5.11 lack it.
+  ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   // In order: a stdout sent to stderr takes this process's stderr before
   // stderr itself is redirected.
   if (!Redirect(STDOUT_FILENO, options.stdout_to, pipe_fd) ||

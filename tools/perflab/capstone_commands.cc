@@ -297,12 +297,12 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
     if (real->real) {
       real->calibration = a->calibration;
       real->steps = a->steps;
-      registry.chosen() = Registry::Choice{
-          [real]() {
-            core::InstallInterruptCleanup();
-            return capstone::RunRealCapstone(*real);
-          },
-          &a->format};
+      registry.chosen() =
+          Registry::Choice{[real]() {
+                             core::InstallInterruptCleanup();
+                             return capstone::RunRealCapstone(*real);
+                           },
+                           &a->format};
       return;
     }
     registry.chosen() =
