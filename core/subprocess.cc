@@ -125,10 +125,11 @@ bool Redirect(int fd, Output to, int pipe_fd) {
   ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   // In order: a stdout sent to stderr takes this process's stderr before
   // stderr itself is redirected.
-  if (!Redirect(STDOUT_FILENO, options.stdout_to, pipe_fd) ||
-      !Redirect(STDERR_FILENO, options.stderr_to, pipe_fd)) {
-    error = errno;
-  } else if (cpus != nullptr && ::sched_setaffinity(0, sizeof *cpus, cpus)) {
+  const bool ready =
+      Redirect(STDOUT_FILENO, options.stdout_to, pipe_fd) &&
+      Redirect(STDERR_FILENO, options.stderr_to, pipe_fd) &&
+      (cpus == nullptr || ::sched_setaffinity(0, sizeof *cpus, cpus) == 0);
+  if (!ready) {
     error = errno;
   } else {
     // As execvp: a file found but not runnable is the error to report.
@@ -201,6 +202,7 @@ absl::StatusOr<Subprocess> Subprocess::Spawn(std::vector<std::string> argv,
   std::vector<std::string> candidates =
       Candidates(program, options.search_path);
   std::vector<char*> files;
+  files.reserve(candidates.size());
   for (std::string& c : candidates) files.push_back(c.data());
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
