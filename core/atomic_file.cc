@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/interrupt.h"
 
 namespace perflab::core {
 namespace {
@@ -71,16 +72,25 @@ uint64_t RandomBits() {
 }
 
 // Creates `prefix` + 16 random hex digits exclusively, never through a
-// symbolic link; mode 0666 less the umask, as fopen would give.
+// symbolic link; mode 0666 less the umask, as fopen would give. The name is
+// registered with the interrupt cleanup until Discard or a rename forgets it.
 int CreateExclusive(const std::string& prefix, std::string* name) {
+  ScopedInterruptBlock block;  // created and registered, or neither
   for (int attempt = 0; attempt < 100; ++attempt) {
     *name = absl::StrCat(prefix, absl::StrFormat("%016x", RandomBits()));
     int fd = ::open(name->c_str(),
                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) RegisterTempPath(*name);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
   return -1;
+}
+
+// Removes a temporary file and forgets it.
+void Discard(const std::string& tmp) {
+  ::unlink(tmp.c_str());
+  ForgetTempPath(tmp);
 }
 
 absl::Status CreateParent(const std::string& path) {
@@ -116,7 +126,7 @@ absl::Status WriteTemp(const std::string& path, std::string_view content,
   }
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0) {
-    ::unlink(tmp->c_str());
+    Discard(*tmp);
     return CannotWrite(path, std::strerror(error));
   }
   return absl::OkStatus();
@@ -132,9 +142,10 @@ absl::Status WriteFileAtomic(const std::string& path,
   if (absl::Status s = WriteTemp(path, content, &tmp); !s.ok()) return s;
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
+    Discard(tmp);
     return CannotWrite(path, reason);
   }
+  ForgetTempPath(tmp);
   return absl::OkStatus();
 }
 
@@ -151,7 +162,7 @@ absl::Status WriteFilesAtomic(const std::vector<FileContent>& files) {
   std::vector<bool> existed(files.size());
   auto remove_all = [](const std::vector<std::string>& names) {
     for (const std::string& n : names) {
-      if (!n.empty()) ::unlink(n.c_str());
+      if (!n.empty()) Discard(n);
     }
   };
   for (const FileContent& f : files) {
@@ -164,6 +175,9 @@ absl::Status WriteFilesAtomic(const std::vector<FileContent>& files) {
     }
     tmps.push_back(std::move(tmp));
   }
+  // The links and renames below happen with interrupts held back: an
+  // interrupt then sees the old set or the new one, never a mix.
+  ScopedInterruptBlock block;
   // A hard link keeps each replaced file until the whole set is in place.
   // Where links are not supported the file is replaced without one (the
   // set is then all-or-nothing only for the checks above).
@@ -183,7 +197,10 @@ absl::Status WriteFilesAtomic(const std::vector<FileContent>& files) {
     }
   }
   for (size_t i = 0; i < files.size(); ++i) {
-    if (std::rename(tmps[i].c_str(), files[i].path.c_str()) == 0) continue;
+    if (std::rename(tmps[i].c_str(), files[i].path.c_str()) == 0) {
+      ForgetTempPath(tmps[i]);
+      continue;
+    }
     const std::string reason = std::strerror(errno);
     for (size_t j = 0; j < i; ++j) {  // put back what was replaced
       if (!backups[j].empty()) {
@@ -231,7 +248,7 @@ absl::Status CheckWritable(const std::string& path) {
                                     "': ", std::strerror(errno)));
   }
   ::close(fd);
-  ::unlink(probe.c_str());
+  Discard(probe);
   return absl::OkStatus();
 }
 

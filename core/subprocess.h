@@ -7,11 +7,16 @@
 // child still runs stops and reaps it, so no caller leaves a zombie or an
 // orphan behind, even on an early return.
 //
+// Each child runs in its own process group (Stop ends the group, so what the
+// child started ends with it), dies with SIGKILL when this process dies
+// (PR_SET_PDEATHSIG: even a SIGKILL of the parent leaves no orphan; it
+// fires when the spawning *thread* ends, so spawn from a thread that
+// outlives the child), and is registered with the interrupt cleanup
+// (core/interrupt.h) from spawn to reap. It starts with default signal
+// handlers and an empty signal mask.
+//
 // Thread safety: a handle is not safe to use from two threads at once;
-// distinct handles are independent. Spawn with `cpus` changes the calling
-// thread's own CPU affinity for the instant of the spawn (a child inherits it,
-// and posix_spawn has no affinity attribute) and restores it before returning;
-// other threads are untouched.
+// distinct handles are independent.
 #ifndef PERFLAB_CORE_SUBPROCESS_H_
 #define PERFLAB_CORE_SUBPROCESS_H_
 

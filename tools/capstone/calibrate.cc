@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/interrupt.h"
 #include "core/json.h"
 #include "core/subprocess.h"
 #include "models/median.h"
@@ -85,11 +86,10 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
   std::vector<std::string> filters;
   filters.reserve(names.size());
   for (const std::string& n : names) filters.push_back(FilterFor(n));
-  char tmpl[] = "/tmp/perflab-calibrate-XXXXXX";
-  const int fd = mkstemp(tmpl);
-  if (fd < 0) return absl::InternalError("cannot create a temporary file");
-  close(fd);
-  const std::string out = tmpl;
+  absl::StatusOr<std::string> made =
+      core::MakeTempFile(core::TempDirBase() + "/perflab-calibrate-");
+  if (!made.ok()) return absl::InternalError(made.status().message());
+  const std::string out = *made;
   std::vector<std::string> args = {
       binary,
       absl::StrCat("--benchmark_filter=", absl::StrJoin(filters, "|")),
@@ -103,7 +103,7 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
   absl::StatusOr<core::ExitStatus> status =
       child.ok() ? child->Wait() : child.status();
   if (!status.ok() || !status->ok()) {
-    std::remove(out.c_str());
+    core::RemoveTempPath(out);
     return absl::InternalError(
         absl::StrCat("benchmark binary '", binary, "' failed (",
                      status.ok() ? status->ToString()
@@ -111,7 +111,7 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
                      ")"));
   }
   absl::StatusOr<std::string> text = ReadText(out);
-  std::remove(out.c_str());
+  core::RemoveTempPath(out);
   return text;
 }
 

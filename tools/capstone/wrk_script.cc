@@ -1,16 +1,11 @@
 #include "tools/capstone/wrk_script.h"
 
-#include <stdlib.h>  // mkdtemp
-
-#include <cerrno>
-#include <filesystem>
-#include <system_error>
 #include <utility>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 
 namespace perflab::capstone {
 
@@ -25,16 +20,14 @@ std::string WrkScriptText(int64_t customers, uint64_t seed) {
 absl::StatusOr<WrkScript> WrkScript::Create(int64_t customers, uint64_t seed,
                                             const core::Env& env) {
   const std::string base = env.GetVar("TMPDIR").value_or("/tmp");
-  std::string pattern = absl::StrCat(base, "/perflab-real-XXXXXX");
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  if (::mkdtemp(name.data()) == nullptr) {
-    return absl::ErrnoToStatus(
-        errno, absl::StrCat("capstone --real: cannot make a private "
-                            "directory for the wrk script as '",
-                            pattern, "'"));
+  absl::StatusOr<std::string> made =
+      core::MakeTempDir(absl::StrCat(base, "/perflab-real-"));
+  if (!made.ok()) {
+    return absl::Status(made.status().code(),
+                        absl::StrCat("capstone --real: for the wrk script: ",
+                                     made.status().message()));
   }
-  std::string dir(name.data());
+  std::string dir = *std::move(made);
   std::string path = absl::StrCat(dir, "/paths.lua");
   WrkScript script(std::move(dir), std::move(path));
   if (absl::Status s =
@@ -67,8 +60,7 @@ void WrkScript::Remove() {
   if (dir_.empty()) return;
   // Best effort: a leftover in a private directory harms nobody, and a
   // destructor has no one to tell.
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
+  core::RemoveTempPath(dir_);
   dir_.clear();
   path_.clear();
 }

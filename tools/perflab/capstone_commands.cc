@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 #include "tools/capstone/calibrate.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/composer.h"
@@ -90,6 +91,7 @@ absl::StatusOr<std::string> Slurp(const std::string& path) {
 
 absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   if (a.list_steps) return StepList();
+  core::InstallInterruptCleanup();
   // Every input is checked before the first run and the first write.
   absl::StatusOr<std::vector<const capstone::Step*>> steps =
       capstone::ParseSteps(a.steps);
@@ -212,6 +214,7 @@ absl::StatusOr<core::Document> Schema(const CalibrateArgs& a) {
 }
 
 absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
+  core::InstallInterruptCleanup();
   if (absl::Status s = core::CheckWritable(a.out); !s.ok()) return s;
   absl::StatusOr<capstone::CalibrationFile> file = capstone::Calibrate(
       a.options, [](std::string_view line) { std::cerr << line << "\n"; });
@@ -296,8 +299,12 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
     if (real->real) {
       real->calibration = a->calibration;
       real->steps = a->steps;
-      registry.chosen() = Registry::Choice{
-          [real]() { return capstone::RunRealCapstone(*real); }, &a->format};
+      registry.chosen() =
+          Registry::Choice{[real]() {
+                             core::InstallInterruptCleanup();
+                             return capstone::RunRealCapstone(*real);
+                           },
+                           &a->format};
       return;
     }
     registry.chosen() =

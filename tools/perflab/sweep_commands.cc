@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 #include "tools/perflab/commands.h"
 #include "tools/sweep/aggregate.h"
 #include "tools/sweep/experiment.h"
@@ -171,6 +172,7 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
   registry.Produces(
       cmd,
       [a, partial]() -> absl::StatusOr<core::Document> {
+        core::InstallInterruptCleanup();
         absl::StatusOr<core::Document> doc = RunSweep(*a);
         *partial = a->partial;
         return doc;

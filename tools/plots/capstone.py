@@ -21,12 +21,11 @@ import csv
 import hashlib
 import io
 import os
-import subprocess
 import tempfile
 
 import prose
 import style
-from data import ReportError, load_json, parse_json, table
+from data import ReportError, load_json, parse_json, run, table
 from section import Section
 
 C = style.COLORS
@@ -111,7 +110,7 @@ def load_run(perflab, calibration, root, reuse_dir):
     with tempfile.TemporaryDirectory(prefix="perflab-capstone.") as scratch:
         cmd = [perflab.binary, "capstone", "--calibration", cal, "--sensitivity", "--format",
                "csv", "--out-dir", scratch]
-        out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
+        out = run(cmd, cwd=root)
     if out.returncode != 0:
         first = (out.stderr.strip().splitlines() or ["(no message)"])[0]
         raise ReportError(f"'perflab capstone --calibration {cal}' failed (exit {out.returncode}): "
@@ -361,7 +360,7 @@ def seed_h2_capstone(perflab, root):
     with tempfile.TemporaryDirectory(prefix="perflab-capstone.") as scratch:
         cmd = [perflab.binary, "capstone", "--calibration", MVA_CALIBRATION, "--format", "json",
                "--out-dir", scratch]
-        out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
+        out = run(cmd, cwd=root)
     if out.returncode != 0:
         first = (out.stderr.strip().splitlines() or ["(no message)"])[0]
         raise ReportError(f"'perflab capstone --calibration {MVA_CALIBRATION}' failed "

@@ -1,8 +1,48 @@
 """Running perflab and reading what it prints: the only way numbers enter the
 report. Every failure is a ReportError with one line naming the input."""
 
+import ctypes
 import json
+import os
+import signal
 import subprocess
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent):
+    """In the child before exec: SIGKILL when the report dies, even by SIGKILL."""
+    def setup():
+        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(127)
+    return setup
+
+
+def run(cmd, cwd=None):
+    """subprocess.run(cmd, capture_output=True, text=True), but the child leads
+    its own process group (a Ctrl-C reaches only the report, which forwards it)
+    and dies with the report; on an interrupt its group gets SIGTERM (so a
+    perflab removes its own temporary files), then SIGKILL after 10 s, and is
+    reaped before the exception goes on."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, process_group=0, preexec_fn=_die_with(os.getpid()))
+    try:
+        out, err = p.communicate()
+    except BaseException:
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # what outlived it in its group
+        except ProcessLookupError:
+            pass
+        p.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 class ReportError(Exception):
@@ -18,7 +58,7 @@ class Perflab:
         cmd = [self.binary, *args, "--format", "json"]
         self.commands.append(" ".join(["perflab", *args]))
         try:
-            out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            out = run(cmd)
         except OSError as e:
             raise ReportError(f"cannot run perflab '{self.binary}': {e.strerror}; "
                               "build it with tools/lab build or pass --perflab PATH")
@@ -29,7 +69,7 @@ class Perflab:
 
     def has_command(self, name):
         """Whether `perflab --help` lists `name` among its subcommands."""
-        out = subprocess.run([self.binary, "--help"], capture_output=True, text=True, check=False)
+        out = run([self.binary, "--help"])
         listed = out.stdout.split("Subcommands:", 1)[-1].splitlines()
         return any(line.split()[:1] == [name] for line in listed)
 

@@ -18,15 +18,23 @@ Every number comes from perflab's --format json output in this run. The report
 is written into a temporary folder beside OUT and renamed into place; entries
 of OUT the report does not own (OUT/bench/ and the like) are moved across.
 Same inputs, same bytes (see style.py). Exit 2 on bad input or a missing
-package, with one line on stderr; OUT is then untouched.
+package, with one line on stderr; OUT is then untouched. SIGINT or SIGTERM
+stops the running perflab (its process group), removes the temporary folder
+(every scratch file of the run, perflab's included, lives in it: TMPDIR points
+there) and ends by the same signal, OUT untouched. After a SIGKILL the
+children die too (PR_SET_PDEATHSIG), and the next run removes the temporary
+folders whose process is gone.
 Run with Debian's /usr/bin/python3 (python3-matplotlib); standard library
 otherwise.
 """
 
 import argparse
 import os
+import re
 import shutil
+import signal
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OWNED_SUFFIXES = (".svg", ".csv")
@@ -113,6 +121,36 @@ def anchor(title):
     return "".join(keep).replace(" ", "-")
 
 
+def remove_stale(out):
+    """Removes .OUT.tmp.<pid> and .OUT.old.<pid> beside OUT whose process is gone
+    (a report killed by SIGKILL); a live process's folder is left alone."""
+    parent, base = os.path.split(out)
+    pattern = re.compile(r"\." + re.escape(base) + r"\.(?:tmp|old)\.([0-9]+)$")
+    for name in sorted(os.listdir(parent)):
+        m = pattern.match(name)
+        if not m or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+        except PermissionError:
+            pass  # another user's live process
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM: the cleanup runs on the way out, then the signal ends
+    the process."""
+
+    def __init__(self, sig):
+        super().__init__(f"interrupted by signal {sig}")
+        self.sig = sig
+
+
+def on_signal(sig, _frame):
+    raise Interrupted(sig)
+
+
 def swap_into_place(tmp, out):
     """tmp becomes out; what out held that the report does not own moves along."""
     if os.path.isdir(out):
@@ -154,8 +192,15 @@ def main():
 
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
+    remove_stale(out)
     tmp = os.path.join(parent, f".{os.path.basename(out)}.tmp.{os.getpid()}")
     os.makedirs(tmp)
+    # Every temporary file of the run (the capstone's scratch folders, and
+    # perflab's own through TMPDIR) goes inside tmp, removed with it.
+    scratch = os.path.join(tmp, ".scratch")
+    os.makedirs(scratch)
+    tempfile.tempdir = scratch
+    os.environ["TMPDIR"] = scratch
     try:
         if calibration is not None:
             load_json(calibration)  # a missing or malformed file stops the report here
@@ -163,16 +208,28 @@ def main():
         sections = build(perflab, tmp, calibration, bench_dir, args.capstone_run)
         with open(os.path.join(tmp, "README.md"), "w", encoding="utf-8") as f:
             f.write(index(sections, perflab, calibration, bench_dir))
+        shutil.rmtree(scratch)
     except ReportError as e:
         shutil.rmtree(tmp, ignore_errors=True)
         fail(str(e))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    # Held back while OUT is swapped: an interrupt then finds the old report
+    # or the new one, and never tmp holding entries moved out of OUT.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     swap_into_place(tmp, out)
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
     print(f"report: {len(sections)} plots in {out} (open {os.path.join(out, 'README.md')})",
           file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        main()
+    except Interrupted as e:
+        # The cleanup is done: end by the signal itself, for an honest status.
+        signal.signal(e.sig, signal.SIG_DFL)
+        os.kill(os.getpid(), e.sig)

@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""interrupt_test.py PERFLAB SOURCE_DIR [CASE...]: SIGINT and SIGTERM to
+`perflab calibrate`, `perflab sweep --out`, `perflab capstone` (the composed
+table and --real) and the report (`tools/lab report` execs report.py: the
+same process) leave nothing behind: the command ends by that signal, no
+process of any child's group still runs, its private TMPDIR is empty, and the
+previous output is byte-identical. A fixed seed picks each case's signal and
+moment; every moment is an event the test sees (the k-th line of progress on
+stderr, a child observed running, a temporary file observed), never a delay.
+SIGKILL cannot be handled: the children must still die with the parent.
+Every wait has a guard against a hang (GUARD_S), which is not a threshold.
+"""
+
+import json
+import os
+import random
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SEED = 25
+GUARD_S = 300  # for a command to reach its moment, or to end once signalled
+EXIT_GUARD_S = 30  # for a process already sent SIGKILL (or TERM) to be gone
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def procs():
+    """pid -> (ppid, pgid, state, argv) of every process now."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+        except OSError:
+            continue
+        rest = stat[stat.rfind(")") + 2:].split()
+        out[int(name)] = (int(rest[1]), int(rest[2]), rest[0], argv)
+    return out
+
+
+def descendants(root):
+    ps = procs()
+    kids = {}
+    for pid, (ppid, _, _, _) in ps.items():
+        kids.setdefault(ppid, []).append(pid)
+    out, todo = {}, [root]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out[c] = ps[c]
+            todo.append(c)
+    return out
+
+
+def pid_ends(pid):
+    """True once pid has ended (its exit seen through a pidfd)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    ready = select.select([fd], [], [], EXIT_GUARD_S)[0]
+    os.close(fd)
+    return bool(ready)
+
+
+def group_ends(pgid):
+    """True once no process of group pgid runs (zombies have ended); each one
+    still running is waited for through a pidfd."""
+    for _ in range(10):
+        left = [p for p, (_, g, st, _) in procs().items() if g == pgid and st != "Z"]
+        if not left:
+            return True
+        if not all(pid_ends(pid) for pid in left):
+            return False
+    return False
+
+
+def snapshot(root):
+    """Every entry under root: its bytes (None for a directory)."""
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs:
+            out[os.path.relpath(os.path.join(d, n), root)] = None
+        for n in files:
+            with open(os.path.join(d, n), "rb") as f:
+                out[os.path.relpath(os.path.join(d, n), root)] = f.read()
+    return out
+
+
+class Run:
+    """A command under watch: its stderr lines and every process group its
+    descendants were seen in."""
+
+    def __init__(self, argv, env, cwd):
+        self.argv = argv
+        self.p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.fd = self.p.stderr.fileno()
+        self.buf = b""
+        self.lines = []
+        self.groups = set()
+        self.seen = {}  # pid -> argv of every descendant seen
+        self.children = set()  # the direct children seen
+
+    def poll_once(self):
+        if select.select([self.fd], [], [], 0.02)[0]:
+            data = os.read(self.fd, 65536)
+            self.buf += data
+            *done, self.buf = self.buf.split(b"\n")
+            self.lines += [d.decode(errors="replace") for d in done]
+        for pid, (ppid, pgid, state, argv) in descendants(self.p.pid).items():
+            if state != "Z":
+                self.groups.add(pgid)
+                self.seen.setdefault(pid, argv)
+                if ppid == self.p.pid:
+                    self.children.add(pid)
+
+    def until(self, pred, what):
+        deadline = time.monotonic() + GUARD_S
+        while not pred(self):
+            if self.p.poll() is not None:
+                fail(f"{what}: '{' '.join(self.argv[:3])}' ended first (exit "
+                     f"{self.p.returncode}); stderr: {self.lines[-3:]}")
+            if time.monotonic() > deadline:
+                self.p.kill()
+                fail(f"{what}: not seen within the guard")
+            self.poll_once()
+
+    def interrupt(self, sig):
+        self.groups.discard(os.getpgrp())
+        self.p.send_signal(sig)
+        deadline = time.monotonic() + GUARD_S
+        while self.p.poll() is None:  # stderr drained: a full pipe blocks it
+            if time.monotonic() > deadline:
+                self.p.kill()
+                fail(f"{sig.name}: '{self.argv[1]}' did not end within the guard")
+            if select.select([self.fd], [], [], 0.05)[0]:
+                os.read(self.fd, 65536)
+        self.p.stderr.close()
+        return self.p.returncode
+
+
+class Case:
+    def __init__(self, name, perflab, source, base):
+        self.perflab, self.source = perflab, source
+        self.dir = os.path.join(base, name)
+        self.tmp = os.path.join(self.dir, "tmp")
+        self.out = os.path.join(self.dir, "out")
+        for d in (self.tmp, self.out):
+            os.makedirs(d)
+        self.env = dict(os.environ, TMPDIR=self.tmp)
+
+    def check(self, run, sig, rc, before, what, children=True):
+        if rc != -sig:
+            fail(f"{what}: ended with {rc}, not by {sig.name} (-{int(sig)})")
+        if children and not run.groups:
+            fail(f"{what}: no child was seen")
+        for g in sorted(run.groups):
+            if not group_ends(g):
+                for h in run.groups:  # the test ends what it made run
+                    try:
+                        os.killpg(h, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                fail(f"{what}: process group {g} still runs after {sig.name}")
+        left = os.listdir(self.tmp)
+        if left:
+            fail(f"{what}: left in TMPDIR after {sig.name}: {left}")
+        if snapshot(self.out) != before:
+            fail(f"{what}: the previous output changed after {sig.name}: "
+                 f"{sorted(snapshot(self.out))} vs {sorted(before)}")
+        print(f"ok: {what}: {sig.name}, {len(run.groups)} child group(s) ended, "
+              "TMPDIR empty, previous output byte-identical")
+
+
+FAKE_BENCH = """#!/bin/sh
+# A stand-in for a bench binary: run n of the calibration hangs (with a
+# grandchild in its group) when n is the one the test chose; the others write
+# an empty result and exit.
+n=$(( $(cat "{state}") + 1 ))
+echo $n >"{state}"
+for a; do case $a in --benchmark_out=*) out=${{a#--benchmark_out=}} ;; esac; done
+echo "fake bench run $n writes $out"
+if [ $n -eq {k} ]; then
+  echo partial >"$out"
+  sleep 1000 &
+  echo "fake bench run $n hangs"
+  wait
+fi
+echo '{{"benchmarks": []}}' >"$out"
+"""
+
+
+def families(source):
+    with open(os.path.join(source, "bench", "benchmarks.json")) as f:
+        seen = []
+        for entry in json.load(f)["calibration"].values():
+            if entry["family"] not in seen:
+                seen.append(entry["family"])
+        return seen
+
+
+def calibrate_setup(c, rng):
+    fams = families(c.source)
+    k = rng.randint(1, len(fams))
+    bench = os.path.join(c.dir, "bench")
+    os.makedirs(bench)
+    state = os.path.join(c.dir, "runs")
+    with open(state, "w") as f:
+        f.write("0\n")
+    for fam in fams:
+        path = os.path.join(bench, f"bench_{fam}")
+        with open(path, "w") as f:
+            f.write(FAKE_BENCH.format(state=state, k=k))
+        os.chmod(path, 0o755)
+    prev = os.path.join(c.out, "calibration.json")
+    with open(prev, "w") as f:
+        f.write("the previous calibration\n")
+    argv = [c.perflab, "calibrate", "--quick", "--bench-dir", bench, "--out", prev]
+    return k, argv
+
+
+def case_calibrate(c, rng):
+    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+    k, argv = calibrate_setup(c, rng)
+    before = snapshot(c.out)
+    run = Run(argv, c.env, c.dir)
+    run.until(lambda r: f"fake bench run {k} hangs" in r.lines, f"calibrate run {k}")
+    if not any(line.startswith("fake bench run") and c.tmp in line for line in run.lines):
+        fail("calibrate: the benchmark output is not in TMPDIR")
+    c.check(run, sig, run.interrupt(sig), before, f"calibrate (run {k} of the benchmarks)")
+
+
+def case_calibrate_sigkill(c, rng):
+    k, argv = calibrate_setup(c, rng)
+    before = snapshot(c.out)
+    run = Run(argv, c.env, c.dir)
+    run.until(lambda r: f"fake bench run {k} hangs" in r.lines, f"calibrate run {k}")
+    rc = run.interrupt(signal.SIGKILL)
+    if rc != -signal.SIGKILL:
+        fail(f"calibrate SIGKILL: ended with {rc}")
+    # PR_SET_PDEATHSIG ends the children; a grandchild (the fake's sleep)
+    # is beyond its reach and is ended here, by the test that made it.
+    ended = all(pid_ends(pid) for pid in run.children)
+    run.groups.discard(os.getpgrp())
+    for g in run.groups:
+        try:
+            os.killpg(g, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if not run.children or not ended:
+        fail(f"calibrate SIGKILL: a child outlived its parent ({sorted(run.children)})")
+    left = os.listdir(c.tmp)
+    if any(not n.startswith("perflab-calibrate-") for n in left):
+        fail(f"calibrate SIGKILL: unexpected names left: {left}")
+    if snapshot(c.out) != before:
+        fail("calibrate SIGKILL: the previous output changed")
+    print(f"ok: calibrate SIGKILL (run {k}): its {len(run.children)} child(ren) died with it; "
+          f"left, by its known name: {left}")
+
+
+def case_sweep(c, rng):
+    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+    k = rng.randint(1, 3)
+    prev = os.path.join(c.out, "sweep.txt")
+    with open(prev, "w") as f:
+        f.write("the previous sweep\n")
+    before = snapshot(c.out)
+    argv = [c.perflab, "sweep", "mmc", "--set", "servers=1,2", "--replications", "100000",
+            "--force", "--jobs", "2", "--out", prev]
+    run = Run(argv, c.env, c.dir)
+    run.until(lambda r: sum(x.startswith("sweep:") for x in r.lines) >= k,
+              f"sweep progress line {k}")
+    c.check(run, sig, run.interrupt(sig), before, "sweep", children=False)
+
+
+def case_capstone(c, rng):
+    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+    k = rng.randint(1, 2)
+    for n in ("capstone.md", "capstone.csv", "capstone.json"):
+        with open(os.path.join(c.out, n), "w") as f:
+            f.write(f"the previous {n}\n")
+    before = snapshot(c.out)
+    cal = os.path.join(c.source, "fixtures", "calibration", "reference.json")
+    argv = [c.perflab, "capstone", "--calibration", cal, "--sensitivity", "--out-dir", c.out,
+            "--format", "json"]
+    run = Run(argv, c.env, c.dir)
+    run.until(lambda r: sum(x.startswith("perflab capstone:") for x in r.lines) >= k,
+              f"capstone progress line {k}")
+    c.check(run, sig, run.interrupt(sig), before, "capstone", children=False)
+
+
+def case_capstone_real(c, rng):
+    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+    moment = rng.choice(["dataset", "service 1", "service 2"])
+    data = os.path.join(c.out, "datasets")  # empty before: nothing of it may stay
+    os.makedirs(data)
+    before = snapshot(c.out)
+    cal = os.path.join(c.source, "fixtures", "calibration", "reference.json")
+    argv = [c.perflab, "capstone", "--real", "--quick", "--steps", "index", "--calibration", cal]
+    if not shutil.which("wrk"):
+        argv.append("--no-wrk")
+    env = dict(c.env, PERFLAB_DATASET_DIR=data)
+    run = Run(argv, env, c.dir)
+
+    def services(r):
+        return sum("orders-service" in a for a in r.seen.values())
+    if moment == "dataset":
+        run.until(lambda r: any(".tmp." in n for n in os.listdir(data)), "the dataset's temp file")
+    else:
+        n = int(moment.split()[1])
+        run.until(lambda r: services(r) >= n, f"orders-service child {n}")
+    rc = run.interrupt(sig)
+    # A dataset finished before the signal is an output, not a leftover.
+    built = os.path.join(data, "orders-scale-1.sqlite")
+    if moment != "dataset" and os.path.exists(built):
+        os.remove(built)
+    c.check(run, sig, rc, before, f"capstone --real (at {moment})",
+            children=moment != "dataset")
+
+
+def case_report(c, rng):
+    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+    k = rng.randint(1, 3)
+    reports = os.path.join(c.out, "reports")
+    os.makedirs(os.path.join(reports, "bench"))
+    for n, text in (("README.md", "the previous report\n"), ("laws.svg", "<svg/>\n"),
+                    ("bench/summary.json", "{}\n")):
+        with open(os.path.join(reports, n), "w") as f:
+            f.write(text)
+    # A folder a SIGKILLed report left: its process is gone, the next run removes it.
+    stale = os.path.join(c.out, ".reports.tmp.999999999")
+    os.makedirs(os.path.join(stale, ".scratch"))
+    before = snapshot(c.out)
+    del before[os.path.relpath(stale, c.out)]
+    del before[os.path.relpath(os.path.join(stale, ".scratch"), c.out)]
+    argv = ["/usr/bin/python3", os.path.join(c.source, "tools", "plots", "report.py"),
+            "--perflab", c.perflab, "--out", reports]
+    run = Run(argv, c.env, c.source)
+
+    def perflabs(r):
+        return sum(a[:1] == [c.perflab] for a in r.seen.values())
+    run.until(lambda r: perflabs(r) >= k, f"perflab child {k} of the report")
+    c.check(run, sig, run.interrupt(sig), before, f"report (at perflab child {k})")
+
+
+CASES = {
+    "calibrate": case_calibrate,
+    "calibrate-sigkill": case_calibrate_sigkill,
+    "sweep": case_sweep,
+    "capstone": case_capstone,
+    "capstone-real": case_capstone_real,
+    "report": case_report,
+}
+
+
+def main():
+    if len(sys.argv) < 3:
+        print("usage: interrupt_test.py PERFLAB SOURCE_DIR [CASE...]", file=sys.stderr)
+        return 2
+    perflab, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    names = sys.argv[3:] or list(CASES)
+    base = tempfile.mkdtemp(prefix="perflab-interrupt-")
+    try:
+        for name in names:
+            if name == "report" and subprocess.run(
+                    ["/usr/bin/python3", "-c", "import matplotlib"],
+                    capture_output=True).returncode != 0:
+                print("skip: report (no python3-matplotlib)")
+                continue
+            # Each case its own stream of the seed, the same when run alone.
+            CASES[name](Case(name, perflab, source, base), random.Random(f"{SEED}:{name}"))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
