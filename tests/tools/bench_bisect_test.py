@@ -11,6 +11,7 @@ import sys
 
 
 def load(root):
+    sys.dont_write_bytecode = True  # no __pycache__ beside tools/bench-commits
     path = os.path.join(root, "tools", "bench-commits")
     loader = importlib.machinery.SourceFileLoader("bench_commits", path)
     spec = importlib.util.spec_from_loader("bench_commits", loader)
