@@ -23,7 +23,7 @@ History MakeHistory() {
     for (size_t i = 0; i < 24; ++i) {
       const double level = name[3] == 'S' && i >= 16 ? 110 : 100;
       s.commits.push_back(i);
-      s.values.push_back({});
+      s.values.emplace_back();
       for (int r = 0; r < 3; ++r) {
         s.values.back().push_back(level * (1 + 0.01 * (rng.Uniform01() - 0.5)));
       }

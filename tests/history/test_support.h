@@ -38,6 +38,7 @@ class ScriptedEnv : public Env {
       return absl::InvalidArgumentError("REV_RANGE: git cannot resolve it");
     }
     std::vector<Commit> out;
+    out.reserve(static_cast<size_t>(n_));
     for (int i = 0; i < n_; ++i) {
       out.push_back({Sha(i), i == 0 ? "" : Sha(i - 1), 1000 + 60 * i,
                      absl::StrCat("commit ", i)});

@@ -111,7 +111,7 @@ class GitEnv : public Env {
                                      "--min-time",
                                      absl::StrCat(opt.min_time)};
     if (!opt.filter.empty()) argv.push_back("--filter=" + opt.filter);
-    if (opt.instructions) argv.push_back("--instructions");
+    if (opt.instructions) argv.emplace_back("--instructions");
     core::SpawnOptions o;
     o.stdout_to = core::Output::kCapture;
     o.stderr_to = core::Output::kInherit;
