@@ -57,7 +57,7 @@ TEST(EnergyStatistics, MatchesTheDefinitionWithAndWithoutTies) {
   for (int i = 0; i < 25; ++i) x.push_back(std::floor(rng.Uniform01() * 6));
   for (int i = 0; i < 15; ++i) x.push_back(rng.Uniform01() * 10);
   const std::vector<double> q = EnergyStatistics(x, 3);
-  ASSERT_EQ(q.size(), x.size() - size_t{2 * 3} + 1);
+  ASSERT_EQ(q.size(), x.size() - 6 + 1);
   for (size_t tau = 3; tau <= x.size() - 3; ++tau) {
     EXPECT_NEAR(q[tau - 3], BruteQ(x, tau), 1e-9) << "tau " << tau;
   }
