@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/random.h"
+#include "models/change_points.h"
 #include "models/histogram.h"
 #include "models/mva.h"
 #include "models/queues.h"
@@ -201,6 +202,38 @@ void BM_MvaSchweitzerBard(benchmark::State& state) {
   state.counters["iterations"] = static_cast<double>(iterations);
 }
 BENCHMARK(BM_MvaSchweitzerBard)->Unit(benchmark::kMicrosecond);
+
+// perflab history changes over a long history: 1,000 commits x 100
+// benchmarks, 5 repetitions each; one benchmark in ten steps up 5 % at commit
+// 300 and down 3 % at 700, the rest is noise of +-1 %. Goal: <= 2 s for the
+// whole suite (one iteration is the suite).
+void BM_ChangePoints1000x100(benchmark::State& state) {
+  constexpr size_t kCommits = 1000, kBenchmarks = 100, kReps = 5;
+  std::vector<std::vector<std::vector<double>>> suite(kBenchmarks);
+  core::SplitMix64 rng(24);
+  for (size_t b = 0; b < kBenchmarks; ++b) {
+    suite[b].resize(kCommits);
+    for (size_t c = 0; c < kCommits; ++c) {
+      double level = 100;
+      if (b % 10 == 0) level = c < 300 ? 100 : c < 700 ? 105 : 105 * 0.97;
+      for (size_t r = 0; r < kReps; ++r) {
+        suite[b][c].push_back(level * (1 + 0.02 * (rng.Uniform01() - 0.5)));
+      }
+    }
+  }
+  size_t found = 0;
+  for (auto _ : state) {
+    found = 0;
+    for (const auto& series : suite) {
+      found += FindChangePoints(series)->size();
+    }
+    benchmark::DoNotOptimize(found);
+  }
+  state.counters["change_points"] = static_cast<double>(found);
+  state.counters["benchmarks"] = kBenchmarks;
+  state.counters["commits"] = kCommits;
+}
+BENCHMARK(BM_ChangePoints1000x100)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace perflab::models

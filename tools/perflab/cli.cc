@@ -122,6 +122,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   AddSweepCommands(app, registry);
   AddCapstoneCommands(app, registry);
   AddOrdersCommands(app, registry);
+  AddHistoryCommands(app, registry);
 
   try {
     app.parse(argc, argv);

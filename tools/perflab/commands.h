@@ -22,6 +22,8 @@ void AddCapstoneCommands(CLI::App& root,
                          Registry& registry);  // capstone_commands.cc
 void AddOrdersCommands(CLI::App& root,
                        Registry& registry);  // orders_commands.cc
+void AddHistoryCommands(CLI::App& root,
+                        Registry& registry);  // history_command.cc
 
 // `models mva`, added under `models` by AddModelsCommands (mva_command.cc).
 void AddMvaCommand(CLI::App* models, Registry& registry);

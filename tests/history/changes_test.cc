@@ -1,0 +1,83 @@
+#include "tools/history/changes.h"
+
+#include <gtest/gtest.h>
+
+#include "core/json.h"
+#include "core/random.h"
+#include "rapidjson/document.h"
+
+namespace perflab::history {
+namespace {
+
+// 24 commits; BM_Step rises 10 % at commit 16 (noise +-0.5 %), BM_Flat
+// stays; BM_Late exists from commit 4 on only.
+History MakeHistory() {
+  History h;
+  core::SplitMix64 rng(3);
+  for (int i = 0; i < 24; ++i) {
+    h.commits.push_back({absl::StrCat("sha", i, "xxxxxxxx"), "", 100 + i,
+                         absl::StrCat("commit ", i)});
+  }
+  for (const char* name : {"BM_Flat", "BM_Step"}) {
+    Series s{name, "ns", {}, {}};
+    for (size_t i = 0; i < 24; ++i) {
+      const double level = name[3] == 'S' && i >= 16 ? 110 : 100;
+      s.commits.push_back(i);
+      s.values.emplace_back();
+      for (int r = 0; r < 3; ++r) {
+        s.values.back().push_back(level * (1 + 0.01 * (rng.Uniform01() - 0.5)));
+      }
+    }
+    h.series.push_back(s);
+  }
+  return h;
+}
+
+TEST(FindChanges, MapsTheChangeToItsCommitAndFlagsTheRegression) {
+  const History h = MakeHistory();
+  ChangesOptions o;
+  o.since = 10;  // commits 14..23 hold commit 16
+  absl::StatusOr<Changes> c = FindChanges(h, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->per_series.size(), 2u);
+  EXPECT_TRUE(c->per_series[0].changes.empty());
+  ASSERT_EQ(c->per_series[1].changes.size(), 1u);
+  EXPECT_EQ(c->per_series[1].changes[0].index, 16u);
+  EXPECT_NEAR(c->per_series[1].changes[0].change_pct, 10, 1);
+  EXPECT_TRUE(c->regression);
+
+  o.since = 7;  // 17..23: the change is older
+  EXPECT_FALSE(FindChanges(h, o)->regression);
+  o.since = 10;
+  o.threshold_pct = 12;  // beyond the 10 % rise
+  EXPECT_FALSE(FindChanges(h, o)->regression);
+
+  o.threshold_pct = 5;
+  const core::Document doc = ChangesDocument(h, *c, o, "1: test");
+  const core::Table* t = doc.FindTable("changes");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(t->rows[0][0]), "BM_Step");
+  EXPECT_EQ(std::get<std::string>(t->rows[0][1]), "sha16xxxxx");
+  EXPECT_EQ(std::get<bool>(t->rows[0][8]), true);
+}
+
+TEST(PlotJson, HoldsEveryPointAndChange) {
+  const History h = MakeHistory();
+  const Changes c = *FindChanges(h, {});
+  rapidjson::Document d;
+  const std::string json = PlotJson(h, c, {});
+  ASSERT_FALSE(d.Parse(json.c_str()).HasParseError());
+  EXPECT_EQ(d["commits"].Size(), 24u);
+  const auto& step = d["series"][1];
+  EXPECT_STREQ(step["benchmark"].GetString(), "BM_Step");
+  EXPECT_EQ(step["points"].Size(), 24u);
+  const auto& p = step["points"][16];
+  EXPECT_LE(p["min"].GetDouble(), p["median"].GetDouble());
+  EXPECT_LE(p["median"].GetDouble(), p["max"].GetDouble());
+  EXPECT_EQ(step["changes"][0]["commit"].GetUint64(), 16u);
+  EXPECT_EQ(PlotJson(h, c, {}), json);  // same input, same bytes
+}
+
+}  // namespace
+}  // namespace perflab::history

@@ -1,0 +1,292 @@
+// perflab history run|changes|plot: benchmark history across commits in an
+// SQLite database (tools/history/store.h). `run` measures a range of commits
+// through tools/bench-commits --one, `changes` finds the change points of
+// every series, `plot` draws one SVG per benchmark (tools/plots/history.py).
+// Bad input (a range git cannot resolve, a database of another schema, a
+// corrupt or read-only one, a filter matching nothing): one line, exit 2.
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/atomic_file.h"
+#include "core/subprocess.h"
+#include "tools/compare/markdown.h"
+#include "tools/history/changes.h"
+#include "tools/history/run.h"
+#include "tools/history/store.h"
+#include "tools/perflab/commands.h"
+
+namespace perflab::cli {
+namespace {
+
+constexpr char kDefaultDb[] = "reports/history.sqlite";
+
+struct Common {
+  std::string db = kDefaultDb;
+  int64_t machine = 0;  // 0: this machine
+  history::ChangesOptions changes;
+  std::string format = kDefaultFormat;
+  std::string out_dir;
+  int exit_code = 0;
+};
+
+// The series of the chosen machine, or one line naming the stored ones.
+absl::StatusOr<history::History> LoadSeries(history::Store& store,
+                                            const Common& c,
+                                            std::string* machine_text) {
+  int64_t id = c.machine;
+  absl::StatusOr<std::vector<std::string>> machines = store.Machines();
+  if (!machines.ok()) return machines.status();
+  const std::string stored =
+      machines->empty() ? "none" : absl::StrJoin(*machines, "; ");
+  if (id == 0) {
+    absl::StatusOr<int64_t> mine = store.MachineId(history::DetectMachine());
+    if (!mine.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--db '", c.db,
+                       "' holds no run of this machine; accepted: --machine "
+                       "ID of a stored one (",
+                       stored, ")"));
+    }
+    id = *mine;
+  }
+  for (const std::string& m : *machines) {
+    if (absl::StartsWith(m, absl::StrCat(id, ": "))) *machine_text = m;
+  }
+  if (machine_text->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--machine ", id, ": not in --db '", c.db, "'; accepted: ", stored));
+  }
+  absl::StatusOr<history::History> h = store.Load(id, c.changes.metric);
+  if (!h.ok()) return h.status();
+  if (h->series.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--db '", c.db, "': no ", c.changes.metric, " samples of machine ", id,
+        "; accepted: a database `perflab history run` filled",
+        c.changes.metric == "instructions" ? " with --instructions" : ""));
+  }
+  return h;
+}
+
+void AddDetectorFlags(CLI::App* cmd, Common& c) {
+  cmd->add_option("--db", c.db,
+                  WithDefault("the history database", DefaultText(c.db)));
+  cmd->add_option("--metric", c.changes.metric,
+                  WithDefault("real_time, cpu_time or instructions",
+                              DefaultText(c.changes.metric)))
+      ->check(CLI::IsMember({"real_time", "cpu_time", "instructions"}));
+  cmd->add_option("--machine", c.machine,
+                  "stored machine id (default: this machine)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--alpha", c.changes.detector.alpha,
+                  WithDefault("false-alarm level of each test",
+                              DefaultText(c.changes.detector.alpha)))
+      ->check(Fraction());
+  cmd->add_option("--threshold", c.changes.threshold_pct,
+                  WithDefault("a rise beyond this percent is a regression",
+                              DefaultText(c.changes.threshold_pct)))
+      ->check(NonNegative());
+}
+
+absl::StatusOr<core::Document> Changes(Common& c) {
+  absl::StatusOr<history::Store> store = history::Store::Open(c.db, false);
+  if (!store.ok()) return store.status();
+  std::string machine;
+  absl::StatusOr<history::History> h = LoadSeries(*store, c, &machine);
+  if (!h.ok()) return h.status();
+  absl::StatusOr<history::Changes> ch = history::FindChanges(*h, c.changes);
+  if (!ch.ok()) return ch.status();
+  c.exit_code = ch->regression ? 1 : 0;
+  return history::ChangesDocument(*h, *ch, c.changes, machine);
+}
+
+// A file name for a benchmark: [A-Za-z0-9_.-] kept, the rest '_'.
+std::string FileName(const std::string& benchmark,
+                     std::set<std::string>& used) {
+  std::string base;
+  for (char ch : benchmark) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(ch)) != 0 ||
+                    ch == '_' || ch == '.' || ch == '-';
+    base += ok ? ch : '_';
+  }
+  std::string name = base + ".svg";
+  for (int i = 2; !used.insert(name).second; ++i) {
+    name = absl::StrCat(base, "_", i, ".svg");
+  }
+  return name;
+}
+
+absl::StatusOr<core::Document> Plot(Common& c) {
+  absl::StatusOr<history::Store> store = history::Store::Open(c.db, false);
+  if (!store.ok()) return store.status();
+  std::string machine;
+  absl::StatusOr<history::History> h = LoadSeries(*store, c, &machine);
+  if (!h.ok()) return h.status();
+  absl::StatusOr<history::Changes> ch = history::FindChanges(*h, c.changes);
+  if (!ch.ok()) return ch.status();
+  core::Document doc("Benchmark history plots");
+  core::Table& t = doc.AddTable("plots", "One SVG per benchmark",
+                                {{"benchmark", "benchmark"},
+                                 {"file", "file"},
+                                 {"changes", "change points"}});
+  std::set<std::string> used;
+  std::vector<std::string> files;
+  for (const history::SeriesChanges& sc : ch->per_series) {
+    files.push_back(FileName(sc.series->benchmark, used));
+    t.Add({sc.series->benchmark, absl::StrCat(c.out_dir, "/", files.back()),
+           static_cast<int64_t>(sc.changes.size())});
+  }
+  const std::string data = history::PlotJson(*h, *ch, c.changes);
+  if (absl::Status s = core::CheckWritable(c.out_dir + "/history.json");
+      !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out-dir '", c.out_dir, "': ", s.message()));
+  }
+  const std::string data_path = c.out_dir + "/.history-plot-data.json";
+  if (absl::Status s = core::WriteFileAtomic(data_path, data); !s.ok()) {
+    return s;
+  }
+  std::vector<std::string> argv = {
+      "/usr/bin/python3",
+      std::string(PERFLAB_SOURCE_DIR) + "/tools/plots/history.py", data_path,
+      c.out_dir};
+  argv.insert(argv.end(), files.begin(), files.end());
+  core::SpawnOptions o;
+  o.stdout_to = core::Output::kToStderr;
+  auto p = core::Subprocess::Spawn(argv, o);
+  absl::StatusOr<core::ExitStatus> st =
+      p.ok() ? p->Wait() : absl::StatusOr<core::ExitStatus>(p.status());
+  std::remove(data_path.c_str());
+  if (!st.ok()) return st.status();
+  if (!st->ok()) {
+    return absl::InternalError(
+        absl::StrCat("tools/plots/history.py: ", st->ToString()));
+  }
+  return doc;
+}
+
+}  // namespace
+
+void AddHistoryCommands(CLI::App& root, Registry& registry) {
+  CLI::App* group = root.add_subcommand(
+      "history",
+      "benchmark history across commits: run (measure a range into an SQLite "
+      "database), changes (change points), plot (one SVG per benchmark)");
+  group->require_subcommand(1);
+
+  // run
+  CLI::App* run = group->add_subcommand(
+      "run",
+      "build and benchmark each commit of REV_RANGE, store every "
+      "repetition (commits already stored are skipped)");
+  auto r = std::make_shared<history::RunOptions>();
+  auto range = std::make_shared<std::string>();
+  auto db = std::make_shared<std::string>(kDefaultDb);
+  auto repo = std::make_shared<std::string>(PERFLAB_SOURCE_DIR);
+  run->add_option("REV_RANGE", *range, "commits to measure: A..B or one ref")
+      ->required();
+  run->add_option("--filter", r->filter,
+                  "--benchmark_filter regex (stored with the runs)")
+      ->required();
+  run->add_option("--reps", r->reps,
+                  WithDefault("repetitions per commit", DefaultText(r->reps)))
+      ->check(CLI::PositiveNumber);
+  run->add_option("--every", r->every,
+                  WithDefault("every K-th commit (the newest always)",
+                              DefaultText(r->every)))
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--instructions", r->instructions,
+                "count instructions under callgrind instead of timing");
+  run->add_option("--targets", r->targets,
+                  WithDefault("benchmark targets, comma-separated",
+                              DefaultText(r->targets)));
+  run->add_option("--min-time", r->min_time,
+                  WithDefault("--benchmark_min_time per run, seconds",
+                              DefaultText(r->min_time)))
+      ->check(Positive());
+  run->add_option("--db", *db,
+                  WithDefault("the history database", DefaultText(*db)));
+  run->add_option("--repo", *repo,
+                  WithDefault("the git repository", DefaultText(*repo)));
+  registry.Produces(
+      run, [r, range, db, repo]() -> absl::StatusOr<core::Document> {
+        std::unique_ptr<history::Env> env = history::RealEnv(
+            *repo, std::string(PERFLAB_SOURCE_DIR) + "/tools/bench-commits");
+        // The range first: a bad one leaves no database behind.
+        if (auto commits = env->ListCommits(*range); !commits.ok()) {
+          return commits.status();
+        }
+        absl::StatusOr<history::Store> store = history::Store::Open(*db, true);
+        if (!store.ok()) return store.status();
+        absl::StatusOr<history::RunSummary> s =
+            history::RunHistory(*store, *env, *range, *r, std::cerr);
+        if (!s.ok()) return s.status();
+        core::Document doc("Benchmark history: run");
+        doc.Set("db", "database", *db);
+        doc.Set("commits", "commits in the range",
+                static_cast<int64_t>(s->commits));
+        doc.Set("measured", "measured now", static_cast<int64_t>(s->measured));
+        doc.Set("skipped", "stored already", static_cast<int64_t>(s->skipped));
+        doc.Set("build_failed", "did not build",
+                static_cast<int64_t>(s->build_failed));
+        doc.Set("no_match", "filter matched nothing",
+                static_cast<int64_t>(s->no_match));
+        doc.Set("samples", "samples stored now",
+                static_cast<int64_t>(s->samples));
+        return doc;
+      });
+
+  // changes
+  CLI::App* changes = group->add_subcommand(
+      "changes",
+      "change points of every benchmark's series (E-divisive "
+      "means, permutation test, confirmed by the U test)");
+  changes->footer(
+      "Exit code: 0 no regression in the newest --since commits (or no "
+      "--since), 1 a regression beyond --threshold, 2 bad input.");
+  auto c = std::make_shared<Common>();
+  AddDetectorFlags(changes, *c);
+  changes
+      ->add_option("--since", c->changes.since,
+                   "exit 1 when the newest N commits hold a regression")
+      ->check(CLI::PositiveNumber);
+  changes
+      ->add_option(
+          "--format", c->format,
+          WithDefault("output: table, json, csv, md", DefaultText(c->format)))
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  changes->callback([&registry, c] {
+    registry.chosen() =
+        Registry::Choice{[c]() { return Changes(*c); }, &c->format};
+    Registry::Extras& extras = registry.extras();
+    extras.render = [](const core::Document& doc, const std::string& f) {
+      if (f == "md") return compare::ToMarkdown(doc);
+      return core::Render(doc, f == "json"  ? core::Format::kJson
+                               : f == "csv" ? core::Format::kCsv
+                                            : core::Format::kTable);
+    };
+    extras.exit_code = [c] { return c->exit_code; };
+  });
+
+  // plot
+  CLI::App* plot = group->add_subcommand(
+      "plot",
+      "one SVG per benchmark: median and spread per commit, change "
+      "points marked with their size");
+  auto pc = std::make_shared<Common>();
+  AddDetectorFlags(plot, *pc);
+  plot->add_option("--out-dir", pc->out_dir, "folder for the SVG files")
+      ->required();
+  registry.Produces(plot, [pc]() { return Plot(*pc); });
+}
+
+}  // namespace perflab::cli
