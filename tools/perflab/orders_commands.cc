@@ -84,8 +84,11 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   doc.Set("errors", "5xx answers", s.handler.errors);
   doc.Set("connections", "connections accepted", s.connections);
   doc.Note(o.threads == 0
-               ? "--threads virtual: one OS thread per connection, no cap "
-                 "(one task per in-flight request with these clients)."
+               ? absl::StrCat("--threads virtual: one OS thread per "
+                              "connection, at most ",
+                              o.limits.max_virtual_threads,
+                              " (one task per in-flight request with these "
+                              "clients).")
                : absl::StrCat("--threads ", o.threads,
                               ": a fixed pool serving one request at a time."));
   return doc;
@@ -149,6 +152,7 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
                   absl::StrCat("the stub's service time (ms, default ",
                                DefaultText(o.inventory_ms), ")"))
       ->check(NonNegative());
+  AddLimitsHelp(*cmd, o.limits, o.max_connections);
   registry.Produces(
       cmd, [f] { return RunOrdersService(*f); }, false);
 }

@@ -99,8 +99,9 @@ absl::Status OrdersService::Impl::Start() {
        .port = o.port,
        .threads = o.threads,
        .keepalive_timeout_s = std::numeric_limits<double>::infinity(),
-       .max_connections = std::numeric_limits<int>::max(),
-       .tcp_nodelay = true});
+       .max_connections = o.max_connections,
+       .tcp_nodelay = true,
+       .limits = o.limits});
   if (!front.ok()) return front.status();
   front_ = std::move(*front);
 
@@ -153,10 +154,7 @@ OrdersServiceStats OrdersService::Impl::stats() const {
 
 HttpFrontResponse OrdersService::Impl::Serve(const HttpFrontRequest& request) {
   HttpFrontResponse r;
-  if (!request.well_formed) {
-    r.status = 400;
-    r.body = "{\"error\":\"malformed request line\"}";
-  } else if (absl::AsciiStrToLower(std::string(request.method)) != "get") {
+  if (absl::AsciiStrToLower(std::string(request.method)) != "get") {
     r.status = 405;
     r.body = "{\"error\":\"only GET\"}";
   } else {

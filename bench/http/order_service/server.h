@@ -6,8 +6,9 @@
 // The request model (the --threads step: a fixed pool of workers, or one OS
 // thread per connection for threads == 0) is http::HttpFront's, described in
 // bench/http/http_front.h. The service adds its settings of it: no keep-alive
-// timeout (idle connections stay open until the client or Stop() ends them),
-// no connection cap, TCP_NODELAY on its own accepted sockets.
+// timeout (idle connections stay open until the client or Stop() ends them,
+// or max_connections evicts the longest idle), TCP_NODELAY on its own
+// accepted sockets.
 //
 // Public methods are thread-safe. Stop() (or destruction) closes every socket
 // and joins every thread the service started, the stub's included.
@@ -20,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "bench/http/order_service/handler.h"
+#include "bench/http/request_parser.h"
 
 namespace perflab::http {
 
@@ -29,6 +31,8 @@ struct OrdersServiceOptions {
   int threads = 16;                // request workers; 0 = one per connection
   bool nodelay = false;            // the stub sets TCP_NODELAY
   double inventory_ms = 5;         // the stub's service time
+  int max_connections = 1024;      // at the cap: evict the longest idle
+  HttpLimits limits = {};          // what a request may be, and how slow
   HandlerOptions handler;          // its inventory_port is filled in here
 };
 
