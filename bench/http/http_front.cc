@@ -35,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kLinger = std::chrono::seconds(2);
 // A worker's blocking write to a client that does not read.
 constexpr timeval kSendTimeout{10, 0};
-constexpr size_t kChunk = 16 * 1024;
+constexpr size_t kChunk = size_t{16} * 1024;
 
 int64_t NsSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t)
@@ -614,11 +614,13 @@ void HttpFront::Impl::ServeSocket(int fd) {
       status = 408;
       why = "request not received in time";
     }
-    SendRefusal(fd, status, why);
     {
+      // Counted before the answer is sent: a client that has read it finds
+      // it counted.
       core::MutexLock lock(&mu_);
       ++(status == 408 ? stats_.header_timeouts : stats_.errors);
     }
+    SendRefusal(fd, status, why);
     // Drains the input, so the close does not reset the answer away.
     const Clock::time_point until = Clock::now() + kLinger;
     std::string sink;

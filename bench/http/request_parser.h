@@ -27,10 +27,10 @@ namespace perflab::http {
 
 // What the front end holds a client to.
 struct HttpLimits {
-  size_t max_request_line_bytes = 8 * 1024;  // without CRLF; longer: 414
-  size_t max_header_bytes = 16 * 1024;  // header lines with CRLFs; more: 431
-  int max_headers = 100;                // header lines; more: 431
-  size_t max_body_bytes = 1024 * 1024;  // a larger Content-Length: 400
+  size_t max_request_line_bytes = 8192;  // without CRLF; longer: 414
+  size_t max_header_bytes = 16384;       // header lines with CRLFs; more: 431
+  int max_headers = 100;                 // header lines; more: 431
+  size_t max_body_bytes = 1048576;       // a larger Content-Length: 400
   // From a request's first byte to its last (head and body); then 408 and
   // the connection is closed. Kept by the poller, not by a blocked worker.
   double header_timeout_s = 10;

@@ -83,6 +83,12 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   doc.Set("bad_requests", "400 answers", s.handler.bad_requests);
   doc.Set("errors", "5xx answers", s.handler.errors);
   doc.Set("connections", "connections accepted", s.connections);
+  doc.Set("refused_requests",
+          "refused by the front end (4xx/5xx, failed writes)",
+          s.refused_requests);
+  doc.Set("header_timeouts", "request not received in time (408)",
+          s.header_timeouts);
+  doc.Set("evicted", "idle, closed at the cap for a new client", s.evicted);
   doc.Note(o.threads == 0
                ? absl::StrCat("--threads virtual: one OS thread per "
                               "connection, at most ",

@@ -147,6 +147,9 @@ OrdersServiceStats OrdersService::Impl::stats() const {
   const HttpFrontStats f = front_->stats();
   s.connections = f.connections;
   s.open_connections = f.open_connections;
+  s.refused_requests = f.errors;
+  s.header_timeouts = f.header_timeouts;
+  s.evicted = f.evicted;
   core::MutexLock lock(&mu_);
   s.handler = handler_ != nullptr ? handler_->stats() : final_stats_;
   return s;

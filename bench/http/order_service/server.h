@@ -41,6 +41,9 @@ struct OrdersServiceStats {
   int64_t inventory_connections = 0;  // accepted by the stub
   int64_t connections = 0;            // accepted by the front end
   int64_t open_connections = 0;       // front end, right now
+  int64_t refused_requests = 0;  // front end: 4xx/5xx of its own, failed writes
+  int64_t header_timeouts = 0;   // front end: answered 408
+  int64_t evicted = 0;           // front end: idle, closed at the cap
 };
 
 class OrdersService {
