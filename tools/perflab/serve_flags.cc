@@ -33,7 +33,7 @@ void AddLimitsHelp(CLI::App& command, const http::HttpLimits& limits,
                    int max_connections) {
   // One limit a line: the description's clauses are separated by "; ".
   std::string text = absl::StrCat(http::DescribeLimits(limits),
-                                  " Connection cap: ", max_connections, ".");
+                                  "; connection cap: ", max_connections);
   for (size_t at = text.find("; "); at != std::string::npos;
        at = text.find("; ", at)) {
     text.replace(at, 2, "\n  ");
