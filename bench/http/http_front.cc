@@ -15,13 +15,13 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "bench/http/loopback.h"
 #include "core/mutex.h"
@@ -30,11 +30,31 @@ namespace perflab::http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxHeaderBytes = size_t{16} * 1024;
+// How long a refused connection's input is drained before it is closed:
+// closing with unread bytes would reset it and lose the answer.
+constexpr auto kLinger = std::chrono::seconds(2);
+// A worker's blocking write to a client that does not read.
+constexpr timeval kSendTimeout{10, 0};
+constexpr size_t kChunk = size_t{16} * 1024;
 
 int64_t NsSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t)
       .count();
+}
+
+Clock::duration Seconds(double s) {
+  return std::isfinite(s) ? std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(s))
+                          : Clock::duration::max();
+}
+
+// Milliseconds to `deadline` for poll(): at least 0, -1 for never.
+int PollMs(Clock::time_point deadline) {
+  if (deadline == Clock::time_point::max()) return -1;
+  const auto ms =
+      std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now())
+          .count();
+  return static_cast<int>(std::clamp<int64_t>(ms, 0, 1'000'000'000));
 }
 
 const char* Reason(int status) {
@@ -47,10 +67,20 @@ const char* Reason(int status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 414:
+      return "URI Too Long";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 501:
+      return "Not Implemented";
     case 502:
       return "Bad Gateway";
     case 503:
       return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
     default:
       return "Internal Server Error";
   }
@@ -68,38 +98,49 @@ bool SendAll(int fd, std::string_view data) {
   return true;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = absl::ascii_tolower(static_cast<unsigned char>(c));
-  return out;
+// The front end's own answer to a refused request, then no more output: a
+// small write that fits the socket buffer, so it never blocks.
+void SendRefusal(int fd, int status, std::string_view why) {
+  const std::string body = std::string(why) + "\n";
+  const std::string out = absl::StrCat(
+      "HTTP/1.1 ", status, " ", Reason(status),
+      "\r\nContent-Type: text/plain\r\nContent-Length: ", body.size(),
+      "\r\nConnection: close\r\n\r\n", body);
+  (void)!::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::shutdown(fd, SHUT_WR);
 }
 
-// Splits "METHOD SP TARGET SP HTTP/1.x" off the head.
-HttpFrontRequest ParseHead(std::string_view head) {
-  HttpFrontRequest r;
-  r.head = head;
-  const size_t eol = head.find("\r\n");
-  const std::string_view line = head.substr(0, eol);
-  const size_t sp1 = line.find(' ');
-  const size_t sp2 = sp1 == line.npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp2 == line.npos || !Lower(line.substr(sp2 + 1)).starts_with("http/1.")) {
-    return r;
+// Reads what is there without blocking, into `buffer` (or nowhere when
+// `discard`), until none is left or `cap` bytes are buffered. False: the
+// peer closed or the socket failed.
+bool ReadAvailable(int fd, std::string& buffer, size_t cap, bool discard) {
+  char chunk[kChunk];
+  while (discard || buffer.size() < cap) {
+    const ssize_t r = ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+    if (r == 0) return false;
+    if (!discard) buffer.append(chunk, static_cast<size_t>(r));
   }
-  r.method = line.substr(0, sp1);
-  r.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  r.well_formed = true;
-  return r;
+  return true;
+}
+
+// The most a connection buffers: one whole request and a pipelined start.
+size_t BufferCap(const HttpLimits& l) {
+  return l.max_request_line_bytes + l.max_header_bytes + l.max_body_bytes +
+         kChunk;
 }
 
 struct Conn {
   int fd = -1;
-  std::string buffer;            // bytes read past the last request
-  Clock::time_point idle_since;  // when it last became idle
+  std::string buffer;            // bytes read and not yet served
+  Clock::time_point idle_since;  // its last activity (a read, an answer)
+  Clock::time_point started;     // the buffered partial request's first byte
   Clock::time_point ready_at;    // when it joined the worker queue
+  bool peer_closed = false;      // EOF after a whole request: close after it
+  bool draining = false;         // refused: input discarded until EOF
+  Clock::time_point drain_until;
 };
-
-// Outcome of reading one request head from a connection.
-enum class ReadResult { kRequest, kClosed, kError };
 
 }  // namespace
 
@@ -116,22 +157,45 @@ class HttpFront::Impl {
     core::MutexLock lock(&mu_);
     HttpFrontStats s = stats_;
     s.open_connections = open_;
+    s.idle_connections = static_cast<int64_t>(idle_threads_.size());
+    for (const auto& [fd, c] : idle_) {
+      s.idle_connections += !c->draining && c->buffer.empty() ? 1 : 0;
+    }
     return s;
   }
 
  private:
+  using IdleMap = std::map<int, std::unique_ptr<Conn>>;
+
   void Poll() ABSL_LOCKS_EXCLUDED(mu_);
+  void Accept(int fd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fixed pool: reads a watched connection's input and routes it.
+  void OnReadable(IdleMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fixed pool: a whole request goes to the workers, a bad one is refused,
+  // a partial one stays watched.
+  void Route(IdleMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Refuse(Conn& c, int status, std::string_view why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SweepTimeouts() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CloseIdle(IdleMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // At the cap: closes the longest-idle connection; false if none is idle.
+  bool Evict() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Work() ABSL_LOCKS_EXCLUDED(mu_);
-  // Virtual mode: all of the connection's requests.
+  // Virtual mode: a thread's connections (one, then any handed over).
   void ServeConnection(int fd, int64_t id) ABSL_LOCKS_EXCLUDED(mu_);
-  ReadResult ReadRequest(int fd, std::string& buffer, size_t& length);
-  // Reads one request, answers it; false: close the connection.
-  bool ServeOne(int fd, std::string& buffer) ABSL_LOCKS_EXCLUDED(mu_);
+  void ServeSocket(int fd) ABSL_LOCKS_EXCLUDED(mu_);
+  // Answers the whole request at the start of `buffer` and removes it;
+  // false: close the connection.
+  bool ServeOne(int fd, std::string& buffer, bool peer_closed)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void Rearm(std::unique_ptr<Conn> conn) ABSL_LOCKS_EXCLUDED(mu_);
   void Watch(int fd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void CloseConn(int fd) ABSL_LOCKS_EXCLUDED(mu_);
 
   const HttpFrontOptions options_;
+  const Clock::duration keepalive_ = Seconds(options_.keepalive_timeout_s);
+  const Clock::duration header_timeout_ =
+      Seconds(options_.limits.header_timeout_s);
   HttpFrontHandler handler_;  // set by Serve() before any thread starts
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
@@ -144,28 +208,44 @@ class HttpFront::Impl {
   core::CondVar cv_;  // a connection is ready, or stop
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  // Idle connections watched by epoll, by fd (fixed-pool mode).
-  std::map<int, std::unique_ptr<Conn>> idle_ ABSL_GUARDED_BY(mu_);
+  // Connections watched by epoll, by fd (fixed-pool mode): idle, partial or
+  // draining.
+  IdleMap idle_ ABSL_GUARDED_BY(mu_);
   // Connections with a request ready, oldest first (fixed-pool mode).
   std::deque<std::unique_ptr<Conn>> ready_ ABSL_GUARDED_BY(mu_);
-  // Virtual mode: sockets to shut down on Stop(), the threads by id, and the
-  // ids of those that ended (the poller joins them).
+  // Virtual mode: sockets to shut down on Stop(), the idle ones (fd -> idle
+  // since, the candidates for eviction), sockets admitted by an eviction
+  // waiting for its thread, the threads by id, and the ids of those that
+  // ended (the poller joins them).
   std::set<int> live_fds_ ABSL_GUARDED_BY(mu_);
+  std::map<int, Clock::time_point> idle_threads_ ABSL_GUARDED_BY(mu_);
+  std::deque<int> handed_over_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, std::thread> conn_threads_ ABSL_GUARDED_BY(mu_);
   std::vector<int64_t> finished_ ABSL_GUARDED_BY(mu_);
   int64_t next_thread_id_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t threads_alive_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t open_ ABSL_GUARDED_BY(mu_) = 0;
   HttpFrontStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
 absl::Status HttpFront::Impl::Listen() {
   const HttpFrontOptions& o = options_;
+  const HttpLimits& l = o.limits;
   if (o.threads < 0 || o.max_connections < 1 ||
       std::isnan(o.keepalive_timeout_s) || o.keepalive_timeout_s < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "threads = ", o.threads, ", max_connections = ", o.max_connections,
         ", keepalive_timeout_s = ", o.keepalive_timeout_s,
         ": accepted threads >= 0, max_connections >= 1, a timeout >= 0"));
+  }
+  if (l.max_request_line_bytes < 16 || l.max_header_bytes < 16 ||
+      l.max_headers < 1 || l.max_virtual_threads < 1 ||
+      !std::isfinite(l.header_timeout_s) || l.header_timeout_s <= 0 ||
+      l.max_body_bytes > (size_t{1} << 30)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "limits: ", DescribeLimits(l),
+        "; accepted: lines and headers >= 16 B, >= 1 header, >= 1 thread, "
+        "a finite timeout > 0, a body <= 1 GiB"));
   }
   absl::StatusOr<SocketAddress> addr = LoopbackAddress(o.host, o.port);
   if (!addr.ok()) return addr.status();
@@ -239,9 +319,12 @@ void HttpFront::Impl::Stop() {
   core::MutexLock lock(&mu_);
   for (auto& [fd, conn] : idle_) ::close(fd);
   for (auto& conn : ready_) ::close(conn->fd);
-  open_ -= static_cast<int64_t>(idle_.size() + ready_.size());
+  for (int fd : handed_over_) ::close(fd);
+  open_ -=
+      static_cast<int64_t>(idle_.size() + ready_.size() + handed_over_.size());
   idle_.clear();
   ready_.clear();
+  handed_over_.clear();
   for (int* fd : {&listen_fd_, &epoll_fd_, &wake_fd_}) {
     if (*fd >= 0) ::close(*fd);
     *fd = -1;
@@ -261,44 +344,152 @@ void HttpFront::Impl::Watch(int fd) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
 }
 
-void HttpFront::Impl::Poll() {
+void HttpFront::Impl::CloseIdle(IdleMap::iterator it) {
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->first, nullptr);
+  ::close(it->first);
+  --open_;
+  idle_.erase(it);
+}
+
+void HttpFront::Impl::Refuse(Conn& c, int status, std::string_view why) {
+  SendRefusal(c.fd, status, why);
+  c.buffer.clear();
+  c.draining = true;
+  c.drain_until = Clock::now() + kLinger;
+  ++(status == 408 ? stats_.header_timeouts : stats_.errors);
+}
+
+void HttpFront::Impl::Route(IdleMap::iterator it) {
+  Conn& c = *it->second;
+  const ParsedRequest p = ParseRequest(c.buffer, options_.limits);
+  if (p.state == ParseState::kError) {
+    Refuse(c, p.status, p.error);
+  } else if (p.state == ParseState::kComplete) {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->first, nullptr);
+    c.ready_at = Clock::now();
+    ready_.push_back(std::move(it->second));
+    idle_.erase(it);
+    cv_.Signal();
+  } else if (c.peer_closed) {
+    if (!c.buffer.empty()) ++stats_.errors;  // ended halfway
+    CloseIdle(it);
+  }
+}
+
+void HttpFront::Impl::OnReadable(IdleMap::iterator it) {
+  Conn& c = *it->second;
+  const bool had_bytes = !c.buffer.empty();
+  const bool open =
+      ReadAvailable(c.fd, c.buffer, BufferCap(options_.limits), c.draining);
+  if (c.draining) {
+    if (!open) CloseIdle(it);
+    return;
+  }
+  c.idle_since = Clock::now();
+  if (!had_bytes) c.started = c.idle_since;
+  c.peer_closed = !open;
+  Route(it);
+}
+
+void HttpFront::Impl::SweepTimeouts() {
+  const Clock::time_point now = Clock::now();
+  for (auto it = idle_.begin(); it != idle_.end();) {
+    auto next = std::next(it);
+    Conn& c = *it->second;
+    if (c.draining) {
+      if (now >= c.drain_until) CloseIdle(it);
+    } else if (!c.buffer.empty()) {
+      if (now - c.started >= header_timeout_) {
+        Refuse(c, 408, "request not received in time");
+      }
+    } else if (now - c.idle_since >= keepalive_) {
+      CloseIdle(it);
+      ++stats_.idle_closes;
+    }
+    it = next;
+  }
+}
+
+bool HttpFront::Impl::Evict() {
+  if (options_.threads == 0) {
+    auto oldest = std::min_element(
+        idle_threads_.begin(), idle_threads_.end(),
+        [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (oldest == idle_threads_.end()) return false;
+    ::shutdown(oldest->first, SHUT_RDWR);  // its thread closes it
+    idle_threads_.erase(oldest);
+    ++stats_.evicted;
+    return true;
+  }
+  // A refused connection being drained first, then the longest idle; one
+  // with part of a request is busy (the header timeout bounds it).
+  auto victim = idle_.end();
+  for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+    if (it->second->draining) {
+      victim = it;
+      break;
+    }
+    if (!it->second->buffer.empty()) continue;
+    if (victim == idle_.end() ||
+        it->second->idle_since < victim->second->idle_since) {
+      victim = it;
+    }
+  }
+  if (victim == idle_.end()) return false;
+  CloseIdle(victim);
+  ++stats_.evicted;
+  return true;
+}
+
+void HttpFront::Impl::Accept(int fd) {
   const bool pooled = options_.threads > 0;
-  const bool sweep = std::isfinite(options_.keepalive_timeout_s);
-  const auto keepalive =
-      sweep ? std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(options_.keepalive_timeout_s))
-            : Clock::duration::max();
-  // The granularity of the keep-alive sweep; without one, only ended
-  // connection threads wait for the tick to be joined.
-  const int tick_ms = sweep ? 5 : 50;
+  const int64_t cap = pooled ? options_.max_connections
+                             : std::min(options_.max_connections,
+                                        options_.limits.max_virtual_threads);
+  const int64_t in_use = pooled ? open_ : threads_alive_;
+  // In virtual mode an evicted thread takes the new socket over when it has
+  // closed its own, so the thread count never passes the cap.
+  const bool hand_over = in_use >= cap;
+  if (hand_over && !Evict()) {
+    ::close(fd);
+    ++stats_.refused;
+    return;
+  }
+  ++open_;
+  ++stats_.connections;
+  if (pooled) {
+    auto conn = std::make_unique<Conn>();
+    conn->fd = fd;
+    conn->idle_since = Clock::now();
+    idle_[fd] = std::move(conn);
+    Watch(fd);
+    return;
+  }
+  if (hand_over) {
+    handed_over_.push_back(fd);
+    return;
+  }
+  live_fds_.insert(fd);
+  const int64_t id = next_thread_id_++;
+  ++threads_alive_;
+  stats_.peak_threads = std::max(stats_.peak_threads, threads_alive_);
+  conn_threads_[id] = std::thread([this, fd, id] { ServeConnection(fd, id); });
+}
+
+void HttpFront::Impl::Poll() {
   epoll_event events[64];
   for (;;) {
-    const int n = ::epoll_wait(epoll_fd_, events, 64, tick_ms);
+    // 5 ms: the granularity of the header, keep-alive and drain timeouts.
+    const int n = ::epoll_wait(epoll_fd_, events, 64, 5);
     std::vector<std::thread> done;
     {
       core::MutexLock lock(&mu_);
       if (stop_) return;
       for (int i = 0; i < n; ++i) {
         auto it = idle_.find(events[i].data.fd);
-        if (it == idle_.end()) continue;  // the listener or the wake-up
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->first, nullptr);
-        it->second->ready_at = Clock::now();
-        ready_.push_back(std::move(it->second));
-        idle_.erase(it);
-        cv_.Signal();
+        if (it != idle_.end()) OnReadable(it);  // else the listener, wake-up
       }
-      const Clock::time_point now = Clock::now();
-      for (auto it = idle_.begin(); sweep && it != idle_.end();) {
-        if (now - it->second->idle_since < keepalive) {
-          ++it;
-          continue;
-        }
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->first, nullptr);
-        ::close(it->first);
-        --open_;
-        ++stats_.idle_closes;
-        it = idle_.erase(it);
-      }
+      SweepTimeouts();
       for (int64_t id : finished_) {
         done.push_back(std::move(conn_threads_[id]));
         conn_threads_.erase(id);
@@ -310,33 +501,15 @@ void HttpFront::Impl::Poll() {
       const int fd =
           ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) break;  // EAGAIN: none pending (the listener is non-blocking)
-      // Blocking reads bounded by a receive timeout: a client that sends
-      // half a request cannot hold a thread for ever.
+      // Blocking writes for the workers (bounded); every read is
+      // non-blocking (MSG_DONTWAIT) and bounded by the poller's deadlines.
       ::fcntl(fd, F_SETFL, 0);
-      timeval tv{2, 0};
-      ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &kSendTimeout,
+                   sizeof kSendTimeout);
       const int nodelay = options_.tcp_nodelay ? 1 : 0;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
       core::MutexLock lock(&mu_);
-      if (open_ >= options_.max_connections) {
-        ::close(fd);
-        ++stats_.refused;
-        continue;
-      }
-      ++open_;
-      ++stats_.connections;
-      if (pooled) {
-        auto conn = std::make_unique<Conn>();
-        conn->fd = fd;
-        conn->idle_since = Clock::now();
-        idle_[fd] = std::move(conn);
-        Watch(fd);
-      } else {
-        live_fds_.insert(fd);
-        const int64_t id = next_thread_id_++;
-        conn_threads_[id] =
-            std::thread([this, fd, id] { ServeConnection(fd, id); });
-      }
+      Accept(fd);
     }
   }
 }
@@ -352,7 +525,7 @@ void HttpFront::Impl::Work() {
       ready_.pop_front();
       stats_.queue_wait_ns += NsSince(conn->ready_at);
     }
-    if (!ServeOne(conn->fd, conn->buffer)) {
+    if (!ServeOne(conn->fd, conn->buffer, conn->peer_closed)) {
       CloseConn(conn->fd);
       continue;
     }
@@ -362,82 +535,115 @@ void HttpFront::Impl::Work() {
 
 void HttpFront::Impl::Rearm(std::unique_ptr<Conn> conn) {
   core::MutexLock lock(&mu_);
-  conn->idle_since = Clock::now();
-  if (conn->buffer.find("\r\n\r\n") != std::string::npos) {
-    // A pipelined request is already buffered: it is ready now.
-    conn->ready_at = conn->idle_since;
-    ready_.push_back(std::move(conn));
-    cv_.Signal();
-    return;
-  }
+  // Bytes already buffered start the next request now (pipelining).
+  conn->idle_since = conn->started = Clock::now();
   const int fd = conn->fd;
-  idle_[fd] = std::move(conn);
+  auto [it, inserted] = idle_.emplace(fd, std::move(conn));
   Watch(fd);
+  if (!it->second->buffer.empty()) Route(it);
 }
 
 void HttpFront::Impl::ServeConnection(int fd, int64_t id) {
-  std::string buffer;
-  // The keep-alive timeout as a poll timeout; -1 waits for ever.
-  const int timeout_ms =
-      std::isfinite(options_.keepalive_timeout_s)
-          ? static_cast<int>(std::min(options_.keepalive_timeout_s * 1e3, 2e9))
-          : -1;
-  bool idle_close = false;
   for (;;) {
-    if (buffer.find("\r\n\r\n") == std::string::npos) {
-      pollfd p{fd, POLLIN, 0};
-      const int n = ::poll(&p, 1, timeout_ms);
-      if (n == 0) {
-        idle_close = true;
-        break;
-      }
-      if (n < 0 && errno == EINTR) continue;
-    }
-    if (!ServeOne(fd, buffer)) break;
+    ServeSocket(fd);
     core::MutexLock lock(&mu_);
-    if (stop_) break;
+    live_fds_.erase(fd);
+    idle_threads_.erase(fd);
+    ::close(fd);
+    --open_;
+    if (stop_ || handed_over_.empty()) break;
+    fd = handed_over_.front();  // admitted by evicting this thread's socket
+    handed_over_.pop_front();
+    live_fds_.insert(fd);
   }
   core::MutexLock lock(&mu_);
-  live_fds_.erase(fd);
-  ::close(fd);
-  --open_;
-  if (idle_close) ++stats_.idle_closes;
+  --threads_alive_;
   finished_.push_back(id);
 }
 
-ReadResult HttpFront::Impl::ReadRequest(int fd, std::string& buffer,
-                                        size_t& length) {
-  char chunk[4096];
+void HttpFront::Impl::ServeSocket(int fd) {
+  std::string buffer;
+  Clock::time_point started;
+  bool peer_closed = false;
+  const size_t cap = BufferCap(options_.limits);
   for (;;) {
-    const size_t end = buffer.find("\r\n\r\n");
-    if (end != std::string::npos) {
-      length = end + 4;
-      return ReadResult::kRequest;
+    {
+      core::MutexLock lock(&mu_);
+      if (stop_) return;
     }
-    if (buffer.size() > kMaxHeaderBytes) return ReadResult::kError;
-    const ssize_t r = ::recv(fd, chunk, sizeof chunk, 0);
-    if (r < 0 && errno == EINTR) continue;
-    // Closed, reset, timed out or shut down: an error only mid-request.
-    if (r <= 0)
-      return buffer.empty() ? ReadResult::kClosed : ReadResult::kError;
-    buffer.append(chunk, static_cast<size_t>(r));
+    const ParsedRequest p = ParseRequest(buffer, options_.limits);
+    if (p.state == ParseState::kComplete) {
+      if (!ServeOne(fd, buffer, peer_closed)) return;
+      started = Clock::now();
+      continue;
+    }
+    int status = p.status;
+    std::string_view why = p.error;
+    if (p.state == ParseState::kIncomplete) {
+      if (peer_closed) {
+        if (buffer.empty()) return;
+        core::MutexLock lock(&mu_);
+        ++stats_.errors;  // ended halfway
+        return;
+      }
+      const bool idle = buffer.empty();
+      const Clock::time_point now = Clock::now();
+      if (idle) {
+        core::MutexLock lock(&mu_);
+        idle_threads_.emplace(fd, now);
+      }
+      const Clock::duration limit = idle ? keepalive_ : header_timeout_;
+      const Clock::time_point from = idle ? now : started;
+      const Clock::time_point deadline = limit == Clock::duration::max()
+                                             ? Clock::time_point::max()
+                                             : from + limit;
+      pollfd pfd{fd, POLLIN, 0};
+      const int n = ::poll(&pfd, 1, PollMs(deadline));
+      if (n < 0 && errno == EINTR) continue;
+      if (idle) {
+        core::MutexLock lock(&mu_);
+        idle_threads_.erase(fd);
+        if (n == 0) ++stats_.idle_closes;
+      }
+      if (n == 0 && idle) return;
+      if (n != 0) {
+        peer_closed = !ReadAvailable(fd, buffer, cap, false);
+        if (idle) started = Clock::now();
+        continue;
+      }
+      status = 408;
+      why = "request not received in time";
+    }
+    {
+      // Counted before the answer is sent: a client that has read it finds
+      // it counted.
+      core::MutexLock lock(&mu_);
+      ++(status == 408 ? stats_.header_timeouts : stats_.errors);
+    }
+    SendRefusal(fd, status, why);
+    // Drains the input, so the close does not reset the answer away.
+    const Clock::time_point until = Clock::now() + kLinger;
+    std::string sink;
+    for (;;) {
+      pollfd pfd{fd, POLLIN, 0};
+      const int n = ::poll(&pfd, 1, PollMs(until));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0 || !ReadAvailable(fd, sink, 0, true)) return;
+    }
   }
 }
 
-bool HttpFront::Impl::ServeOne(int fd, std::string& buffer) {
-  size_t length = 0;
-  const ReadResult read = ReadRequest(fd, buffer, length);
-  HttpFrontResponse r;
-  bool close = true;
-  if (read == ReadResult::kRequest) {
-    const HttpFrontRequest request =
-        ParseHead(std::string_view(buffer).substr(0, length));
-    close =
-        Lower(request.head).find("\r\nconnection: close") != std::string::npos;
-    r = handler_(request);
-    buffer.erase(0, length);
-  }
-  bool ok = read == ReadResult::kRequest && r.status != 0;
+bool HttpFront::Impl::ServeOne(int fd, std::string& buffer, bool peer_closed) {
+  const ParsedRequest p = ParseRequest(buffer, options_.limits);
+  const std::string_view all(buffer);
+  const HttpFrontRequest request{
+      .head = all.substr(0, p.head_length),
+      .method = p.method,
+      .target = p.target,
+      .body = all.substr(p.head_length, p.body_length)};
+  const HttpFrontResponse r = handler_(request);
+  const bool close = !p.keep_alive || peer_closed;
+  bool ok = r.status != 0;
   if (ok) {
     std::string head = absl::StrCat(
         "HTTP/1.1 ", r.status, " ", Reason(r.status),
@@ -451,7 +657,7 @@ bool HttpFront::Impl::ServeOne(int fd, std::string& buffer) {
       ok = SendAll(fd, head);
     }
   }
-  if (read == ReadResult::kClosed) return false;
+  buffer.erase(0, p.length());
   core::MutexLock lock(&mu_);
   ++(ok ? stats_.responses : stats_.errors);
   return ok && !close;

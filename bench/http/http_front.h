@@ -17,11 +17,20 @@
 //    concurrency of Java's virtual threads, paid for with a kernel thread
 //    each (there are no coroutines here).
 // Keep-alive: a connection stays open between requests until the client
-// sends "Connection: close", a request fails, or it sits idle past
-// keepalive_timeout_s (infinity: never). Connections beyond max_connections
-// are closed at accept and counted as refused. A client that stops sending
-// halfway through a request is dropped after 2 s without a byte (a receive
-// timeout), so it cannot hold a thread for ever.
+// sends "Connection: close" (or speaks HTTP/1.0 without keep-alive), a
+// request fails, or it sits idle past keepalive_timeout_s (infinity: never).
+//
+// Hostile clients (limits: HttpLimits, bench/http/request_parser.h): requests
+// are parsed strictly and refused with 400, 414, 431, 501 or 505 (then the
+// connection is closed after its input is drained for up to 2 s, so the
+// answer is not lost to a reset). The poller (or, for threads == 0, the
+// connection's own thread, by deadline) reads every request whole before a
+// worker sees it: a client that sends one byte a second holds no worker and
+// is answered 408 and closed header_timeout_s after its request began. At
+// max_connections (for threads == 0 also at max_virtual_threads) the
+// longest-idle connection not being served is closed to admit the new one;
+// only when every connection is busy is the new one refused. A worker's
+// write to a client that does not read is bounded by a 10 s send timeout.
 //
 // Thread safety: every public method is thread-safe; the handler is called
 // from many threads at once and must be too. Stop() (or destruction) closes
@@ -36,6 +45,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "bench/http/request_parser.h"
 #include "bench/http/response_writes.h"
 
 namespace perflab::http {
@@ -45,17 +55,18 @@ struct HttpFrontOptions {
   uint16_t port = 0;                // 0 picks a free port; read it back
   int threads = 10;                 // worker threads; 0 = one per connection
   double keepalive_timeout_s = 60;  // close idle connections; inf: never
-  int max_connections = 1024;       // open connections beyond this are refused
+  int max_connections = 1024;       // at the cap: evict the longest idle
   bool tcp_nodelay = true;          // TCP_NODELAY on accepted sockets
+  HttpLimits limits = {};           // what a request may be, and how slow
 };
 
-// One request head, as read; the views point into `head`.
+// One well-formed request, as read (a malformed one never reaches the
+// handler); the views point into the connection's buffer.
 struct HttpFrontRequest {
   std::string_view head;    // request line and headers, up to "\r\n\r\n"
-  std::string_view method;  // as sent; empty when the line is malformed
-  std::string_view target;  // as sent; empty when the line is malformed
-  // The request line is "METHOD SP TARGET SP HTTP/1.x".
-  bool well_formed = false;
+  std::string_view method;  // as sent
+  std::string_view target;  // as sent
+  std::string_view body;    // Content-Length bytes (often none)
 };
 
 struct HttpFrontResponse {
@@ -75,10 +86,14 @@ struct HttpFrontStats {
   int64_t responses = 0;         // written in full
   int64_t connections = 0;       // accepted
   int64_t idle_closes = 0;       // closed by the keep-alive timeout
-  int64_t refused = 0;           // over max_connections
-  int64_t errors = 0;            // malformed requests, failed writes
+  int64_t refused = 0;           // at the cap with every connection busy
+  int64_t evicted = 0;           // idle, closed at the cap for a new one
+  int64_t header_timeouts = 0;   // answered 408: too slow to send a request
+  int64_t errors = 0;            // refused requests (4xx/5xx), failed writes
+  int64_t peak_threads = 0;      // threads == 0: connection threads at once
   int64_t queue_wait_ns = 0;     // ready -> taken by a worker (fixed pool)
   int64_t open_connections = 0;  // right now
+  int64_t idle_connections = 0;  // right now waiting for a request (evictable)
 };
 
 class HttpFront {

@@ -102,7 +102,8 @@ absl::Status HttpServer::Impl::Start() {
                          .threads = o.threads,
                          .keepalive_timeout_s = o.keepalive_timeout_s,
                          .max_connections = o.max_connections,
-                         .tcp_nodelay = o.tcp_nodelay});
+                         .tcp_nodelay = o.tcp_nodelay,
+                         .limits = o.limits});
   if (!front.ok()) return front.status();
   front_ = std::move(*front);
   started_ = Clock::now();
@@ -126,6 +127,8 @@ HttpServerStats HttpServer::Impl::stats() const {
                     .connections = f.connections,
                     .idle_closes = f.idle_closes,
                     .refused = f.refused,
+                    .evicted = f.evicted,
+                    .header_timeouts = f.header_timeouts,
                     .errors = f.errors,
                     .queue_wait_ns = f.queue_wait_ns,
                     .open_connections = f.open_connections};

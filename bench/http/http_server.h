@@ -22,6 +22,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "bench/http/request_parser.h"
 #include "bench/http/response_writes.h"
 
 namespace perflab::http {
@@ -40,18 +41,21 @@ struct HttpServerOptions {
   // One write, or headers and body as two small writes (Nagle).
   ResponseWrites writes = ResponseWrites::kGathered;
   bool tcp_nodelay = true;     // TCP_NODELAY on accepted sockets
-  int max_connections = 1024;  // open connections beyond this are refused
+  int max_connections = 1024;  // at the cap: evict the longest idle
+  HttpLimits limits = {};      // what a request may be, and how slow
 };
 
 // Counters since Start(); waits are sums so means can be derived.
 struct HttpServerStats {
   int64_t responses = 0;
-  int64_t connections = 0;    // accepted
-  int64_t idle_closes = 0;    // closed by the keep-alive timeout
-  int64_t refused = 0;        // over max_connections
-  int64_t errors = 0;         // malformed requests, failed writes
-  int64_t queue_wait_ns = 0;  // ready -> taken by a worker (fixed pool)
-  int64_t inner_wait_ns = 0;  // waiting for an inner-pool permit
+  int64_t connections = 0;      // accepted
+  int64_t idle_closes = 0;      // closed by the keep-alive timeout
+  int64_t refused = 0;          // at the cap with every connection busy
+  int64_t evicted = 0;          // idle, closed at the cap for a new one
+  int64_t header_timeouts = 0;  // answered 408: too slow to send a request
+  int64_t errors = 0;           // refused requests (4xx/5xx), failed writes
+  int64_t queue_wait_ns = 0;    // ready -> taken by a worker (fixed pool)
+  int64_t inner_wait_ns = 0;    // waiting for an inner-pool permit
   int64_t inner_acquires = 0;
   int64_t open_connections = 0;  // right now
 };

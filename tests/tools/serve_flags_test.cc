@@ -1,5 +1,5 @@
-// The server commands' shared --threads parsing, --two-writes flag and
-// stop-signal wait.
+// The server commands' shared --threads parsing, --two-writes flag, request
+// limits in --help and stop-signal wait.
 #include "tools/perflab/serve_flags.h"
 
 #include <pthread.h>
@@ -24,6 +24,28 @@ TEST(ServeFlags, ThreadsIsVirtualOrACountUpToMax) {
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(absl::StrContains(r.status().message(), "[1, 16]"))
         << r.status();
+  }
+}
+
+TEST(ServeFlags, HelpListsEveryLimitOnItsOwnLine) {
+  CLI::App app;
+  AddLimitsHelp(app,
+                {.max_request_line_bytes = 101,
+                 .max_header_bytes = 202,
+                 .max_headers = 3,
+                 .max_body_bytes = 404,
+                 .header_timeout_s = 5,
+                 .max_virtual_threads = 6},
+                7);
+  const std::string help = app.help();
+  for (const char* line :
+       {"request line <= 101 B (else 414)\n",
+        "\n  headers <= 202 B and <= 3 lines (else 431)\n",
+        "\n  Content-Length <= 404 B (else 400)\n",
+        "\n  a whole request within 5 s of its first byte (else 408, closed)\n",
+        "\n  Transfer-Encoding: 501\n", "\n  --threads virtual: <= 6 threads\n",
+        "\n  connection cap: 7"}) {
+    EXPECT_TRUE(absl::StrContains(help, line)) << line << " in " << help;
   }
 }
 

@@ -83,9 +83,18 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   doc.Set("bad_requests", "400 answers", s.handler.bad_requests);
   doc.Set("errors", "5xx answers", s.handler.errors);
   doc.Set("connections", "connections accepted", s.connections);
+  doc.Set("refused_requests",
+          "refused by the front end (4xx/5xx, failed writes)",
+          s.refused_requests);
+  doc.Set("header_timeouts", "request not received in time (408)",
+          s.header_timeouts);
+  doc.Set("evicted", "idle, closed at the cap for a new client", s.evicted);
   doc.Note(o.threads == 0
-               ? "--threads virtual: one OS thread per connection, no cap "
-                 "(one task per in-flight request with these clients)."
+               ? absl::StrCat("--threads virtual: one OS thread per "
+                              "connection, at most ",
+                              o.limits.max_virtual_threads,
+                              " (one task per in-flight request with these "
+                              "clients).")
                : absl::StrCat("--threads ", o.threads,
                               ": a fixed pool serving one request at a time."));
   return doc;
@@ -149,6 +158,7 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
                   absl::StrCat("the stub's service time (ms, default ",
                                DefaultText(o.inventory_ms), ")"))
       ->check(NonNegative());
+  AddLimitsHelp(*cmd, o.limits, o.max_connections);
   registry.Produces(
       cmd, [f] { return RunOrdersService(*f); }, false);
 }

@@ -49,7 +49,10 @@ absl::StatusOr<core::Document> RunServe(ServeFlags f) {
   doc.Set("connections", "connections accepted", s.connections);
   doc.Set("idle_closes", "closed by keep-alive timeout", s.idle_closes);
   doc.Set("errors", "errors", s.errors);
-  doc.Set("refused", "refused (over max connections)", s.refused);
+  doc.Set("refused", "refused (at the cap, every connection busy)", s.refused);
+  doc.Set("evicted", "idle, closed at the cap for a new client", s.evicted);
+  doc.Set("header_timeouts", "request not received in time (408)",
+          s.header_timeouts);
   const double n = static_cast<double>(std::max<int64_t>(s.responses, 1));
   doc.Set("mean_thread_wait_ms", "mean wait for a worker thread (ms)",
           static_cast<double>(s.queue_wait_ns) / n / 1e6, 3);
@@ -176,6 +179,7 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
                    absl::StrCat("stop after this long (s, default ",
                                 DefaultText(sf->max_seconds), ")"))
       ->check(Positive());
+  AddLimitsHelp(*serve, sf->server.limits, sf->server.max_connections);
   registry.Produces(
       serve, [sf] { return RunServe(*sf); }, false);
 

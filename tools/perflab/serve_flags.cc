@@ -29,6 +29,18 @@ void AddTwoWritesFlag(CLI::App& command, http::ResponseWrites& writes) {
       "headers and body as two writes (Nagle)");
 }
 
+void AddLimitsHelp(CLI::App& command, const http::HttpLimits& limits,
+                   int max_connections) {
+  // One limit a line: the description's clauses are separated by "; ".
+  std::string text = absl::StrCat(http::DescribeLimits(limits),
+                                  "; connection cap: ", max_connections);
+  for (size_t at = text.find("; "); at != std::string::npos;
+       at = text.find("; ", at)) {
+    text.replace(at, 2, "\n  ");
+  }
+  command.footer(text);
+}
+
 StopSignals::StopSignals() {
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);

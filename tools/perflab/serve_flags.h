@@ -1,7 +1,7 @@
 // What the long-running server commands (perflab serve, perflab
 // orders-service) share: the --threads flag ("virtual" or a count), the
-// --two-writes flag and the wait for SIGINT, SIGTERM or --max-seconds. Not
-// thread-safe: for the command's own thread.
+// --two-writes flag, the request limits in --help and the wait for SIGINT,
+// SIGTERM or --max-seconds. Not thread-safe: for the command's own thread.
 #ifndef PERFLAB_TOOLS_PERFLAB_SERVE_FLAGS_H_
 #define PERFLAB_TOOLS_PERFLAB_SERVE_FLAGS_H_
 
@@ -11,6 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "bench/http/request_parser.h"
 #include "bench/http/response_writes.h"
 
 namespace perflab::cli {
@@ -26,6 +27,11 @@ absl::StatusOr<int> ParseThreadsFlag(const std::string& value, int max);
 // (headers and body as two small writes, the Nagle stall without
 // --nodelay); absent, it keeps its value.
 void AddTwoWritesFlag(CLI::App& command, http::ResponseWrites& writes);
+
+// Lists what the server holds a client to (`limits` and the connection cap)
+// in `command`'s --help.
+void AddLimitsHelp(CLI::App& command, const http::HttpLimits& limits,
+                   int max_connections);
 
 // Blocks SIGINT and SIGTERM in the calling thread while it lives. Create it
 // before starting a server: its threads inherit the mask, so the signal is

@@ -99,8 +99,9 @@ absl::Status OrdersService::Impl::Start() {
        .port = o.port,
        .threads = o.threads,
        .keepalive_timeout_s = std::numeric_limits<double>::infinity(),
-       .max_connections = std::numeric_limits<int>::max(),
-       .tcp_nodelay = true});
+       .max_connections = o.max_connections,
+       .tcp_nodelay = true,
+       .limits = o.limits});
   if (!front.ok()) return front.status();
   front_ = std::move(*front);
 
@@ -146,6 +147,9 @@ OrdersServiceStats OrdersService::Impl::stats() const {
   const HttpFrontStats f = front_->stats();
   s.connections = f.connections;
   s.open_connections = f.open_connections;
+  s.refused_requests = f.errors;
+  s.header_timeouts = f.header_timeouts;
+  s.evicted = f.evicted;
   core::MutexLock lock(&mu_);
   s.handler = handler_ != nullptr ? handler_->stats() : final_stats_;
   return s;
@@ -153,10 +157,7 @@ OrdersServiceStats OrdersService::Impl::stats() const {
 
 HttpFrontResponse OrdersService::Impl::Serve(const HttpFrontRequest& request) {
   HttpFrontResponse r;
-  if (!request.well_formed) {
-    r.status = 400;
-    r.body = "{\"error\":\"malformed request line\"}";
-  } else if (absl::AsciiStrToLower(std::string(request.method)) != "get") {
+  if (absl::AsciiStrToLower(std::string(request.method)) != "get") {
     r.status = 405;
     r.body = "{\"error\":\"only GET\"}";
   } else {

@@ -6,8 +6,9 @@
 // The request model (the --threads step: a fixed pool of workers, or one OS
 // thread per connection for threads == 0) is http::HttpFront's, described in
 // bench/http/http_front.h. The service adds its settings of it: no keep-alive
-// timeout (idle connections stay open until the client or Stop() ends them),
-// no connection cap, TCP_NODELAY on its own accepted sockets.
+// timeout (idle connections stay open until the client or Stop() ends them,
+// or max_connections evicts the longest idle), TCP_NODELAY on its own
+// accepted sockets.
 //
 // Public methods are thread-safe. Stop() (or destruction) closes every socket
 // and joins every thread the service started, the stub's included.
@@ -20,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "bench/http/order_service/handler.h"
+#include "bench/http/request_parser.h"
 
 namespace perflab::http {
 
@@ -29,6 +31,8 @@ struct OrdersServiceOptions {
   int threads = 16;                // request workers; 0 = one per connection
   bool nodelay = false;            // the stub sets TCP_NODELAY
   double inventory_ms = 5;         // the stub's service time
+  int max_connections = 1024;      // at the cap: evict the longest idle
+  HttpLimits limits = {};          // what a request may be, and how slow
   HandlerOptions handler;          // its inventory_port is filled in here
 };
 
@@ -37,6 +41,9 @@ struct OrdersServiceStats {
   int64_t inventory_connections = 0;  // accepted by the stub
   int64_t connections = 0;            // accepted by the front end
   int64_t open_connections = 0;       // front end, right now
+  int64_t refused_requests = 0;  // front end: 4xx/5xx of its own, failed writes
+  int64_t header_timeouts = 0;   // front end: answered 408
+  int64_t evicted = 0;           // front end: idle, closed at the cap
 };
 
 class OrdersService {
