@@ -15,7 +15,7 @@
 namespace perflab::sim {
 namespace {
 
-constexpr int kDraws = 1'000'000;
+constexpr int kDraws = 4'000'000;
 
 // Kolmogorov-Smirnov statistic D_n of sorted samples against `cdf`.
 double KsStatistic(std::vector<double> v,
