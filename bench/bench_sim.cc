@@ -1,8 +1,8 @@
 // bench_sim: how fast the discrete-event engine runs. M/M/c with c = 8 at
-// rho = 0.9 (counters customers_per_s and events_per_s), a 100,000-client
-// closed loop whose heap growth (malloc in-use bytes, its own, not the
-// process's peak) shows the memory cost per client, and the cost per event
-// as the number of pending events grows; and the capstone's order-service
+// rho = 0.9 and Cimba's M/M/1 (counters customers_per_s and events_per_s), a
+// 100,000-client closed loop whose heap growth (malloc in-use bytes, its own,
+// not the process's peak) shows the memory cost per client, and the cost per
+// event as the number of pending events grows; and the capstone's order-service
 // model at three of its steps (BM_OrderService), in simulated requests and
 // engine events per second of wall time.
 #include <benchmark/benchmark.h>
@@ -46,6 +46,37 @@ void BM_Mmc8Rho09(benchmark::State& state) {
       static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Mmc8Rho09)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// Cimba's own benchmark model: M/M/1 with lambda 0.9 and mu 1, 1,000,000
+// customers, no warm-up and no percentiles (Cimba keeps none either), so a
+// side-by-side comparison with it and with older commits times the engine
+// and the variates alone. tools/bench/mm1-instructions counts the
+// instructions per customer of the same model under callgrind.
+void BM_MM1(benchmark::State& state) {
+  perflab::sim::MmcOptions o;
+  o.servers = 1;
+  o.arrival_rate_per_s = 0.9;
+  o.service_rate_per_s = 1.0;
+  o.customers = state.range(0);
+  o.warmup_customers = 0;
+  o.percentiles = false;
+  int64_t customers = 0, events = 0;
+  for (auto _ : state) {
+    auto r = perflab::sim::RunMmc(o);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    customers += r->customers;
+    events += r->events;
+    benchmark::DoNotOptimize(r->mean_wait_s);
+  }
+  state.counters["customers_per_s"] = benchmark::Counter(
+      static_cast<double>(customers), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_MM1)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 // Bytes malloc has handed out and not taken back (glibc mallinfo2: arena
 // plus mmapped blocks). A difference of two readings is what the code in

@@ -3,8 +3,10 @@
 // Each named stream ("arrivals", "service", "keys", ...) has its own
 // xoshiro256** generator seeded from hash(seed, name), so adding draws to one
 // stream never shifts another's numbers. Every distribution is sampled by our
-// own inverse-transform code: std:: distributions differ between standard
-// libraries, and outputs must be byte-identical everywhere.
+// own code: std:: distributions differ between standard libraries, and
+// outputs must be byte-identical everywhere. Exponential and normal draws
+// use the ziggurat (sim/ziggurat.h), the logarithms and exponentials around
+// them core/exact_math.h, so no draw depends on the C library's libm.
 // Not thread-safe: one Rng per simulation (or per thread).
 #ifndef PERFLAB_SIM_RANDOM_H_
 #define PERFLAB_SIM_RANDOM_H_
@@ -15,7 +17,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/exact_math.h"
 #include "core/random.h"
+#include "sim/ziggurat.h"
 
 namespace perflab::sim {
 
@@ -27,7 +31,7 @@ class Rng : public core::Xoshiro256 {
 };
 
 // Standard normal quantile (Acklam's rational approximation, |rel err|
-// < 1.2e-9).
+// < 1.2e-9). Uses libm's log; the samplers below do not use it.
 double InverseNormalCdf(double p);
 
 // The shapes a time or size can be drawn from. Means are in the caller's
@@ -50,9 +54,35 @@ struct Dist {
   }
 };
 
-double Sample(const Dist& d, Rng& rng);
+namespace random_internal {
+double SampleLognormal(const Dist& d, Rng& rng);
+// Rounded to the nearest nanosecond (halves away from zero, as llround),
+// 0 for negatives and NaN, capped at 9e18.
+inline int64_t RoundNs(double v) {
+  if (!(v > 0)) return 0;
+  if (v > 9.0e18) return INT64_C(9000000000000000000);
+  return core::RoundHalfAway(v);
+}
+}  // namespace random_internal
+
+// Inline: a model's hot loop draws one or two of these per event.
+inline double Sample(const Dist& d, Rng& rng) {
+  switch (d.kind) {
+    case Dist::Kind::kDeterministic:
+      return d.mean;
+    case Dist::Kind::kExponential:
+      return d.mean * StandardExponential(rng);
+    case Dist::Kind::kUniform:
+      return d.lo + (d.hi - d.lo) * rng.Uniform01();
+    case Dist::Kind::kLognormal:
+      return random_internal::SampleLognormal(d, rng);
+  }
+  return d.mean;
+}
 // A sample rounded to whole nanoseconds (never negative).
-int64_t SampleNs(const Dist& d, Rng& rng);
+inline int64_t SampleNs(const Dist& d, Rng& rng) {
+  return random_internal::RoundNs(Sample(d, rng));
+}
 
 // Lognormal draws with one cv and many means, as a model's work times are:
 // exactly the numbers of SampleNs(Dist::Lognormal(mean, cv), rng), without

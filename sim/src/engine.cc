@@ -6,67 +6,35 @@
 #include "absl/strings/str_cat.h"
 
 namespace perflab::sim {
+namespace frame_internal {
+
+thread_local constinit FreeNode* free_lists[kClasses] = {};
+
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPoolFrames = false;  // let ASan see every frame's lifetime
-#else
-constexpr bool kPoolFrames = true;
-#endif
-
-constexpr std::size_t kClass = 64;
-constexpr std::size_t kClasses = 32;  // frames up to 2 KiB are pooled
-
-struct FreeNode {
-  FreeNode* next;
-};
-
-// Per-thread free lists; memory is kept for reuse until the thread ends.
-struct FramePool {
-  FreeNode* free[kClasses] = {};
+// The blocks behind the free lists, returned when the thread ends.
+struct Blocks {
   std::vector<void*> blocks;
-  ~FramePool() {
+  ~Blocks() {
     for (void* b : blocks) ::operator delete(b);
   }
-  void* Take(std::size_t cls) {
-    if (free[cls] == nullptr) Refill(cls);
-    FreeNode* n = free[cls];
-    free[cls] = n->next;
-    return n;
-  }
-  void Refill(std::size_t cls) {
-    const std::size_t size = (cls + 1) * kClass;
-    const std::size_t count = 256;
-    char* block = static_cast<char*>(::operator new(size* count));
-    blocks.push_back(block);
-    for (std::size_t i = 0; i < count; ++i) {
-      auto* n = reinterpret_cast<FreeNode*>(block + i * size);
-      n->next = free[cls];
-      free[cls] = n;
-    }
-  }
 };
-
-thread_local FramePool pool;
-
+thread_local Blocks blocks;
 }  // namespace
 
-void* AllocateFrame(std::size_t n) {
-  const std::size_t cls = (n + kClass - 1) / kClass - 1;
-  if (!kPoolFrames || cls >= kClasses) return ::operator new(n);
-  return pool.Take(cls);
+void* Refill(std::size_t cls) {
+  const std::size_t size = (cls + 1) * kClass;
+  const std::size_t count = 256;
+  char* block = static_cast<char*>(::operator new(size* count));
+  blocks.blocks.push_back(block);
+  for (std::size_t i = 1; i < count; ++i) {
+    auto* n = reinterpret_cast<FreeNode*>(block + i * size);
+    n->next = free_lists[cls];
+    free_lists[cls] = n;
+  }
+  return block;
 }
 
-void FreeFrame(void* p, std::size_t n) {
-  const std::size_t cls = (n + kClass - 1) / kClass - 1;
-  if (!kPoolFrames || cls >= kClasses) {
-    ::operator delete(p);
-    return;
-  }
-  auto* node = static_cast<FreeNode*>(p);
-  node->next = pool.free[cls];
-  pool.free[cls] = node;
-}
+}  // namespace frame_internal
 
 Process::promise_type::~promise_type() {
   if (sim == nullptr) return;
@@ -98,12 +66,11 @@ void Simulation::Spawn(Process p) {
   h.resume();
 }
 
-// 4-ary heap: shallower than binary, and a node's children share a cache
-// line or two.
+// 4-ary heap: shallower than binary, and each family in one cache line.
 void Simulation::SiftUp(size_t i) {
   const Node e = heap_[i];
-  while (i > 0) {
-    size_t parent = (i - 1) / 4;
+  while (i > kRoot) {
+    const size_t parent = i / 4 + 2;
     if (!Before(e, heap_[parent])) break;
     heap_[i] = heap_[parent];
     i = parent;
@@ -111,25 +78,33 @@ void Simulation::SiftUp(size_t i) {
   heap_[i] = e;
 }
 
+// Floyd's pop: the hole at the root sinks to a leaf along the smaller
+// children (three compares a level instead of four), then the last node
+// rises from there; it usually belongs near the bottom anyway.
 void Simulation::PopTop() {
   const Node last = heap_.back();
   heap_.pop_back();
-  const size_t n = heap_.size();
-  if (n == 0) return;
-  size_t i = 0;
+  const size_t end = heap_.size();
+  if (end == kRoot) return;
+  size_t hole = kRoot;
   while (true) {
-    size_t first = 4 * i + 1;
-    if (first >= n) break;
+    const size_t first = 4 * hole - 8;
+    if (first >= end) break;
     size_t best = first;
-    size_t end = first + 4 < n ? first + 4 : n;
-    for (size_t c = first + 1; c < end; ++c) {
+    const size_t stop = first + 4 < end ? first + 4 : end;
+    for (size_t c = first + 1; c < stop; ++c) {
       if (Before(heap_[c], heap_[best])) best = c;
     }
-    if (!Before(heap_[best], last)) break;
-    heap_[i] = heap_[best];
-    i = best;
+    heap_[hole] = heap_[best];
+    hole = best;
   }
-  heap_[i] = last;
+  while (hole > kRoot) {
+    const size_t parent = hole / 4 + 2;
+    if (!Before(last, heap_[parent])) break;
+    heap_[hole] = heap_[parent];
+    hole = parent;
+  }
+  heap_[hole] = last;
 }
 
 Simulation::TimerId Simulation::AddTimer(EventFn fn, void* ctx) {
@@ -174,49 +149,55 @@ absl::Status Simulation::Run(Time until) {
   const int64_t start_events = events_;
   while (!stopped_) {
     Payload e;
-    // Three sorted sources merge by (time, seq): the heap, the queue for
-    // now_ and the earliest timer.
-    Time at = kForever;
-    uint64_t seq = 0;
-    int source = -1;  // 0 heap, 1 queue, 2 timer
-    if (!heap_.empty()) {
-      at = heap_.front().time;
-      seq = payloads_[heap_.front().slot].seq;
-      source = 0;
-    }
-    if (now_head_ < now_queue_.size() &&
-        (source < 0 || at > now_ ||
-         (at == now_ && seq > now_queue_[now_head_].seq))) {
+    // Three sorted sources merge by (time, seq): the queue for now_, the
+    // heap and the earliest timer. The queue's front comes first unless the
+    // heap's top is due now with a smaller (reserved) seq.
+    Time at;
+    bool from_heap;
+    const bool heap_empty = heap_.size() == kRoot;
+    if (now_head_ < now_queue_.size()) {
       at = now_;
-      seq = now_queue_[now_head_].seq;
-      source = 1;
+      from_heap = !heap_empty && heap_[kRoot].time == now_ &&
+                  payloads_[heap_[kRoot].slot].seq < now_queue_[now_head_].seq;
+    } else if (!heap_empty) {
+      at = heap_[kRoot].time;
+      from_heap = true;
+    } else if (first_timer_ < 0) {
+      break;
+    } else {
+      at = kForever;
+      from_heap = false;
     }
-    if (first_timer_ >= 0) {
+    if (first_timer_ >= 0) [[unlikely]] {
       const Timer& t = timers_[first_timer_];
-      if (source < 0 || t.at < at || (t.at == at && t.seq < seq)) {
+      const bool any = from_heap || now_head_ < now_queue_.size();
+      const uint64_t seq = !any        ? 0
+                           : from_heap ? payloads_[heap_[kRoot].slot].seq
+                                       : now_queue_[now_head_].seq;
+      if (!any || t.at < at || (t.at == at && t.seq < seq)) {
+        if (t.at > until) break;
         at = t.at;
-        source = 2;
+        e = {t.seq, t.fn, t.ctx, 0};
+        timers_[first_timer_].at = kForever;
+        --timers_set_;
+        FindFirstTimer();
+        goto run;
       }
     }
-    if (source < 0 || at > until) break;
-    if (source == 0) {
-      const uint64_t slot = heap_.front().slot;
+    if (at > until) break;
+    if (from_heap) {
+      const uint64_t slot = heap_[kRoot].slot;
       e = payloads_[slot];
       free_slots_.push_back(slot);
       PopTop();
-    } else if (source == 1) {
+    } else {
       e = now_queue_[now_head_++];
       if (now_head_ == now_queue_.size()) {
         now_queue_.clear();
         now_head_ = 0;
       }
-    } else {
-      Timer& t = timers_[first_timer_];
-      e = {t.seq, t.fn, t.ctx, 0};
-      t.at = kForever;
-      --timers_set_;
-      FindFirstTimer();
     }
+  run:
     now_ = at;
     e.fn(e.ctx, e.arg);
     ++events_;

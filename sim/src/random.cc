@@ -22,17 +22,10 @@ uint64_t Fnv1a(std::string_view s) {
 // sigma^2 = ln(1 + cv^2) and mu = ln(mean) - sigma^2 / 2 keep the mean.
 // Sample() and LognormalDraws share these, so their draws are bit for bit
 // the same (the build has -ffp-contract=off).
-double LognormalS2(double cv) { return std::log1p(cv * cv); }
-double LognormalMu(double mean, double s2) { return std::log(mean) - s2 / 2; }
+double LognormalS2(double cv) { return core::Log1p(cv * cv); }
+double LognormalMu(double mean, double s2) { return core::Log(mean) - s2 / 2; }
 double LognormalDraw(double mu, double sigma, Rng& rng) {
-  const double z = InverseNormalCdf(rng.UniformPositive() * (1 - 0x1.0p-53));
-  return std::exp(mu + sigma * z);
-}
-
-int64_t RoundNs(double v) {
-  if (!(v > 0)) return 0;
-  if (v > 9.0e18) return INT64_C(9000000000000000000);
-  return static_cast<int64_t>(std::llround(v));
+  return core::Exp(mu + sigma * StandardNormal(rng));
 }
 
 }  // namespace
@@ -74,35 +67,22 @@ double InverseNormalCdf(double p) {
          q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-double Sample(const Dist& d, Rng& rng) {
-  switch (d.kind) {
-    case Dist::Kind::kDeterministic:
-      return d.mean;
-    case Dist::Kind::kExponential:
-      return -d.mean * std::log(rng.UniformPositive());
-    case Dist::Kind::kUniform:
-      return d.lo + (d.hi - d.lo) * rng.Uniform01();
-    case Dist::Kind::kLognormal: {
-      if (d.cv <= 0) return d.mean;
-      const double s2 = LognormalS2(d.cv);
-      return LognormalDraw(LognormalMu(d.mean, s2), std::sqrt(s2), rng);
-    }
-  }
-  return d.mean;
+double random_internal::SampleLognormal(const Dist& d, Rng& rng) {
+  if (d.cv <= 0) return d.mean;
+  const double s2 = LognormalS2(d.cv);
+  return LognormalDraw(LognormalMu(d.mean, s2), std::sqrt(s2), rng);
 }
-
-int64_t SampleNs(const Dist& d, Rng& rng) { return RoundNs(Sample(d, rng)); }
 
 LognormalDraws::LognormalDraws(double cv)
     : cv_(cv), s2_(LognormalS2(cv)), sigma_(std::sqrt(s2_)) {}
 
 int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
-  if (cv_ <= 0) return RoundNs(mean);
+  if (cv_ <= 0) return random_internal::RoundNs(mean);
   if (mean != last_mean_) {
     last_mean_ = mean;
     last_mu_ = LognormalMu(mean, s2_);
   }
-  return RoundNs(LognormalDraw(last_mu_, sigma_, rng));
+  return random_internal::RoundNs(LognormalDraw(last_mu_, sigma_, rng));
 }
 
 void Mixture::Add(double weight, Dist d) {
@@ -132,7 +112,8 @@ absl::StatusOr<Zipf> Zipf::Create(int64_t n, double s) {
   z.cdf_.resize(n);
   double sum = 0;
   for (int64_t k = 1; k <= n; ++k) {
-    sum += std::pow(static_cast<double>(k), -s);
+    // k^-s by exact_math, not libm's pow: the CDF must not depend on it.
+    sum += core::Exp(-s * core::Log(static_cast<double>(k)));
     z.cdf_[k - 1] = sum;
   }
   for (double& c : z.cdf_) c /= sum;
