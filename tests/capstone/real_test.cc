@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -182,6 +183,16 @@ TEST(CapstoneReal, WholeServiceIsShownBesideTheSumOfItsParts) {
   }
   EXPECT_EQ(w.rows[0].what, "hit, 16 threads");
   EXPECT_EQ(w.rows[3].what, "miss, thread per connection");
+  // In capstone --real's output, with the gap: (26 - 50) / 50 = -48 %.
+  RealComparison c;
+  c.whole_and_parts = w;
+  const core::Document doc = ToRealDocument(c, "parts");
+  const core::Table* t = doc.FindTable("whole_and_parts");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->rows.size(), 4u);
+  EXPECT_DOUBLE_EQ(std::get<double>(t->rows[0][1]), 50);
+  EXPECT_DOUBLE_EQ(std::get<double>(t->rows[0][2]), 26);
+  EXPECT_DOUBLE_EQ(std::get<double>(t->rows[0][3]), -48);
 }
 
 // The composed side reads no figure measured on the whole service: at every
