@@ -101,7 +101,8 @@ void BM_MaterialisePage(benchmark::State& state) {
   page.customer_id = 42;
   const std::vector<Order>& dto = Data().dto;
   page.orders.assign(dto.begin(), dto.begin() + kPageOrders);
-  alignas(std::max_align_t) thread_local std::array<std::byte, 256 * 1024>
+  constexpr size_t kArenaBytes = size_t{256} * 1024;
+  alignas(std::max_align_t) thread_local std::array<std::byte, kArenaBytes>
       buffer;
   uint64_t sum = 0;
   for (auto _ : state) {
