@@ -11,20 +11,27 @@
 //   BM_Https_NewConnection, BM_Https_KeepAlive: full TLS handshake vs reuse
 //   BM_Https_NewConnection_ClientNagle: the client without TCP_NODELAY; its
 //     request waits behind its own handshake Finished message (~40 ms)
+//   BM_HttpFront_EmptyHandler/pooled:P: the order service's front end with
+//     a handler that does nothing, 32 kept-alive clients: its CPU per request
+//   BM_OrdersService/hit:H/pooled:P: the whole order service, the same way
 #include <benchmark/benchmark.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/http/http_front.h"
 #include "bench/http/net.h"
 #include "bench/http/order_service/server.h"
 #include "bench/http/tls.h"
 #include "bench/lab/bench_support.h"
+#include "bench/lab/payload.h"
 #include "core/case_study.h"
 #include "core/cpu_time.h"
 
@@ -118,39 +125,21 @@ struct ServiceClient {
   }
 };
 
-void BM_OrdersService(benchmark::State& state) {
-  const bool hit = state.range(0) == 1;
-  const bool pooled = state.range(1) == 1;
-  absl::StatusOr<std::string> dataset = lab::BenchDataset(1.0);
-  if (!dataset.ok()) {
-    state.SkipWithError(dataset.status().ToString().c_str());
-    return;
-  }
-  cpu_set_t saved;
-  CPU_ZERO(&saved);
-  sched_getaffinity(0, sizeof saved, &saved);
-  const bool split = CPU_COUNT(&saved) > 1;
-  if (split) (void)PinToLastCpus(1);  // the service's threads inherit it
-  OrdersServiceOptions o;
-  o.threads = pooled ? 16 : 0;
-  o.nodelay = true;
-  o.inventory_ms = 5;
-  o.handler.dataset_path = *dataset;
-  o.handler.index = true;
-  o.handler.join = true;
-  o.handler.keep_alive = true;
-  o.handler.cache = hit;
-  auto service = OrdersService::Start(o);
-  sched_setaffinity(0, sizeof saved, &saved);
-  if (!service.ok()) {
-    state.SkipWithError(service.status().ToString().c_str());
-    return;
-  }
+// Drives the server on `port` (already pinned to the last CPU) from
+// kServiceClients kept-alive clients pinned to the first: this thread in the
+// timed loop, the others in the background until it ends. Sets the counters
+// server_cpu_us (the process's CPU minus every client thread's, per request
+// of all clients) and requests. The server's start-up and the cache fill
+// (`fill_first`: one pass over the ids) are before the CPU window;
+// `stop_server` ends the server after it.
+void DriveServer(benchmark::State& state, uint16_t port, bool split,
+                 bool fill_first, const std::function<void()>& stop_server) {
   if (split) (void)PinToFirstCpus(1);  // the clients' threads inherit it
-  const uint16_t port = (*service)->port();
   ServiceClient mine{HttpClient(port, {.keep_alive = true}), 0};
   // With the cache on, one pass over the ids fills it (1 s: each a miss).
-  for (int64_t i = 0; hit && i < kServiceCustomers; ++i) (void)mine.Get();
+  for (int64_t i = 0; fill_first && i < kServiceCustomers; ++i) {
+    (void)mine.Get();
+  }
   std::atomic<bool> stop{false};
   std::atomic<int64_t> others{0}, failed{0};
   std::atomic<double> client_cpu{0};
@@ -189,14 +178,95 @@ void BM_OrdersService(benchmark::State& state) {
   const double server =
       core::ProcessCpuSeconds() - process0 - mine_cpu - client_cpu.load();
   mine.http.Close();
-  (*service)->Stop();
-  sched_setaffinity(0, sizeof saved, &saved);
+  stop_server();
   if (failed > 0) state.SkipWithError("a client's request failed");
   const double requests = static_cast<double>(state.iterations() + others);
   state.counters["server_cpu_us"] =
       benchmark::Counter(server * 1e6 / std::max(1.0, requests));
   state.counters["requests"] = benchmark::Counter(requests);
   state.SetItemsProcessed(static_cast<int64_t>(requests));  // all clients
+}
+
+// The calling thread's CPU mask, restored when destroyed; `split` when there
+// are two CPUs or more to share between the server and its clients.
+struct SavedAffinity {
+  cpu_set_t mask;
+  SavedAffinity() {
+    CPU_ZERO(&mask);
+    sched_getaffinity(0, sizeof mask, &mask);
+  }
+  ~SavedAffinity() { Restore(); }
+  SavedAffinity(const SavedAffinity&) = delete;
+  SavedAffinity& operator=(const SavedAffinity&) = delete;
+  void Restore() const { sched_setaffinity(0, sizeof mask, &mask); }
+  bool split() const { return CPU_COUNT(&mask) > 1; }
+};
+
+void BM_OrdersService(benchmark::State& state) {
+  const bool hit = state.range(0) == 1;
+  const bool pooled = state.range(1) == 1;
+  absl::StatusOr<std::string> dataset = lab::BenchDataset(1.0);
+  if (!dataset.ok()) {
+    state.SkipWithError(dataset.status().ToString().c_str());
+    return;
+  }
+  const SavedAffinity saved;
+  if (saved.split()) (void)PinToLastCpus(1);  // the service's threads inherit
+  OrdersServiceOptions o;
+  o.threads = pooled ? 16 : 0;
+  o.nodelay = true;
+  o.inventory_ms = 5;
+  o.handler.dataset_path = *dataset;
+  o.handler.index = true;
+  o.handler.join = true;
+  o.handler.keep_alive = true;
+  o.handler.cache = hit;
+  auto service = OrdersService::Start(o);
+  saved.Restore();
+  if (!service.ok()) {
+    state.SkipWithError(service.status().ToString().c_str());
+    return;
+  }
+  DriveServer(state, (*service)->port(), saved.split(), hit,
+              [&] { (*service)->Stop(); });
+}
+
+// The order service's HTTP front end alone (http::HttpFront, as the service
+// sets it up: no keep-alive timeout, TCP_NODELAY) with an empty handler that
+// answers every request with a fixed body the size of a page (SerializePage
+// of 20 orders), loaded as BM_OrdersService loads the whole service: server
+// pinned to the last CPU, 32 kept-alive clients on the first. pooled:1 is 16
+// workers behind the poller, pooled:0 a thread per connection. Its
+// server_cpu_us is the front end's CPU per request (read, parse, write, the
+// poller's epoll and, pooled, the hand-off to a worker), no handler work.
+void BM_HttpFront_EmptyHandler(benchmark::State& state) {
+  const bool pooled = state.range(0) == 1;
+  static const std::string* body = [] {
+    lab::Page page;
+    page.customer_id = 42;
+    page.orders = lab::ToDto(lab::MakeFullOrders(20));
+    return new std::string(lab::SerializePage(page));
+  }();
+  const SavedAffinity saved;
+  if (saved.split()) (void)PinToLastCpus(1);  // the front end's threads
+  auto front = HttpFront::Listen(
+      {.threads = pooled ? 16 : 0,
+       .keepalive_timeout_s = std::numeric_limits<double>::infinity(),
+       .max_connections = 1 << 20,
+       .tcp_nodelay = true});
+  if (front.ok()) {
+    (*front)->Serve([](const HttpFrontRequest&) {
+      return HttpFrontResponse{.status = 200, .body = *body};
+    });
+  }
+  saved.Restore();
+  if (!front.ok()) {
+    state.SkipWithError(front.status().ToString().c_str());
+    return;
+  }
+  DriveServer(state, (*front)->port(), saved.split(), false,
+              [&] { (*front)->Stop(); });
+  state.counters["body_bytes"] = static_cast<double>(body->size());
 }
 
 constexpr auto kTwo = ResponseWrites::kHeadersThenBody;
@@ -238,6 +308,13 @@ void Register() {
     b->UseRealTime()->Unit(benchmark::kMicrosecond);
     if (c.iterations > 0) b->Iterations(c.iterations);
   }
+  benchmark::RegisterBenchmark("BM_HttpFront_EmptyHandler",
+                               BM_HttpFront_EmptyHandler)
+      ->ArgName("pooled")
+      ->Arg(1)
+      ->Arg(0)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("BM_OrdersService", BM_OrdersService)
       ->ArgNames({"hit", "pooled"})
       ->Args({1, 1})

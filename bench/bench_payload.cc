@@ -4,6 +4,12 @@
 //   BM_Serialize_Page               the order service's response: its 20
 //                                   newest orders as DTO records (the case
 //                                   study's Page), SerializePage
+//   BM_MaterialisePage/arena:A      the object graph the order service
+//                                   builds from each page it loads (20
+//                                   orders as entities, MaterialisePage) on
+//                                   the heap (A = 0) or on its per-request
+//                                   arena (A = 1, the --arena heap step);
+//                                   counter bytes_allocated per page
 //   BM_Parse_OnDemand_{Graph,Dto}   simdjson on-demand, client fields only
 //   BM_Parse_Dom_{Graph,Dto}        RapidJSON DOM of the whole body
 //   BM_Gzip_{Graph,Dto}/level:L     zlib gzip at levels 1, 6, 9; counters
@@ -13,9 +19,12 @@
 // xfer_us_100Mbps, xfer_us_1Gbps, so gzip CPU can be set against it.
 #include <benchmark/benchmark.h>
 
+#include <array>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
+#include "bench/lab/alloc.h"
 #include "bench/lab/payload.h"
 
 namespace perflab::lab {
@@ -81,6 +90,43 @@ void BM_Serialize_Page(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 BENCHMARK(BM_Serialize_Page)->Unit(benchmark::kMicrosecond);
+
+// The page's object graph as the order service's handler builds it on every
+// miss: the same page as BM_Serialize_Page through the service's own
+// MaterialisePage, on the global heap or (arena:1) on a monotonic arena over
+// a reused per-thread buffer of the handler's size (256 KiB).
+void BM_MaterialisePage(benchmark::State& state) {
+  const bool arena = state.range(0) == 1;
+  Page page;
+  page.customer_id = 42;
+  const std::vector<Order>& dto = Data().dto;
+  page.orders.assign(dto.begin(), dto.begin() + kPageOrders);
+  constexpr size_t kArenaBytes = size_t{256} * 1024;
+  alignas(std::max_align_t) thread_local std::array<std::byte, kArenaBytes>
+      buffer;
+  uint64_t sum = 0;
+  for (auto _ : state) {
+    if (arena) {
+      std::pmr::monotonic_buffer_resource mr(buffer.data(), buffer.size());
+      sum += MaterialisePage(page, &mr);
+    } else {
+      sum += MaterialisePage(page, std::pmr::new_delete_resource());
+    }
+  }
+  benchmark::DoNotOptimize(sum);
+  // What the graph asks for, counted once outside the timed loop.
+  CountingResource counting(std::pmr::new_delete_resource());
+  MaterialisePage(page, &counting);
+  state.counters["bytes_allocated"] = static_cast<double>(counting.bytes());
+  state.counters["allocations"] = static_cast<double>(counting.allocations());
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * counting.bytes());
+}
+BENCHMARK(BM_MaterialisePage)
+    ->ArgName("arena")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 template <bool kGraph, bool kOnDemand>
 void BM_Parse(benchmark::State& state) {

@@ -11,11 +11,20 @@
 //                                               (the prototype bean) vs once
 //   BM_Handoff_{Thread,DirectCall}              a task handed to another thread
 //                                               and awaited vs called in place
+//   BM_Handoff_SameCpu                          the same hand-off with both
+//       threads on one CPU, as the order service's poller and workers are
+//       under capstone --real: counter handoff_cpu_us, the CPU of one
+//       hand-off (wake the other thread, switch to it)
+//   BM_Wake_IdleCore                            a thread asleep on an idle
+//       CPU woken from another CPU: counter woken_cpu_us, the CPU the woken
+//       thread spends per wake on its own core
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -28,6 +37,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "core/cpu_time.h"
 #include "core/random.h"
 
 namespace perflab::lab {
@@ -266,16 +276,20 @@ uint64_t SmallWork(uint64_t x) {
 
 // One worker thread; Run() hands it a task and waits for the answer, the
 // pattern of an executor in front of a blocking call.
+// The worker's own CPU time is kept for the counters of the pinned runs.
 class Worker {
  public:
   Worker() : thread_([this] { Loop(); }) {}
-  ~Worker() {
+  ~Worker() { Stop(); }
+  // Ends the thread; returns the CPU seconds it used.
+  double Stop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
+    return cpu_s_;
   }
   uint64_t Run(uint64_t x) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -288,10 +302,14 @@ class Worker {
 
  private:
   void Loop() {
+    const double cpu0 = core::ThreadCpuSeconds();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       cv_.wait(lock, [this] { return stop_ || has_task_; });
-      if (stop_) return;
+      if (stop_) {
+        cpu_s_ = core::ThreadCpuSeconds() - cpu0;
+        return;
+      }
       output_ = SmallWork(input_);
       has_task_ = false;
       cv_.notify_all();
@@ -301,6 +319,7 @@ class Worker {
   std::condition_variable cv_;
   uint64_t input_ = 0, output_ = 0;
   bool has_task_ = false, stop_ = false;
+  double cpu_s_ = 0;  // written by the thread before it ends
   std::thread thread_;
 };
 
@@ -321,6 +340,76 @@ void BM_Handoff_DirectCall(benchmark::State& state) {
 }
 BENCHMARK(BM_Handoff_Thread)->UseRealTime();
 BENCHMARK(BM_Handoff_DirectCall)->UseRealTime();
+
+// Pins the calling thread (and the threads it starts afterwards) to the first
+// or the last CPU it may run on; restores the saved mask when destroyed.
+class Pinned {
+ public:
+  Pinned() {
+    CPU_ZERO(&saved_);
+    ::sched_getaffinity(0, sizeof saved_, &saved_);
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &saved_)) cpus_.push_back(c);
+    }
+  }
+  ~Pinned() { ::sched_setaffinity(0, sizeof saved_, &saved_); }
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  bool split() const { return cpus_.size() > 1; }
+  void To(bool last) const {
+    if (cpus_.empty()) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(last ? cpus_.back() : cpus_.front(), &one);
+    ::sched_setaffinity(0, sizeof one, &one);
+  }
+
+ private:
+  cpu_set_t saved_;
+  std::vector<int> cpus_;
+};
+
+// The order service's poller handing a request to a worker, both on the one
+// CPU capstone --real gives the service: every round trip is two hand-offs
+// (there and back), each a wake-up and a switch on that CPU. Process CPU
+// over the loop (both threads) per hand-off: on a loaded machine real time
+// would count other processes' turns on the CPU too.
+void BM_Handoff_SameCpu(benchmark::State& state) {
+  Pinned pin;
+  pin.To(/*last=*/true);
+  Worker worker;  // starts pinned to the same CPU
+  uint64_t x = 1;
+  const double cpu0 = core::ProcessCpuSeconds();
+  for (auto _ : state) x = worker.Run(x);
+  const double cpu = core::ProcessCpuSeconds() - cpu0;
+  worker.Stop();
+  benchmark::DoNotOptimize(x);
+  const double handoffs = 2.0 * static_cast<double>(state.iterations());
+  state.counters["handoff_cpu_us"] = cpu * 1e6 / std::max(1.0, handoffs);
+  state.SetItemsProcessed(static_cast<int64_t>(handoffs));
+}
+BENCHMARK(BM_Handoff_SameCpu)->UseRealTime();
+
+// A request thread asleep on an idle core, woken from another core (a reply
+// arriving, a timer firing): the worker sleeps on the last CPU, this thread
+// wakes it from the first and waits for its answer, so the worker's CPU goes
+// idle between wakes. The counter is the worker's own CPU per wake, what the
+// service's core pays (with one CPU, both share it: no idle core to wake).
+void BM_Wake_IdleCore(benchmark::State& state) {
+  Pinned pin;
+  pin.To(/*last=*/true);
+  Worker worker;  // sleeps on the last CPU
+  pin.To(/*last=*/false);
+  uint64_t x = 1;
+  for (auto _ : state) x = worker.Run(x);
+  const double woken_s = worker.Stop();
+  benchmark::DoNotOptimize(x);
+  const double wakes = static_cast<double>(state.iterations());
+  state.counters["woken_cpu_us"] = woken_s * 1e6 / std::max(1.0, wakes);
+  state.counters["split"] = pin.split() ? 1 : 0;
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Wake_IdleCore)->UseRealTime();
 
 }  // namespace
 }  // namespace perflab::lab

@@ -82,4 +82,29 @@ uint64_t Checksum(const PmrPage& page) {
   return h;
 }
 
+uint64_t MaterialisePage(const Page& page, std::pmr::memory_resource* mr) {
+  std::vector<FullOrder> source;
+  source.reserve(page.orders.size());
+  for (const Order& o : page.orders) {
+    FullOrder f;
+    f.id = o.id;
+    f.status = o.status;
+    f.total = o.total;
+    f.created_at = o.created_at;
+    for (const Item& i : o.items) {
+      FullItem fi;
+      fi.product_id = i.product_id;
+      fi.product = i.product;
+      fi.qty = i.qty;
+      fi.price = i.price;
+      f.items.push_back(std::move(fi));
+    }
+    source.push_back(std::move(f));
+  }
+  PmrPage* graph = BuildPage(source, mr);
+  const uint64_t sum = Checksum(*graph);
+  DestroyPage(graph, mr);
+  return sum;
+}
+
 }  // namespace perflab::lab

@@ -47,6 +47,12 @@ void DestroyPage(PmrPage* page, std::pmr::memory_resource* mr);
 // and tests can compare pages built on different resources.
 uint64_t Checksum(const PmrPage& page);
 
+// What the order service does with each page it loads (the object graph an
+// ORM would materialise): every order and item of `page` copied into the
+// full entity shape, built on `mr` as a PmrPage and torn down again. Returns
+// the graph's Checksum, which keeps the work observable.
+uint64_t MaterialisePage(const Page& page, std::pmr::memory_resource* mr);
+
 // Forwards to `upstream` and counts what passes (not thread-safe).
 class CountingResource : public std::pmr::memory_resource {
  public:

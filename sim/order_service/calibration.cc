@@ -67,6 +67,23 @@ const std::vector<CalibrationField>& CalibrationFields() {
        "C++ service (capstone --real): CPU per page miss, thread per "
        "connection",
        &C::cpp_miss_per_connection_us},
+      {"cpp_front_end_us", "us",
+       "C++ service's part: HTTP front end, empty handler, thread per "
+       "connection, per request",
+       &C::cpp_front_end_us},
+      {"cpp_handoff_us", "us",
+       "C++ service's part: the poller handing a request to a worker, one "
+       "CPU",
+       &C::cpp_handoff_us},
+      {"cpp_idle_wake_us", "us",
+       "C++ service's part: waking a thread asleep on an idle core",
+       &C::cpp_idle_wake_us},
+      {"cpp_build_page_us", "us",
+       "C++ service's part: the page's object graph, global heap",
+       &C::cpp_build_page_us},
+      {"cpp_build_page_arena_us", "us",
+       "C++ service's part: the page's object graph, per-request arena",
+       &C::cpp_build_page_arena_us},
   };
   return *fields;
 }

@@ -81,6 +81,23 @@ struct Calibration {
   double cpp_miss_pooled_us = 0;
   // The same with one thread per connection.
   double cpp_miss_per_connection_us = 0;
+  // The four above are the whole service measured; the composed C++ service
+  // never reads them (they are shown beside the sum of its parts). Its parts,
+  // each from a benchmark of that part alone, with the measured costs above
+  // (join, serialisation, cache lookup, inventory call, new connection):
+  // The HTTP front end with an empty handler, one thread per connection, per
+  // request (read, parse, write, the thread's wake-up).
+  double cpp_front_end_us = 0;
+  // The poller handing a request to a worker (16 pooled threads): its epoll
+  // work and the worker's wake-up, on the service's one CPU.
+  double cpp_handoff_us = 0;
+  // Waking a thread asleep on an idle core: the stub's 5 ms sleep ending,
+  // once per inventory call.
+  double cpp_idle_wake_us = 0;
+  // The page's object graph the service builds on every miss, on the global
+  // heap and on its per-request arena (the heap step's --arena).
+  double cpp_build_page_us = 0;
+  double cpp_build_page_arena_us = 0;
 };
 
 // One field's name, unit and meaning, for readers, writers and --help.

@@ -174,7 +174,10 @@ bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
   if (member == &C::cpp_hit_pooled_us ||
       member == &C::cpp_hit_per_connection_us ||
       member == &C::cpp_miss_pooled_us ||
-      member == &C::cpp_miss_per_connection_us) {
+      member == &C::cpp_miss_per_connection_us ||
+      member == &C::cpp_front_end_us || member == &C::cpp_handoff_us ||
+      member == &C::cpp_idle_wake_us || member == &C::cpp_build_page_us ||
+      member == &C::cpp_build_page_arena_us) {
     return false;
   }
   // connect_us too: keep-alive still opens its first connections.

@@ -39,5 +39,57 @@ TEST(AllocTest, SamePageOnEveryResource) {
   EXPECT_EQ(reuse_upstream.allocations(), 0);  // the buffer is large enough
 }
 
+// The service's graph of a loaded page is the entity graph of the same
+// orders written out by hand as FullOrders (only the page's fields set),
+// with the same allocations; a product name is part of it.
+TEST(AllocTest, MaterialisedPageIsTheEntityGraphOfItsOrders) {
+  Page page;
+  page.customer_id = 7;
+  page.orders = {
+      {.id = 3,
+       .status = "SHIPPED",
+       .total = 12.5,
+       .created_at = 1700000000,
+       .items = {{.product_id = 11,
+                  .product = "a long product name, heap",
+                  .qty = 2,
+                  .price = 5},
+                 {.product_id = 12, .product = "b", .qty = 1, .price = 2.5}}},
+      {.id = 2,
+       .status = "NEW",
+       .total = 1,
+       .created_at = 1690000000,
+       .items = {}}};
+  std::vector<FullOrder> by_hand(2);
+  by_hand[0].id = 3;
+  by_hand[0].status = "SHIPPED";
+  by_hand[0].total = 12.5;
+  by_hand[0].created_at = 1700000000;
+  by_hand[0].items.resize(2);
+  by_hand[0].items[0].product_id = 11;
+  by_hand[0].items[0].product = "a long product name, heap";
+  by_hand[0].items[0].qty = 2;
+  by_hand[0].items[0].price = 5;
+  by_hand[0].items[1].product_id = 12;
+  by_hand[0].items[1].product = "b";
+  by_hand[0].items[1].qty = 1;
+  by_hand[0].items[1].price = 2.5;
+  by_hand[1].id = 2;
+  by_hand[1].status = "NEW";
+  by_hand[1].total = 1;
+  by_hand[1].created_at = 1690000000;
+  CountingResource want_mr(std::pmr::new_delete_resource());
+  PmrPage* want = BuildPage(by_hand, &want_mr);
+  const uint64_t expected = Checksum(*want);
+  DestroyPage(want, &want_mr);
+
+  CountingResource got_mr(std::pmr::new_delete_resource());
+  EXPECT_EQ(MaterialisePage(page, &got_mr), expected);
+  EXPECT_EQ(got_mr.allocations(), want_mr.allocations());
+  EXPECT_EQ(got_mr.bytes(), want_mr.bytes());
+  page.orders[0].items[1].product = "c";
+  EXPECT_NE(MaterialisePage(page, std::pmr::new_delete_resource()), expected);
+}
+
 }  // namespace
 }  // namespace perflab::lab

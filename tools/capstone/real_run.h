@@ -69,6 +69,19 @@ struct RealFigures {
   double wrk_rps = 0, wrk_p99_ms = 0;  // 0 when wrk did not run
 };
 
+// The whole service's CPU per request (BM_OrdersService, 0: not measured)
+// beside the sum of the parts CppService composes for the same request, at
+// the configuration BM_OrdersService runs (index, join, kept-alive
+// TCP_NODELAY inventory calls, the global heap): a hit with the cache full,
+// a miss without a cache, for 16 pooled threads and one per connection.
+struct CppWholeAndParts {
+  struct Row {
+    std::string what;  // "hit, 16 threads", ...
+    double whole_us = 0, parts_us = 0;
+  };
+  std::vector<Row> rows;
+};
+
 struct RealComparison {
   std::vector<const Step*> steps;
   std::vector<RealFigures> real, composed;  // one per step
@@ -76,15 +89,25 @@ struct RealComparison {
   // Measured CPU of the load generator per request (0: not measured); the
   // composed model's generator_cpu_per_request_us.
   double generator_cpu_per_request_us = 0;
+  // The calibration's whole service against its parts (CompareCppParts).
+  CppWholeAndParts whole_and_parts;
 };
 
 // The calibration for the C++ service at one step: the JVM-only costs
 // (framework per request, garbage collection) replaced by what the C++
-// service has, from the calibration's cpp_* figures (bench_net's
-// BM_OrdersService) for the step's request threads (16 pooled, or one per
-// connection at the virtual-threads step).
+// service has, composed from its parts only, each measured alone (the
+// cpp_front_end_us, cpp_handoff_us, cpp_idle_wake_us and cpp_build_page*
+// figures with the calibration's join, serialisation, lookup and inventory
+// call) for the step's request threads (16 pooled, or one per connection at
+// the virtual-threads step) and allocator (the arena from the heap step on).
+// It never reads cpp_hit_* / cpp_miss_*, the whole service measured
+// (BM_OrdersService), which CompareCppParts shows beside the parts.
 sim::Calibration CppService(sim::Calibration calibration,
                             const sim::OrderServiceConfig& config);
+// Whether the calibration has the C++ parts (cpp_front_end_us > 0).
+bool HasCppParts(const sim::Calibration& calibration);
+// See CppWholeAndParts.
+CppWholeAndParts CompareCppParts(const sim::Calibration& calibration);
 
 // The composed side only (scaled configs, the same loads, median of
 // `repeats` simulations), with options.calibration as read from the file:

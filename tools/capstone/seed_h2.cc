@@ -397,8 +397,11 @@ CalibrationFile DeriveSeedH2(const PublishedFigures& figures) {
   const char* kCpp =
       "not for the JVM model: the C++ order service of capstone --real only "
       "(0: not measured)";
-  for (Member m : {&C::cpp_hit_pooled_us, &C::cpp_hit_per_connection_us,
-                   &C::cpp_miss_pooled_us, &C::cpp_miss_per_connection_us}) {
+  for (Member m :
+       {&C::cpp_hit_pooled_us, &C::cpp_hit_per_connection_us,
+        &C::cpp_miss_pooled_us, &C::cpp_miss_per_connection_us,
+        &C::cpp_front_end_us, &C::cpp_handoff_us, &C::cpp_idle_wake_us,
+        &C::cpp_build_page_us, &C::cpp_build_page_arena_us}) {
     d.Assume(m, 0, "the JVM model does not read it", kCpp);
   }
   CalibrationFile file = d.Take();

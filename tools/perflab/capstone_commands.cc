@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
 #include "core/interrupt.h"
@@ -235,6 +236,22 @@ absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
   for (size_t i = 0; i < fields.size(); ++i) {
     t.Add({std::string(fields[i].name), file->values.*fields[i].member,
            std::string(fields[i].unit), file->sources[i]});
+  }
+  // The whole C++ service (BM_OrdersService) beside the sum of the parts
+  // capstone --real composes it from.
+  core::Table& w = doc.AddTable(
+      "whole_and_parts",
+      "C++ order service, CPU per request: whole (BM_OrdersService) vs the "
+      "sum of its parts (capstone --real's composed side)",
+      {{"request", "request"},
+       {"whole_us", "whole (us)", 1},
+       {"parts_us", "parts (us)", 1}});
+  for (const capstone::CppWholeAndParts::Row& r :
+       capstone::CompareCppParts(file->values).rows) {
+    w.Add({r.what, r.whole_us, r.parts_us});
+    std::cerr << absl::StrFormat(
+        "calibrate: %s: whole %.1f us vs parts %.1f us\n", r.what, r.whole_us,
+        r.parts_us);
   }
   return doc;
 }

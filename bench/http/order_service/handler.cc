@@ -16,13 +16,8 @@ namespace {
 
 // The code under test the handler drives (bench/lab/).
 using lab::CountingResource;
-using lab::FullItem;
-using lab::FullOrder;
-using lab::Item;
-using lab::Order;
 using lab::OrderRepository;
 using lab::Page;
-using lab::PmrPage;
 
 constexpr std::string_view kPrefix = "/customers/";
 constexpr std::string_view kSuffix = "/orders";
@@ -32,34 +27,6 @@ constexpr size_t kArenaBytes = size_t{256} * 1024;
 
 HandlerResponse Error(int status, std::string_view message) {
   return {status, absl::StrCat("{\"error\":\"", std::string(message), "\"}")};
-}
-
-// The object graph an ORM would materialise for the page: every order and
-// item as separate heap objects with their strings (alloc.h's PmrPage), built
-// on `mr` and torn down again. Its checksum keeps the work observable.
-uint64_t MaterialiseGraph(const Page& page, std::pmr::memory_resource* mr) {
-  std::vector<FullOrder> source;
-  source.reserve(page.orders.size());
-  for (const Order& o : page.orders) {
-    FullOrder f;
-    f.id = o.id;
-    f.status = o.status;
-    f.total = o.total;
-    f.created_at = o.created_at;
-    for (const Item& i : o.items) {
-      FullItem fi;
-      fi.product_id = i.product_id;
-      fi.product = i.product;
-      fi.qty = i.qty;
-      fi.price = i.price;
-      f.items.push_back(std::move(fi));
-    }
-    source.push_back(std::move(f));
-  }
-  PmrPage* graph = lab::BuildPage(source, mr);
-  const uint64_t sum = lab::Checksum(*graph);
-  lab::DestroyPage(graph, mr);
-  return sum;
 }
 
 }  // namespace
@@ -210,10 +177,10 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
     thread_local std::array<std::byte, kArenaBytes> buffer;
     std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size());
     CountingResource counting(&arena);
-    MaterialiseGraph(*page, &counting);
+    lab::MaterialisePage(*page, &counting);
     arena_bytes_ += counting.bytes();
   } else {
-    MaterialiseGraph(*page, std::pmr::new_delete_resource());
+    lab::MaterialisePage(*page, std::pmr::new_delete_resource());
   }
   std::string body = lab::SerializePage(*page);
   if (cache_ != nullptr) {
