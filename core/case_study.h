@@ -195,6 +195,7 @@ struct NamedFigure {
 };
 inline constexpr NamedFigure kNamedFigures[] = {
     {"kHttpCallUs", static_cast<double>(kHttpCallUs)},
+    {"kHttpConnectUs", static_cast<double>(kHttpConnectUs)},
     {"kNagleStallMs", kNagleStallMs},
     {"kHeapMib", kHeapMib},
     {"kLiveSetMib", kLiveSetMib},
