@@ -141,7 +141,7 @@ class Derivation {
   }
 
   // A field no figure gives without the excluded row: 0, and listed.
-  void Underive(Member m, std::string why) {
+  void Underive(Member m, const std::string& why) {
     underived_.emplace_back(Name(m));
     Assume(m, 0, why, "not derived: " + why);
   }

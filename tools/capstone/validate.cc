@@ -59,6 +59,7 @@ absl::StatusOr<Validation> Validate(const ValidateOptions& options,
   const CalibrationFile full = DeriveSeedH2(options.figures);
   const std::vector<sim::OrderServiceConfig> configs = [&] {
     std::vector<const Step*> steps;
+    steps.reserve(all.size());
     for (const Step& s : all) steps.push_back(&s);
     return CumulativeConfigs(steps);
   }();
