@@ -183,6 +183,11 @@ inline constexpr double kOpenLoopRatePerS = 40;
 inline constexpr double kOpenLoopDurationS = 20;
 inline constexpr double kRigWarmupS = 8;
 inline constexpr double kClosedLoopDurationS = 15;
+// Capstone chapter: the baseline's Hikari pool and Tomcat request threads,
+// and the TCP_NODELAY step's unloaded open-loop median ("back to 6.6 ms").
+inline constexpr int64_t kBaselineDbPool = 4;
+inline constexpr int64_t kRequestThreads = 16;
+inline constexpr double kNodelayOpenP50Ms = 6.6;
 // Capstone chapter: the steps' new settings (pool 4 -> 8, 8 -> 4 vCPU).
 inline constexpr int64_t kTunedDbPool = 8;
 inline constexpr int64_t kRightSizedCores = 4;
@@ -195,6 +200,7 @@ struct NamedFigure {
 };
 inline constexpr NamedFigure kNamedFigures[] = {
     {"kHttpCallUs", static_cast<double>(kHttpCallUs)},
+    {"kHttpConnectUs", static_cast<double>(kHttpConnectUs)},
     {"kNagleStallMs", kNagleStallMs},
     {"kHeapMib", kHeapMib},
     {"kLiveSetMib", kLiveSetMib},
@@ -213,6 +219,9 @@ inline constexpr NamedFigure kNamedFigures[] = {
     {"kOpenLoopDurationS", kOpenLoopDurationS},
     {"kRigWarmupS", kRigWarmupS},
     {"kClosedLoopDurationS", kClosedLoopDurationS},
+    {"kBaselineDbPool", static_cast<double>(kBaselineDbPool)},
+    {"kRequestThreads", static_cast<double>(kRequestThreads)},
+    {"kNodelayOpenP50Ms", kNodelayOpenP50Ms},
 };
 
 }  // namespace perflab::case_study

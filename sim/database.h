@@ -39,8 +39,10 @@ class Database : public PooledClient<DatabaseOptions, DatabaseStats> {
   Database(Simulation& sim, Cpu& cpu, DatabaseOptions options, Gc* gc = nullptr)
       : PooledClient(sim, options, "db connections", options.pool, &cpu, gc) {}
 
-  // One statement of `cpu_work` ns; false if no connection came in time.
-  Task<bool> Statement(Time cpu_work);
+  // One statement of `cpu_work` ns of CPU and `hold` ns more of holding its
+  // connection without CPU (waits inside the database); false if no
+  // connection came in time.
+  Task<bool> Statement(Time cpu_work, Time hold = 0);
 };
 
 }  // namespace perflab::sim

@@ -17,6 +17,9 @@ const std::vector<CalibrationField>& CalibrationFields() {
        &C::join_scan_us},
       {"join_index_us", "us", "the whole page in one join, with the index",
        &C::join_index_us},
+      {"join_hold_ms", "ms",
+       "the join's connection hold beyond its CPU (waits in the database)",
+       &C::join_hold_ms},
       {"db_round_trip_ms", "ms", "network per statement (0: embedded)",
        &C::db_round_trip_ms},
       {"serialize_us", "us", "page serialisation, every response",
@@ -96,6 +99,8 @@ std::string_view SourceKindName(SourceKind kind) {
       return "published";
     case SourceKind::kTable:
       return "table";
+    case SourceKind::kFitted:
+      return "fitted";
     case SourceKind::kAssumed:
       return "assumed";
   }

@@ -92,9 +92,10 @@ Task<bool> Serve(Service& s, int64_t customer) {
           ? (index ? c.join_index_us : c.join_scan_us)
           : (index ? c.orders_query_index_us : c.orders_query_scan_us);
   const int64_t more = s.config.join ? 0 : kItemStatements;
+  const Time join_hold = s.config.join ? MsToNs(c.join_hold_ms) : 0;
   for (int64_t i = 0; i <= more; ++i) {
-    const bool ran =
-        co_await s.db.Statement(Work(s, i == 0 ? first : c.item_statement_us));
+    const bool ran = co_await s.db.Statement(
+        Work(s, i == 0 ? first : c.item_statement_us), join_hold);
     if (!ran) co_return false;
   }
   if (s.cache != nullptr) s.cache->Put(customer, s.sim.now());
@@ -166,6 +167,7 @@ bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
   if (member == &C::item_statement_us) return nplus1;
   if (member == &C::join_scan_us) return config.join && !config.index;
   if (member == &C::join_index_us) return config.join && config.index;
+  if (member == &C::join_hold_ms) return config.join;
   if (member == &C::cache_hit_us) return config.cache;
   if (member == &C::nagle_stall_ms) {
     return config.keep_alive && !config.tcp_nodelay;

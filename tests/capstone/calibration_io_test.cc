@@ -234,7 +234,7 @@ TEST(CalibrationIo, BadProvenance) {
   ExpectBad(WithFirst(head + "}"), field + ": missing \"provenance\"");
   ExpectBad(with(R"({"kind": "guessed"})"),
             "provenance kind 'guessed' is unknown; accepted: measured, "
-            "published, table, assumed");
+            "published, table, fitted, assumed");
   ExpectBad(with(R"({"why": "w"})"), "provenance has no \"kind\"");
   ExpectBad(with(R"("table")"), "provenance is not an object");
   ExpectBad(with(R"({"kind": "published", "figures": ["kWarpFactor"]})"),

@@ -79,6 +79,31 @@ TEST_F(CapstoneCli, BadCalibrationFiles) {
   std::filesystem::remove_all(out_.string() + "_in");
 }
 
+// --validate derives its own calibration and runs exactly the ten steps in
+// the case study's order: other steps, or a flag it cannot honour, are bad
+// input (and it writes nothing).
+TEST_F(CapstoneCli, ValidateRejectsStepsAndFlagsItCannotHonour) {
+  ExpectBad({"capstone", "--validate", "--steps", "index,join"},
+            "--validate: --steps 'index,join' is not the case study's ten");
+  ExpectBad({"capstone", "--validate", "--steps",
+             "index,join,keep-alive,tcp-nodelay,virtual-threads,pool-8,cache,"
+             "heap-768,right-size"},
+            "not the case study's ten steps in its order");
+  ExpectBad({"capstone", "--validate", "--steps", "index,idx"},
+            "unknown step 'idx'");
+  for (std::vector<std::string> flag :
+       {std::vector<std::string>{"--calibration", kReference},
+        {"--sensitivity"},
+        {"--db-round-trip-ms", "0.5"},
+        {"--real"},
+        {"--list-steps"},
+        {"--usd-per-vcpu-hour", "0.05"}}) {
+    std::vector<std::string> args = {"capstone", "--validate"};
+    args.insert(args.end(), flag.begin(), flag.end());
+    ExpectBad(args, "--validate: cannot be combined with " + flag.front());
+  }
+}
+
 TEST_F(CapstoneCli, ListStepsIsTheKeyValueOfEach) {
   CliResult r = RunCli({"capstone", "--list-steps", "--format", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;

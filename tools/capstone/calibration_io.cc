@@ -66,7 +66,9 @@ absl::StatusOr<std::string> TopString(const rapidjson::Value& root,
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
-std::string KindNames() { return "measured, published, table, assumed"; }
+std::string KindNames() {
+  return "measured, published, table, fitted, assumed";
+}
 
 std::string RowNames() {
   std::vector<std::string> names;
@@ -127,7 +129,7 @@ bool Strings(const rapidjson::Value& v, std::vector<std::string>& out) {
 absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
                             sim::Provenance& out) {
   const std::string shape =
-      "{\"kind\": measured|published|table|assumed, \"from\", "
+      "{\"kind\": measured|published|table|fitted|assumed, \"from\", "
       "\"benchmarks\", \"formula\", \"rows\", \"figures\", \"fields\", "
       "\"why\"} (fixtures/calibration/README.md)";
   if (!v.IsObject()) {
@@ -153,7 +155,8 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
   bool known = false;
   for (sim::SourceKind k :
        {sim::SourceKind::kMeasured, sim::SourceKind::kPublished,
-        sim::SourceKind::kTable, sim::SourceKind::kAssumed}) {
+        sim::SourceKind::kTable, sim::SourceKind::kFitted,
+        sim::SourceKind::kAssumed}) {
     if (View(kind->value) == sim::SourceKindName(k)) {
       out.kind = k;
       known = true;
@@ -270,6 +273,11 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
       s = needs(!out.rows.empty(),
                 "needs \"rows\"; accepted: the table cells it reads");
       break;
+    case sim::SourceKind::kFitted:
+      s = needs(!out.rows.empty() && !out.why.empty(),
+                "needs \"rows\" and \"why\"; accepted: the table cells it "
+                "was fitted on and how");
+      break;
     case sim::SourceKind::kAssumed:
       s = needs(!out.why.empty() && out.rows.empty() && out.figures.empty(),
                 "needs \"why\" and reads no figure or row; accepted: a "
@@ -334,7 +342,7 @@ absl::Status ReadField(const sim::CalibrationField& field,
   if (prov == entry.MemberEnd()) {
     return Bad(absl::StrCat(where,
                             ": missing \"provenance\"; accepted: {\"kind\": "
-                            "measured|published|table|assumed, ...} "
+                            "measured|published|table|fitted|assumed, ...} "
                             "(fixtures/calibration/README.md)"));
   }
   absl::Status s = ReadProvenance(where, prov->value, provenance);

@@ -14,6 +14,8 @@
 #ifndef PERFLAB_TOOLS_CAPSTONE_SEED_H2_H_
 #define PERFLAB_TOOLS_CAPSTONE_SEED_H2_H_
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/case_study.h"
@@ -34,6 +36,20 @@ PublishedFigures CaseStudyFigures();
 // provenance. `figures` must hold every row and figure the derivation names
 // (CaseStudyFigures() does; a missing one aborts: a programming error).
 CalibrationFile DeriveSeedH2(const PublishedFigures& figures);
+
+// The same derivation without one row of the ten-step table (a step name of
+// kCapstoneTable), for leave-one-row-out validation: no cell of that row is
+// read (reading one aborts). A field whose derivation reads it takes its
+// next derivation from other figures or rows, and its provenance and source
+// say which; a field nothing else gives is `underived` (value 0, kind
+// assumed, its why says so): a step that reads it cannot be predicted.
+// An empty `excluded_row` is DeriveSeedH2.
+struct SeedH2Fold {
+  CalibrationFile file;
+  std::vector<std::string> underived;  // field names, in field order
+};
+SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
+                               std::string_view excluded_row);
 
 }  // namespace perflab::capstone
 

@@ -24,6 +24,7 @@
 #include "tools/capstone/composer.h"
 #include "tools/capstone/real_run.h"
 #include "tools/capstone/steps.h"
+#include "tools/capstone/validate.h"
 #include "tools/compare/markdown.h"
 #include "tools/perflab/commands.h"
 
@@ -42,6 +43,9 @@ struct CapstoneArgs {
   double db_round_trip_ms = -1;  // < 0: the calibration's own
   bool sensitivity = false;
   bool list_steps = false;
+  bool validate = false;
+  // Flags given on the command line that --validate cannot honour.
+  std::vector<std::string> not_for_validate;
   int jobs = capstone::ComposeOptions().jobs;
   std::string format = kDefaultFormat;
   std::string out_dir = kDefaultOutDir;
@@ -90,7 +94,56 @@ absl::StatusOr<std::string> Slurp(const std::string& path) {
   return text.str();
 }
 
+// --validate: the seed-h2 derivation left one row out at a time, so it reads
+// no --calibration and runs exactly the case study's ten steps.
+absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
+  if (!a.not_for_validate.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--validate: cannot be combined with ", a.not_for_validate.front(),
+        "; accepted with it: --steps (the ten in the case study's order), "
+        "--jobs, --format, --out-dir"));
+  }
+  absl::StatusOr<std::vector<const capstone::Step*>> steps =
+      capstone::ParseSteps(a.steps);
+  if (!steps.ok()) return steps.status();
+  const std::vector<capstone::Step>& all = capstone::AllSteps();
+  bool ten = steps->size() == all.size();
+  for (size_t i = 0; ten && i < all.size(); ++i) ten = (*steps)[i] == &all[i];
+  if (!ten) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--validate: --steps '", a.steps,
+        "' is not the case study's ten steps in its order; accepted: no "
+        "--steps, or ",
+        absl::StrJoin(all, ",", [](std::string* out, const capstone::Step& s) {
+          out->append(s.name);
+        })));
+  }
+  if (a.out_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "--out-dir: empty; accepted: a directory path");
+  }
+  const std::string base = absl::StrCat(a.out_dir, "/capstone-validate");
+  for (const char* ext : {".md", ".csv", ".json"}) {
+    absl::Status s = core::CheckWritable(absl::StrCat(base, ext));
+    if (!s.ok()) return s;
+  }
+  capstone::ValidateOptions options;
+  options.jobs = a.jobs;
+  absl::StatusOr<capstone::Validation> v =
+      capstone::Validate(options, capstone::OrderServiceRunner());
+  if (!v.ok()) return v.status();
+  core::Document doc = capstone::ToDocument(*v);
+  a.json = capstone::ToJson(*v);
+  absl::Status s = core::WriteFilesAtomic(
+      {{absl::StrCat(base, ".md"), compare::ToMarkdown(doc)},
+       {absl::StrCat(base, ".csv"), core::ToCsv(doc)},
+       {absl::StrCat(base, ".json"), a.json}});
+  if (!s.ok()) return s;
+  return doc;
+}
+
 absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
+  if (a.validate) return RunValidate(a);
   if (a.list_steps) return StepList();
   core::InstallInterruptCleanup();
   // Every input is checked before the first run and the first write.
@@ -312,7 +365,20 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                 "capstone --real (tools/capstone/real_run.h)");
   cmd->add_flag("--quick", real->quick, "with --real: shorter runs");
   cmd->add_flag("--no-wrk", real->no_wrk, "with --real: skip the wrk witness");
-  cmd->callback([&registry, a, real] {
+  cmd->add_flag("--validate", a->validate,
+                "leave-one-row-out: each of the ten rows predicted by the "
+                "seed-h2 calibration derived without it (writes "
+                "capstone-validate.{md,csv,json} in --out-dir)");
+  cmd->callback([&registry, a, real, cmd] {
+    if (a->validate) {
+      for (const char* flag : {"--calibration", "--db-round-trip-ms",
+                               "--sensitivity", "--list-steps", "--real",
+                               "--quick", "--no-wrk", "--usd-per-vcpu-hour",
+                               "--usd-per-gib-hour", "--target-utilisation"}) {
+        if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
+      }
+      real->real = false;
+    }
     if (real->real) {
       real->calibration = a->calibration;
       real->steps = a->steps;

@@ -1,0 +1,258 @@
+#include "tools/capstone/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/parallel.h"
+#include "rapidjson/prettywriter.h"
+#include "rapidjson/stringbuffer.h"
+#include "sim/order_service/calibration.h"
+
+namespace perflab::capstone {
+namespace {
+
+const case_study::CapstoneStepFigures& Row(const ValidateOptions& o, size_t k) {
+  return o.figures.table[k];
+}
+
+// The fields a fold derived differently from seed-h2 (value or provenance).
+std::vector<std::string> Rederived(const CalibrationFile& fold,
+                                   const CalibrationFile& full) {
+  std::vector<std::string> names;
+  const auto& fields = sim::CalibrationFields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fold.values.*fields[i].member != full.values.*fields[i].member ||
+        !(fold.provenance[i] == full.provenance[i])) {
+      names.emplace_back(fields[i].name);
+    }
+  }
+  return names;
+}
+
+double OffPct(double mine, double theirs) {
+  return theirs > 0 ? 100 * (mine / theirs - 1) : 0;
+}
+
+bool Predicted(const Fold& f) { return f.unpredictable_because.empty(); }
+
+}  // namespace
+
+int FactorWay(double factor) {
+  if (factor > 1.05) return 1;
+  if (factor < 0.95) return -1;
+  return 0;
+}
+
+absl::StatusOr<Validation> Validate(const ValidateOptions& options,
+                                    const StepRunner& runner) {
+  if (options.repeats < 1 || options.jobs < 0) {
+    return absl::InvalidArgumentError(
+        "capstone --validate: repeats must be >= 1 and jobs >= 0 (0: every "
+        "core)");
+  }
+  const std::vector<Step>& all = AllSteps();
+  const size_t n = all.size();
+  const CalibrationFile full = DeriveSeedH2(options.figures);
+  const std::vector<sim::OrderServiceConfig> configs = [&] {
+    std::vector<const Step*> steps;
+    steps.reserve(all.size());
+    for (const Step& s : all) steps.push_back(&s);
+    return CumulativeConfigs(steps);
+  }();
+
+  Validation v;
+  v.folds.resize(n);
+  for (int r = 0; r < options.repeats; ++r) v.seeds.push_back(options.seed + r);
+  // One fold per task, each composition on its own worker: the folds differ
+  // in length (row k runs k + 1 steps), which ParallelFor balances.
+  absl::Status s = core::ParallelFor(
+      static_cast<int64_t>(n), options.jobs, [&](int64_t i) -> absl::Status {
+        const size_t k = static_cast<size_t>(i);
+        Fold& fold = v.folds[k];
+        fold.published = Row(options, k);
+        fold.step = fold.published.step;
+        const SeedH2Fold derived =
+            DeriveSeedH2Without(options.figures, fold.step);
+        fold.input_rows = sim::InputRows(derived.file.provenance);
+        fold.rederived = Rederived(derived.file, full);
+        for (const std::string& name : derived.underived) {
+          for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+            if (f.name == name && sim::ReadsField(configs[k], f.member)) {
+              fold.unpredictable_because.push_back(name);
+            }
+          }
+        }
+        if (!Predicted(fold)) return absl::OkStatus();
+        ComposeOptions compose;
+        for (size_t j = 0; j <= k; ++j) compose.steps.push_back(&all[j]);
+        compose.calibration = derived.file.values;
+        compose.repeats = options.repeats;
+        compose.seed = options.seed;
+        compose.jobs = 1;
+        absl::StatusOr<Composition> c = Compose(compose, runner);
+        if (!c.ok()) return c.status();
+        fold.figures = c->figures.back();
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+
+  for (size_t k = 0; k < n; ++k) {
+    const Fold& f = v.folds[k];
+    if (!Predicted(f)) continue;
+    const case_study::CapstoneStepFigures& cs = f.published;
+    ++v.predicted;
+    const double off = std::abs(f.figures.rps / cs.rps - 1);
+    v.within30 += off <= 0.3 ? 1 : 0;
+    v.within15 += off <= 0.15 ? 1 : 0;
+    if (k == 0) continue;
+    ++v.changes;
+    v.same_way += FactorWay(f.figures.factor) == FactorWay(cs.factor) ? 1 : 0;
+  }
+  return v;
+}
+
+core::Document ToDocument(const Validation& v) {
+  core::Document doc(
+      "capstone --validate: seed-h2 leave-one-row-out (each row predicted by "
+      "a calibration derived without it)");
+  doc.Set("seeds", "seeds", absl::StrJoin(v.seeds, ", "));
+  doc.Set("predicted_rows", "rows predicted (of 10)",
+          static_cast<int64_t>(v.predicted));
+  doc.Set("within_15_pct", "predicted rows, RPS within 15 %",
+          absl::StrCat(v.within15, " of ", v.predicted));
+  doc.Set("within_30_pct", "predicted rows, RPS within 30 %",
+          absl::StrCat(v.within30, " of ", v.predicted));
+  doc.Set("same_way", "step factors that move the case study's way",
+          absl::StrCat(v.same_way, " of ", v.changes));
+  core::Table& t =
+      doc.AddTable("rows", "Each row predicted without it (model | case study)",
+                   {{"step", "step"},
+                    {"rps", "RPS", 0},
+                    {"case_rps", "case RPS", 0},
+                    {"rps_off_pct", "RPS off (%)", 1},
+                    {"p99_ms", "p99 (ms)", 1},
+                    {"case_p99_ms", "case p99 (ms)", 1},
+                    {"open_p99_ms", "open p99 (ms)", 1},
+                    {"case_open_p99_ms", "case open p99 (ms)", 1},
+                    {"cpu_cores", "CPU (cores)", 1},
+                    {"case_cpu_cores", "case CPU (cores)", 1},
+                    {"factor", "factor (x)", 2},
+                    {"case_factor", "case factor (x)", 2},
+                    {"way", "direction"},
+                    {"rederived", "fields derived otherwise"}});
+  for (size_t k = 0; k < v.folds.size(); ++k) {
+    const Fold& f = v.folds[k];
+    const case_study::CapstoneStepFigures& cs = f.published;
+    const bool p = Predicted(f);
+    auto mine = [p](double x) -> core::Value {
+      if (!p) return std::monostate{};
+      return x;
+    };
+    std::string way = "-";
+    if (p && k > 0) {
+      way = FactorWay(f.figures.factor) == FactorWay(cs.factor) ? "right"
+                                                                : "WRONG";
+    }
+    t.Add({f.step, mine(f.figures.rps), cs.rps,
+           mine(OffPct(f.figures.rps, cs.rps)), mine(f.figures.p99_ms),
+           cs.p99_ms, mine(f.figures.open_p99_ms), cs.open_p99_ms,
+           mine(f.figures.cpu_cores), cs.cpu_cores,
+           k == 0 ? core::Value{} : mine(f.figures.factor),
+           k == 0 ? core::Value{} : core::Value{cs.factor}, way,
+           f.rederived.empty() ? std::string("none")
+                               : absl::StrJoin(f.rederived, " ")});
+  }
+  for (const Fold& f : v.folds) {
+    if (Predicted(f)) continue;
+    doc.Note(absl::StrCat(
+        f.step, ": no prediction; without its row nothing gives ",
+        absl::StrJoin(f.unpredictable_because, ", "),
+        ", which its step reads (counted in none of the figures above)."));
+  }
+  doc.Note(
+      "Each row's calibration reads none of that row's cells (its fields' "
+      "provenance names other rows only); a field that read it is derived "
+      "from other figures or rows, listed per row, with its source in the "
+      "JSON. The factor is the row against the row before it, both with the "
+      "row's calibration; within 5 % of 1 counts as flat.");
+  return doc;
+}
+
+std::string ToJson(const Validation& v) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  w.SetIndent(' ', 2);
+  auto key_double = [&w](const char* key, double x) {
+    w.Key(key);
+    w.Double(x);
+  };
+  auto strings = [&w](const char* key, const std::vector<std::string>& list) {
+    w.Key(key);
+    w.StartArray();
+    for (const std::string& s : list) w.String(s.c_str());
+    w.EndArray();
+  };
+  w.StartObject();
+  w.Key("calibration");
+  w.String("seed-h2, leave-one-row-out");
+  w.Key("seeds");
+  w.StartArray();
+  for (uint64_t s : v.seeds) w.Uint64(s);
+  w.EndArray();
+  w.Key("summary");
+  w.StartObject();
+  for (auto [key, value] :
+       {std::pair{"predicted_rows", v.predicted},
+        std::pair{"within_15_pct", v.within15},
+        std::pair{"within_30_pct", v.within30}, std::pair{"changes", v.changes},
+        std::pair{"same_way", v.same_way}}) {
+    w.Key(key);
+    w.Int(value);
+  }
+  w.EndObject();
+  w.Key("rows");
+  w.StartArray();
+  for (size_t k = 0; k < v.folds.size(); ++k) {
+    const Fold& f = v.folds[k];
+    const case_study::CapstoneStepFigures& cs = f.published;
+    const bool p = Predicted(f);
+    w.StartObject();
+    w.Key("step");
+    w.String(f.step.c_str());
+    w.Key("predicted");
+    w.Bool(p);
+    strings("unpredictable_because", f.unpredictable_because);
+    strings("input_rows", f.input_rows);
+    strings("rederived", f.rederived);
+    if (p) {
+      key_double("rps", f.figures.rps);
+      key_double("p99_ms", f.figures.p99_ms);
+      key_double("open_p99_ms", f.figures.open_p99_ms);
+      key_double("cpu_cores", f.figures.cpu_cores);
+      key_double("factor", f.figures.factor);
+      key_double("rps_off_pct", OffPct(f.figures.rps, cs.rps));
+      if (k > 0) {
+        w.Key("same_way");
+        w.Bool(FactorWay(f.figures.factor) == FactorWay(cs.factor));
+      }
+    }
+    w.Key("case_study");
+    w.StartObject();
+    key_double("rps", cs.rps);
+    key_double("p99_ms", cs.p99_ms);
+    key_double("open_p99_ms", cs.open_p99_ms);
+    key_double("cpu_cores", cs.cpu_cores);
+    key_double("factor", cs.factor);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+}  // namespace perflab::capstone
