@@ -30,6 +30,12 @@ absl::StatusOr<Little> SolveLittle(std::optional<double> l,
   } else {
     r = {*l, *rate_per_s, *l / *rate_per_s};
   }
+  if (!(std::isfinite(r.l) && std::isfinite(r.rate_per_s) &&
+        std::isfinite(r.w_s) && r.l > 0 && r.rate_per_s > 0 && r.w_s > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Little's Law: L = ", r.l, ", rate = ", r.rate_per_s, ", W = ", r.w_s,
+        "; accepted: values whose third is a finite number > 0"));
+  }
   return r;
 }
 
@@ -41,6 +47,14 @@ absl::StatusOr<PoolSizing> SizePool(double peak_rate_per_s, double hold_s,
   if (!(headroom >= 0 && headroom <= 10)) {
     return absl::InvalidArgumentError(
         absl::StrCat("headroom: got ", headroom, "; accepted: 0..10"));
+  }
+  // The pool sizes are int64: a pool beyond 2^62 connections is refused
+  // rather than converted into a wrapped, negative size.
+  constexpr double kMaxPool = 4.6e18;
+  if (!(little->l * (1 + headroom) <= kMaxPool)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pool size: L x (1 + headroom) = ", little->l * (1 + headroom),
+        "; accepted: at most ", kMaxPool, " connections"));
   }
   PoolSizing p;
   p.in_flight = little->l;

@@ -118,6 +118,19 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
                        "); accepted: n >= 1 and throughput > 0"));
     }
   }
+  // Three unknowns need three different N: repeated points at fewer N fit
+  // exactly and say nothing about sigma or kappa (R^2 = 1 and a made-up peak).
+  std::vector<double> ns;
+  ns.reserve(points.size());
+  for (const UslPoint& q : points) ns.push_back(q.n);
+  std::sort(ns.begin(), ns.end());
+  const auto distinct = std::unique(ns.begin(), ns.end()) - ns.begin();
+  if (distinct < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "USL fit: ", points.size(), " points at only ", distinct,
+        " different N; accepted: at least 3 different N (sigma, kappa and "
+        "lambda are three unknowns)"));
+  }
   Vec3 p = InitialGuess(points);
   double sse = SumSquares(p, points);
   double mu = 1e-3;

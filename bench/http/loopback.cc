@@ -3,10 +3,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace perflab::http {
 
@@ -52,6 +54,14 @@ absl::StatusOr<Url> ParseLoopbackUrl(std::string_view url) {
                      "; accepted: http://127.0.0.1:PORT/PATH (or [::1])"));
   };
   std::string_view rest = url;
+  // The path goes into the request line as is: a space, CR, LF or any other
+  // control byte would split it or inject a header.
+  for (char c : url) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f) {
+      return bad(absl::StrFormat("byte 0x%02x is not allowed in a URL", u));
+    }
+  }
   if (!rest.starts_with("http://")) return bad("not http://");
   rest.remove_prefix(7);
   size_t slash = rest.find('/');
@@ -65,16 +75,23 @@ absl::StatusOr<Url> ParseLoopbackUrl(std::string_view url) {
     if (close == std::string_view::npos) return bad("unclosed [");
     out.host = std::string(authority.substr(1, close - 1));
     std::string_view after = authority.substr(close + 1);
-    if (after.starts_with(":")) port_text = after.substr(1);
+    if (after.starts_with(":")) {
+      port_text = after.substr(1);
+    } else if (!after.empty()) {
+      return bad("after ] only :PORT");
+    }
   } else {
     size_t colon = authority.rfind(':');
     out.host = std::string(authority.substr(0, colon));
     if (colon != std::string_view::npos)
       port_text = authority.substr(colon + 1);
   }
-  if (!port_text.empty()) {
+  if (!port_text.empty() || authority.ends_with(":")) {
     int port = 0;
-    if (!absl::SimpleAtoi(std::string(port_text), &port) || port < 1 ||
+    if (port_text.size() > 5 ||
+        !std::all_of(port_text.begin(), port_text.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }) ||
+        !absl::SimpleAtoi(std::string(port_text), &port) || port < 1 ||
         port > 65535) {
       return bad("port must be in [1, 65535]");
     }

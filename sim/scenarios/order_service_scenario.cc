@@ -49,10 +49,21 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
       l.open ? absl::StrCat("open loop at ", p.Text("rate_per_s"), " req/s")
              : absl::StrCat(l.clients, " closed-loop clients"),
       ", seed-h2 calibration"));
+  // No completed request: no latency was measured, and 0 ms would say the
+  // opposite of what happened.
+  const bool measured = r->rps > 0;
+  auto ms = [measured](double v) {
+    return measured ? core::Value(v) : core::Value();
+  };
   doc.Set("rps", "throughput (req/s)", r->rps, 1);
-  doc.Set("avg_ms", "mean latency (ms)", r->avg_ms, 2);
-  doc.Set("p95_ms", "p95 (ms)", r->p95_ms, 2);
-  doc.Set("p99_ms", "p99 (ms)", r->p99_ms, 2);
+  doc.Set("avg_ms", "mean latency (ms)", ms(r->avg_ms), 2);
+  doc.Set("p95_ms", "p95 (ms)", ms(r->p95_ms), 2);
+  doc.Set("p99_ms", "p99 (ms)", ms(r->p99_ms), 2);
+  if (!measured) {
+    doc.Note(
+        "no request completed in the window: the latencies are not measured "
+        "(shown as -)");
+  }
   doc.Set("cpu_cores", "application CPU (cores)", r->cpu_cores, 2);
   doc.Set("queries_per_request", "statements per request",
           r->queries_per_request, 1);

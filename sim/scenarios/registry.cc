@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -178,6 +179,7 @@ absl::StatusOr<Params> ParseParams(const Scenario& scenario,
                                               ": bad default: ", s.message()));
     }
   }
+  std::set<std::string, std::less<>> seen;
   for (const std::string& set : sets) {
     const size_t eq = set.find('=');
     if (eq == std::string::npos) {
@@ -196,6 +198,11 @@ absl::StatusOr<Params> ParseParams(const Scenario& scenario,
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown key '", key, "' (value '", value, "') for scenario ",
           scenario.name, "; accepted keys: ", absl::StrJoin(names, ", ")));
+    }
+    if (!seen.insert(key).second) {
+      // As sweep does: a second value would silently replace the first.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--set: key '", key, "' given twice; accepted: each key once"));
     }
     if (absl::Status s = Params::Parse(*spec, value, params.entries_[key]);
         !s.ok())

@@ -215,6 +215,49 @@ TEST(Composer, AnUnsteadyRunIsFlaggedOnItsStep) {
   EXPECT_NE(json.find("\"steady\": false"), std::string::npos) << json;
 }
 
+// A loop in which no request completed measured no latency: its cells are
+// empty (-, JSON null) and a note says why, however the run filled them.
+TEST(Composer, ALoopWithNoCompletedRequestShowsNoLatency) {
+  FakeModel fake;
+  StepRunner none = Edited(fake, [](const sim::OrderServiceConfig& config,
+                                    const sim::OrderServiceLoad& load, uint64_t,
+                                    sim::OrderServiceResult& r) {
+    if (config.index != load.open) r.rps = 0;  // index: closed; baseline: open
+  });
+  absl::StatusOr<Composition> c = Compose(Options("index"), none);
+  ASSERT_TRUE(c.ok()) << c.status();
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  const core::Document doc = ToDocument(*c, id, {});
+  const core::Table* steps = doc.FindTable("steps");
+  ASSERT_NE(steps, nullptr);
+  auto cell = [&](size_t row, const std::string& column) {
+    for (size_t k = 0; k < steps->columns.size(); ++k) {
+      if (steps->columns[k].key == column) return steps->rows[row][k];
+    }
+    ADD_FAILURE() << column;
+    return core::Value();
+  };
+  auto absent = [](const core::Value& v) {
+    return std::holds_alternative<std::monostate>(v);
+  };
+  // Row 0 baseline: closed measured, open not; row 1 index: the reverse.
+  for (const char* column : {"avg_ms", "p95_ms", "p99_ms"}) {
+    EXPECT_FALSE(absent(cell(0, column))) << column;
+    EXPECT_TRUE(absent(cell(1, column))) << column;
+  }
+  EXPECT_TRUE(absent(cell(0, "open_p99_ms")));
+  EXPECT_FALSE(absent(cell(1, "open_p99_ms")));
+  const std::string text = core::ToText(doc);
+  EXPECT_NE(text.find("step baseline: no request completed in the open loop"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("step index: no request completed in the closed loop"),
+            std::string::npos);
+  const std::string json = ToJson(*c, id, {});
+  EXPECT_NE(json.find("\"open_p99_ms\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"p99_ms\": null"), std::string::npos);
+}
+
 // The caps: sizes from the step's configuration (pool 4 -> 8, threads 16
 // -> virtual, 8 vCPU -> the fake's 4 cores), busy and waits the closed
 // loop's medians (m = 1 of {1, 1.3, 0.8}), never the open loop's.

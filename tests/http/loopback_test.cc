@@ -20,5 +20,27 @@ TEST(ParseLoopbackUrl, AcceptsOnlyLoopbackUrls) {
   EXPECT_TRUE(ParseLoopbackUrl("http://[::1]:8080/x").ok());
 }
 
+// The path goes into the request line as written: CR LF would inject a
+// header, a space would split the line.
+TEST(ParseLoopbackUrl, RefusesControlBytesSpacesAndJunk) {
+  for (const char* url :
+       {"http://127.0.0.1:80/a\r\nX-Injected: 1", "http://127.0.0.1:80/a b",
+        "http://127.0.0.1:80/a\tb", "http://127.0.0.1:80/\x7f",
+        "http://127.0.0.1:80/\xc3\xa9", "http://[::1]x/", "http://[::1]:/",
+        "http://127.0.0.1:/", "http://127.0.0.1:+80/",
+        "http://127.0.0.1:0080a/", "http://127.0.0.1:000080/"}) {
+    absl::StatusOr<Url> u = ParseLoopbackUrl(url);
+    EXPECT_FALSE(u.ok()) << url << " gave path " << (u.ok() ? u->path : "");
+  }
+  absl::StatusOr<Url> ok = ParseLoopbackUrl("http://127.0.0.1:8080/a?b=c%20d");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->port, 8080);
+  EXPECT_EQ(ok->path, "/a?b=c%20d");
+  absl::StatusOr<Url> bare = ParseLoopbackUrl("http://[::1]");
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_EQ(bare->port, 80);
+  EXPECT_EQ(bare->path, "/");
+}
+
 }  // namespace
 }  // namespace perflab::http

@@ -77,6 +77,18 @@ TEST(Amdahl, WhatIfRejectsBadInput) {
   EXPECT_FALSE(SpeedUpStage({}, "app", 2).ok());
 }
 
+// An overflowing product or a pool past int64 is refused, never wrapped
+// into a negative pool (1e308 req/s for 1e305 s is L = inf).
+TEST(Little, RefusesWhatOverflows) {
+  EXPECT_FALSE(SolveLittle(std::nullopt, 1e308, 1e305).ok());
+  EXPECT_FALSE(SolveLittle(1e-300, 1e300, std::nullopt).ok());  // W = 0
+  EXPECT_FALSE(SizePool(1e19, 1, 0).ok());
+  EXPECT_FALSE(SizePool(4e18, 1, 0.3).ok());  // 5.2e18 with headroom
+  absl::StatusOr<PoolSizing> big = SizePool(4e18, 1, 0);
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(big->minimum, int64_t{4'000'000'000'000'000'000});
+}
+
 TEST(Little, SeedFigures) {
   auto l = SolveLittle(std::nullopt, 250, 0.060);
   ASSERT_TRUE(l.ok());

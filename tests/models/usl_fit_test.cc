@@ -123,5 +123,18 @@ TEST(UslFit, RejectsBadPoints) {
   EXPECT_FALSE(FitUsl({{0, 10}, {2, 19}, {4, 30}}).ok());
 }
 
+// Three unknowns cannot be fitted from fewer than three different N: repeated
+// points fit exactly (R^2 = 1) whatever sigma and kappa are.
+TEST(UslFit, RejectsFewerThanThreeDifferentN) {
+  absl::StatusOr<UslFit> same = FitUsl({{1, 100}, {1, 100}, {1, 100}});
+  ASSERT_FALSE(same.ok());
+  EXPECT_EQ(same.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(same.status().message().find("only 1 different N"),
+            std::string::npos)
+      << same.status();
+  EXPECT_FALSE(FitUsl({{1, 100}, {4, 300}, {1, 101}, {4, 299}}).ok());
+  EXPECT_TRUE(FitUsl({{1, 100}, {4, 300}, {8, 450}}).ok());
+}
+
 }  // namespace
 }  // namespace perflab::models

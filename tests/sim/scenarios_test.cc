@@ -39,6 +39,36 @@ std::vector<double> Numbers(const core::Document& doc, const std::string& key,
   return out;
 }
 
+// A second value for a key would silently replace the first: refused, as
+// sweep refuses it.
+TEST(ScenarioParams, RefuseAKeyGivenTwice) {
+  absl::StatusOr<core::Document> doc =
+      RunScenario("mmc", {"servers=2", "servers=3"}, kDefaultSeed);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(doc.status().message().find("'servers' given twice"),
+            std::string::npos)
+      << doc.status();
+  EXPECT_FALSE(RunScenario("mmc", {"servers=2", "servers=2"}, 1).ok());
+}
+
+// 81 statements of a 60 s round trip each cannot finish in a 1 s window: no
+// latency was measured, so none is shown (a 0 ms p99 would claim the best).
+TEST(OrderServiceScenarioTest, NoCompletedRequestShowsNoLatency) {
+  core::Document doc = RunDoc("order-service", {"db_round_trip_ms=60000",
+                                                "duration_s=1", "warmup_s=0"});
+  EXPECT_EQ(Field(doc, "rps"), 0);
+  for (const char* key : {"avg_ms", "p95_ms", "p99_ms"}) {
+    const core::Field* f = doc.FindField(key);
+    ASSERT_NE(f, nullptr) << key;
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(f->value)) << key;
+  }
+  EXPECT_TRUE(testing_helpers::AnyNoteHas(doc, "no request completed"));
+  core::Document busy = RunDoc("order-service", {"duration_s=2"});
+  EXPECT_GT(Field(busy, "p99_ms"), 0);
+  EXPECT_FALSE(testing_helpers::AnyNoteHas(busy, "no request completed"));
+}
+
 TEST(MmcScenarioTest, UnstableQueueStillEndsAndSaysSo) {
   core::Document doc = RunDoc(
       "mmc", {"servers=1", "arrival_rate_per_s=1.2", "service_rate_per_s=1",

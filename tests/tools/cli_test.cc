@@ -198,5 +198,75 @@ TEST(CliHelpDefaults, SeedsAndReplications) {
   EXPECT_EQ(ShownNumber({"sweep"}, "--seed"), static_cast<double>(e.seed));
 }
 
+TEST(CliOneLine, EscapesControlBytes) {
+  EXPECT_EQ(OneLine("a\nb\rc\td\x01"
+                    "e\x7f"),
+            "a\\nb\\rc\\td\\x01e\\x7f");
+  EXPECT_EQ(OneLine("caf\xc3\xa9 ok"), "caf\xc3\xa9 ok");  // UTF-8 kept
+}
+
+TEST(CliOneLine, CutsLongMessagesAtACharacter) {
+  EXPECT_EQ(OneLine(std::string(1000, 'x'), 100),
+            std::string(100, 'x') + "... (1000 bytes in all)");
+  // Never inside a UTF-8 sequence: "a" then the two bytes of e-acute.
+  EXPECT_EQ(OneLine("a\xc3\xa9", 2), "a... (3 bytes in all)");
+  EXPECT_EQ(OneLine(std::string(100, 'x'), 100), std::string(100, 'x'));
+}
+
+// What each validator lets through ("" = accepted), at and past its bounds.
+std::string Check(const CLI::Validator& v, std::string text) { return v(text); }
+
+TEST(CliValidators, DurationsUpToAMillionSeconds) {
+  EXPECT_EQ(Check(Seconds(), "0"), "");
+  EXPECT_EQ(Check(Seconds(), "1e6"), "");
+  EXPECT_NE(Check(Seconds(), "1000000.5"), "");
+  EXPECT_NE(Check(Seconds(true), "0"), "");
+  EXPECT_NE(Check(Seconds(), "1e19"), "");
+  EXPECT_NE(Check(Seconds(), "inf"), "");
+  EXPECT_NE(Check(Seconds(), "nan"), "");
+  EXPECT_EQ(Check(Millis(), "1e9"), "");
+  EXPECT_NE(Check(Millis(), "1.0000001e9"), "");
+  EXPECT_NE(Check(Millis(true), "0"), "");
+  EXPECT_NE(Check(Millis(), "-1"), "");
+  EXPECT_EQ(Check(PositiveAtMost(10), "10"), "");
+  EXPECT_NE(Check(PositiveAtMost(10), "10.5"), "");
+}
+
+TEST(CliValidators, IntegersInTheirRangeWrittenPlainly) {
+  for (const char* ok : {"1", "1024", "512"}) {
+    EXPECT_EQ(Check(IntIn(1, 1024), ok), "") << ok;
+  }
+  for (const char* bad : {"0", "1025", "NaN", " 1", "+1", "0x10", "1.0", "",
+                          "-", "99999999999999999999999"}) {
+    EXPECT_NE(Check(IntIn(1, 1024), bad), "") << bad;
+  }
+  EXPECT_EQ(Check(IntIn(-5, 5), "-5"), "");
+  EXPECT_NE(Check(IntIn(1, 1024), "-1").find("[1, 1024]"), std::string::npos);
+}
+
+TEST(CliValidators, SeedsInZeroToTwoToThe64) {
+  EXPECT_EQ(Check(Seed(), "0"), "");
+  EXPECT_EQ(Check(Seed(), "18446744073709551615"), "");
+  for (const char* bad :
+       {"18446744073709551616", "-1", "+1", "1e3", "", " 7", "7 "}) {
+    EXPECT_NE(Check(Seed(), bad), "") << bad;
+  }
+}
+
+TEST(CliEachNameOnce, RefusesARepeatedName) {
+  EXPECT_TRUE(EachNameOnce("--stage", {"db=5", "app=6", "dbx=1"}).ok());
+  absl::Status s = EachNameOnce("--stage", {"db=5", "app=1", "db=6"});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "'db' given twice")) << s;
+}
+
+TEST(CliContract, EmptyValuesAndUnknownOptionsNamedFirst) {
+  testing::ExpectOneLineExit2({"sweep", "mmc", "--shard", ""},
+                              "--shard: got an empty value; accepted: I/N");
+  testing::ExpectOneLineExit2({"models", "mmc", "--bogus", "1"},
+                              "unknown option '--bogus'; accepted: --servers");
+  testing::ExpectOneLineExit2({"sim", "mmc", "--set", "a\nb=1"}, "a\\nb");
+}
+
 }  // namespace
 }  // namespace perflab::cli

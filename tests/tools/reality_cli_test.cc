@@ -101,5 +101,27 @@ TEST(RealityCli, LoadJsonCarriesHdrHistograms) {
   }
 }
 
+// A listener that never answers: every request times out, no latency is
+// measured, and the output says so instead of printing 0 ms.
+TEST(RealityCli, LoadWithNoAnswerShowsNoLatency) {
+  const testing::HeldPort silent;
+  ASSERT_NE(silent.port(), 0);
+  testing::CliResult r =
+      RunCli({"load", absl::StrCat("http://127.0.0.1:", silent.port(), "/"),
+              "--clients", "1", "--duration-s", "0.1", "--timeout-ms", "50",
+              "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document json;
+  json.Parse(r.out.c_str());
+  ASSERT_FALSE(json.HasParseError()) << r.out;
+  EXPECT_EQ(json["ok"].GetInt64(), 0);
+  EXPECT_TRUE(json["mean_ms"].IsNull()) << r.out;
+  for (const rapidjson::Value& row : json["percentiles"].GetArray()) {
+    EXPECT_TRUE(row["latency_ms"].IsNull()) << r.out;
+    EXPECT_TRUE(row["from_send_ms"].IsNull()) << r.out;
+  }
+  EXPECT_TRUE(absl::StrContains(r.out, "no request completed")) << r.out;
+}
+
 }  // namespace
 }  // namespace perflab

@@ -212,6 +212,7 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
     at += repeats;
     f.open_p99_ms =
         MedianOf(res, at, repeats, [](const R& r) { return r.p99_ms; });
+    f.open_rps = MedianOf(res, at, repeats, [](const R& r) { return r.rps; });
     at += repeats;
     if (f.rps > 0) {
       absl::StatusOr<models::Cost> cost =

@@ -51,6 +51,9 @@ struct CpuPercent {
 struct StepFigures {
   double rps = 0, avg_ms = 0, p95_ms = 0, p99_ms = 0;  // closed loop
   double open_p99_ms = 0;                              // open loop
+  // The open loop's median RPS: 0 when no request completed there, so
+  // open_p99_ms measures nothing (likewise rps for the closed loop's).
+  double open_rps = 0;
   double cpu_cores = 0, queries_per_request = 0, cache_hit_ratio = 0;
   double usd_per_million = 0;  // 0 when rps is 0
   CpuPercent cpu_share;

@@ -296,9 +296,11 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
     const StepFigures& f = c.figures[i];
     const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
     steps.Add({std::string(c.steps[i]->name), StepChange(*c.steps[i]),
-               std::string(Mark(input[i])), f.rps, f.avg_ms, f.p95_ms, f.p99_ms,
-               f.open_p99_ms, f.cpu_cores, f.queries_per_request,
-               f.cache_hit_ratio, f.usd_per_million, Maybe(i > 0, f.factor),
+               std::string(Mark(input[i])), f.rps, Maybe(f.rps > 0, f.avg_ms),
+               Maybe(f.rps > 0, f.p95_ms), Maybe(f.rps > 0, f.p99_ms),
+               Maybe(f.open_rps > 0, f.open_p99_ms), f.cpu_cores,
+               f.queries_per_request, f.cache_hit_ratio, f.usd_per_million,
+               Maybe(i > 0, f.factor),
                Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0),
                AtGeneratorCeiling(f)});
   }
@@ -423,6 +425,17 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
         all.Add({std::string(c.steps[i]->name), std::string(fields[k].name),
                  e.minus_rps, e.plus_rps, e.elasticity});
       }
+    }
+  }
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const StepFigures& f = c.figures[i];
+    for (auto [loop, rps] :
+         {std::pair{"closed", f.rps}, std::pair{"open", f.open_rps}}) {
+      if (rps > 0) continue;
+      doc.Note(absl::StrCat("step ", std::string(c.steps[i]->name),
+                            ": no request completed in the ", loop,
+                            " loop's window, so its latencies are not "
+                            "measured (shown as -)"));
     }
   }
   doc.Note(
@@ -587,6 +600,14 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     w.Key(key);
     w.Double(v);
   };
+  auto key_maybe = [&w](const char* key, bool present, double v) {
+    w.Key(key);
+    if (present) {
+      w.Double(v);
+    } else {
+      w.Null();
+    }
+  };
   w.StartObject();
   w.Key("calibration");
   w.StartObject();
@@ -631,10 +652,11 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
     w.Key("mark");
     w.String(Mark(input[i]));
     key_double("rps", f.rps);
-    key_double("avg_ms", f.avg_ms);
-    key_double("p95_ms", f.p95_ms);
-    key_double("p99_ms", f.p99_ms);
-    key_double("open_p99_ms", f.open_p99_ms);
+    // null, not 0: a loop with no completed request measured no latency.
+    key_maybe("avg_ms", f.rps > 0, f.avg_ms);
+    key_maybe("p95_ms", f.rps > 0, f.p95_ms);
+    key_maybe("p99_ms", f.rps > 0, f.p99_ms);
+    key_maybe("open_p99_ms", f.open_rps > 0, f.open_p99_ms);
     key_double("cpu_cores", f.cpu_cores);
     key_double("queries_per_request", f.queries_per_request);
     key_double("cache_hit_ratio", f.cache_hit_ratio);

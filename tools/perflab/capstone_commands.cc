@@ -326,7 +326,7 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--db-round-trip-ms", a->db_round_trip_ms,
                   "network round trip per statement, replaces the "
                   "calibration's (0: embedded database)")
-      ->check(NonNegative());
+      ->check(Millis());
   cmd->add_flag("--sensitivity", a->sensitivity,
                 "also the elasticity of RPS to every cost (+-10 %, one "
                 "closed run each with the first seed: common random "
@@ -337,7 +337,7 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                   absl::StrCat("worker threads (default ", DefaultText(a->jobs),
                                ": every core); the output is the same for any "
                                "number"))
-      ->check(CLI::Range(0, 1024));
+      ->check(IntIn(0, 1024));
   cmd->add_option(
       "--out-dir", a->out_dir,
       WithDefault("where capstone.{md,csv,json} go", DefaultText(a->out_dir)));
@@ -358,13 +358,23 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                               DefaultText(a->format)))
       ->check(CLI::IsMember(Formats()));
   auto real = std::make_shared<capstone::RealCliArgs>();
-  cmd->add_flag("--real", real->real,
-                "run every step for real (perflab orders-service) beside the "
-                "composed table, about 13 minutes; for like with like, "
-                "calibrate just before: perflab calibrate && perflab "
-                "capstone --real (tools/capstone/real_run.h)");
-  cmd->add_flag("--quick", real->quick, "with --real: shorter runs");
-  cmd->add_flag("--no-wrk", real->no_wrk, "with --real: skip the wrk witness");
+  CLI::Option* real_flag = cmd->add_flag(
+      "--real", real->real,
+      "run every step for real (perflab orders-service) beside the "
+      "composed table, about 13 minutes; for like with like, "
+      "calibrate just before: perflab calibrate && perflab "
+      "capstone --real (tools/capstone/real_run.h)");
+  // Flags of one mode only: given in the other they would do nothing.
+  cmd->add_flag("--quick", real->quick, "with --real: shorter runs")
+      ->needs(real_flag);
+  cmd->add_flag("--no-wrk", real->no_wrk, "with --real: skip the wrk witness")
+      ->needs(real_flag);
+  for (const char* composed_only :
+       {"--db-round-trip-ms", "--sensitivity", "--list-steps", "--jobs",
+        "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+        "--target-utilisation"}) {
+    real_flag->excludes(cmd->get_option(composed_only));
+  }
   cmd->add_flag("--validate", a->validate,
                 "leave-one-row-out: each of the ten rows predicted by the "
                 "seed-h2 calibration derived without it (writes "

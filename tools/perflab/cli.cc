@@ -1,8 +1,12 @@
 #include "tools/perflab/cli.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -47,6 +51,53 @@ std::string CommandPath(const CLI::App* app) {
   return absl::StrJoin(names, " ");
 }
 
+// What every parsed option of the chosen command line must be, beyond its
+// own check: a value given explicitly is never empty ('' would otherwise
+// mean "not given" to the many flags whose default is the empty string).
+std::string EmptyValue(const CLI::App* app) {
+  for (const CLI::App* a = app; a != nullptr;) {
+    for (const CLI::Option* opt : a->get_options()) {
+      if (opt->count() == 0 || opt->get_items_expected_min() == 0) continue;
+      for (const std::string& r : opt->results()) {
+        if (!r.empty()) continue;
+        return absl::StrCat(opt->get_name(), ": got an empty value; accepted: ",
+                            opt->get_description());
+      }
+    }
+    std::vector<CLI::App*> subs = a->get_subcommands();
+    a = subs.empty() ? nullptr : subs.front();
+  }
+  return "";
+}
+
+// CLI11 reports a missing required option before an unknown one, so
+// `--bogus 1` would read "--servers is required": name the unknown first.
+std::string UnknownOption(const CLI::App* where) {
+  std::vector<std::string> rest = where->remaining();
+  if (rest.empty() || !absl::StartsWith(rest[0], "-")) return "";
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : where->get_options()) {
+    if (!absl::StartsWith(opt->get_name(), "--help")) {
+      names.push_back(opt->get_name());
+    }
+  }
+  return absl::StrCat("unknown option '", rest[0],
+                      "'; accepted: ", absl::StrJoin(names, ", "));
+}
+
+bool ParseInt(const std::string& text, int64_t* v) {
+  // Decimal digits with an optional '-': no spaces, '+' or hex, which
+  // SimpleAtoi would otherwise take.
+  if (text.empty() || text.size() > 20) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(text[i])) &&
+        !(i == 0 && text[i] == '-' && text.size() > 1)) {
+      return false;
+    }
+  }
+  return absl::SimpleAtoi(text, v);
+}
+
 }  // namespace
 
 std::string DefaultText(double value, int decimals) {
@@ -88,6 +139,100 @@ CLI::Validator Probability() {
 CLI::Validator Percent() {
   return NumberIn("a number in (0, 100]",
                   [](double v) { return v > 0 && v <= 100; });
+}
+
+CLI::Validator PositiveAtMost(double max) {
+  return NumberIn(absl::StrCat("a number in (0, ", DefaultText(max), "]"),
+                  [max](double v) { return v > 0 && v <= max; });
+}
+
+CLI::Validator Seconds(bool positive) {
+  return NumberIn(absl::StrFormat("a number of seconds in %c0, %.0f]",
+                                  positive ? '(' : '[', kMaxDurationS),
+                  [positive](double v) {
+                    return (positive ? v > 0 : v >= 0) && v <= kMaxDurationS;
+                  });
+}
+
+CLI::Validator Millis(bool positive) {
+  constexpr double kMaxMs = kMaxDurationS * 1000;
+  return NumberIn(absl::StrFormat("a number of milliseconds in %c0, %.0f]",
+                                  positive ? '(' : '[', kMaxMs),
+                  [positive](double v) {
+                    return (positive ? v > 0 : v >= 0) && v <= kMaxMs;
+                  });
+}
+
+CLI::Validator IntIn(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        int64_t v = 0;
+        if (!ParseInt(text, &v) || v < min || v > max) {
+          return absl::StrCat("got '", text, "'; accepted: an integer in [",
+                              min, ", ", max, "]");
+        }
+        return "";
+      },
+      "INT");
+}
+
+CLI::Validator Seed() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t v = 0;
+        if (text.empty() || text.size() > 20 ||
+            !std::all_of(text.begin(), text.end(),
+                         [](char c) { return absl::ascii_isdigit(c); }) ||
+            !absl::SimpleAtoi(text, &v)) {
+          return absl::StrCat(
+              "got '", text,
+              "'; accepted: an integer in [0, 18446744073709551615]");
+        }
+        return "";
+      },
+      "SEED");
+}
+
+std::string OneLine(absl::string_view message, size_t max_bytes) {
+  std::string line;
+  for (char c : message) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else if (c == '\t') {
+      line += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      absl::StrAppendFormat(&line, "\\x%02x", u);
+    } else {
+      line += c;
+    }
+    if (line.size() > max_bytes) break;
+  }
+  if (line.size() > max_bytes) {
+    // Cut at a character boundary, never inside an escape's UTF-8 sequence.
+    size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xc0) == 0x80) {
+      --cut;
+    }
+    line.resize(cut);
+    absl::StrAppend(&line, "... (", message.size(), " bytes in all)");
+  }
+  return line;
+}
+
+absl::Status EachNameOnce(absl::string_view flag,
+                          const std::vector<std::string>& settings) {
+  std::set<std::string, std::less<>> seen;
+  for (const std::string& s : settings) {
+    std::string name = s.substr(0, s.find('='));
+    if (!seen.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": '", name, "' given twice; accepted: each name once"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 void Registry::Produces(CLI::App* cmd, Runner run, bool csv, Emit emit) {
@@ -144,7 +289,20 @@ int Main(int argc, const char* const* argv, std::ostream& out,
                          : absl::StrCat("unknown subcommand '", rest[0], "'");
       absl::StrAppend(&msg, "; accepted: ", SubcommandNames(where));
     }
-    err << CommandPath(where) << ": " << msg << "\n";
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      if (std::string unknown = UnknownOption(where); !unknown.empty()) {
+        msg = unknown;
+      }
+    }
+    if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+      absl::StrAppend(&msg, "; accepted: see ", CommandPath(where), " --help");
+    }
+    err << OneLine(absl::StrCat(CommandPath(where), ": ", msg)) << "\n";
+    return 2;
+  }
+  if (std::string empty = EmptyValue(&app); !empty.empty()) {
+    err << OneLine(absl::StrCat(CommandPath(Deepest(&app)), ": ", empty))
+        << "\n";
     return 2;
   }
 
@@ -155,7 +313,9 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   }
   absl::StatusOr<core::Document> doc = choice.run();
   if (!doc.ok()) {
-    err << CommandPath(Deepest(&app)) << ": " << doc.status().message() << "\n";
+    err << OneLine(absl::StrCat(CommandPath(Deepest(&app)), ": ",
+                                doc.status().message()))
+        << "\n";
     return doc.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   const Registry::Extras& extras = registry.extras();
@@ -166,12 +326,15 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   }
   absl::StatusOr<core::Format> format = core::ParseFormat(*choice.format);
   if (!format.ok()) {
-    err << "perflab: " << format.status().message() << "\n";
+    err << OneLine(absl::StrCat("perflab: ", format.status().message()))
+        << "\n";
     return 2;
   }
   if (registry.emit()) {
     if (absl::Status s = registry.emit()(*doc, *format, out); !s.ok()) {
-      err << CommandPath(Deepest(&app)) << ": " << s.message() << "\n";
+      err << OneLine(
+                 absl::StrCat(CommandPath(Deepest(&app)), ": ", s.message()))
+          << "\n";
       return s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
     }
     return exit_code;

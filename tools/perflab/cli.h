@@ -10,6 +10,7 @@
 #ifndef PERFLAB_TOOLS_PERFLAB_CLI_H_
 #define PERFLAB_TOOLS_PERFLAB_CLI_H_
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -94,11 +95,36 @@ class Registry {
 
 // Flag validators whose messages say what is accepted. They reject NaN and
 // infinities, which strtod would otherwise happily accept.
-CLI::Validator Positive();     // finite number > 0
-CLI::Validator NonNegative();  // finite number >= 0
-CLI::Validator Fraction();     // finite number in [0, 1)
-CLI::Validator Probability();  // finite number in [0, 1]
-CLI::Validator Percent();      // finite number in (0, 100]
+CLI::Validator Positive();                  // finite number > 0
+CLI::Validator NonNegative();               // finite number >= 0
+CLI::Validator Fraction();                  // finite number in [0, 1)
+CLI::Validator Probability();               // finite number in [0, 1]
+CLI::Validator Percent();                   // finite number in (0, 100]
+CLI::Validator PositiveAtMost(double max);  // finite number in (0, max]
+
+// The longest duration any flag accepts: far beyond a lab run, and far
+// inside what the code converts durations to (int64 nanoseconds of
+// std::chrono and the simulator's virtual clock, timespec), so a huge value
+// is refused instead of overflowing into a run that ends at once.
+inline constexpr double kMaxDurationS = 1e6;  // about 11.6 days
+// A duration in seconds or milliseconds, finite, in [0, kMaxDurationS]
+// (`positive`: in (0, kMaxDurationS]).
+CLI::Validator Seconds(bool positive = false);
+CLI::Validator Millis(bool positive = false);
+// An integer written in decimal, in [min, max], with a message that says so
+// (CLI11's own checks say only "Could not convert" or print the type's range).
+CLI::Validator IntIn(int64_t min, int64_t max);
+// A seed: a decimal integer in [0, 2^64), no sign.
+CLI::Validator Seed();
+
+// `message` as one short line: control characters escaped (\n, \r, \t,
+// \xHH), and cut to `max_bytes` with the count of what was left out.
+std::string OneLine(absl::string_view message, size_t max_bytes = 400);
+
+// NAME=VALUE settings with each NAME at most once: InvalidArgument naming
+// `flag` and the repeated name otherwise.
+absl::Status EachNameOnce(absl::string_view flag,
+                          const std::vector<std::string>& settings);
 
 // Runs the whole CLI on argv; returns the process exit code. Output and
 // errors go to the given streams so tests can run it in-process.

@@ -92,9 +92,10 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
                    "tree, ",
                    lab::DefaultDatasetPath(flags->scale), " at scale ",
                    DefaultText(flags->scale), ")"));
-  build->add_option(
-      "--seed", flags->seed,
-      WithDefault("row generator seed", DefaultText(flags->seed)));
+  build
+      ->add_option("--seed", flags->seed,
+                   WithDefault("row generator seed", DefaultText(flags->seed)))
+      ->check(Seed());
   build->add_flag("--no-customer-index", flags->no_customer_index,
                   "omit orders(customer_id, created_at)");
   registry.Produces(build, [flags] { return RunBuild(*flags); });

@@ -144,11 +144,12 @@ void AddLittle(CLI::App* models, Registry& reg) {
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::optional<double> w_s;
     if (f->w_ms) w_s = *f->w_ms / 1000;
-    absl::StatusOr<models::Little> r = models::SolveLittle(f->l, f->rate, w_s);
-    if (!r.ok()) {
+    if (f->l.has_value() + f->rate.has_value() + f->w_ms.has_value() != 2) {
       return absl::InvalidArgumentError(
           "give exactly two of --l, --rate-per-s, --w-ms");
     }
+    absl::StatusOr<models::Little> r = models::SolveLittle(f->l, f->rate, w_s);
+    if (!r.ok()) return r.status();
     absl::StatusOr<models::PoolSizing> pool =
         models::SizePool(r->rate_per_s, r->w_s, f->headroom);
     if (!pool.ok()) return pool.status();
@@ -209,6 +210,7 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
          WithDefault("factor k applied to each stage", DefaultText(f->k)))
       ->check(Positive());
   reg.Produces(cmd, [f]() -> StatusOrDoc {
+    if (absl::Status s = EachNameOnce("--stage", f->stages); !s.ok()) return s;
     std::vector<models::Stage> stages;
     for (const std::string& s : f->stages) {
       std::pair<std::string, std::string> kv = absl::StrSplit(s, '=');
@@ -354,7 +356,7 @@ void AddMmc(CLI::App* models, Registry& reg) {
       "M/M/c queue (Erlang C): probability of waiting, mean wait and response");
   cmd->add_option("--servers", f->servers, "servers c >= 1")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(IntIn(1, 1000000));
   cmd->add_option("--arrival-rate-per-s", f->lambda,
                   "arrival rate lambda (req/s)")
       ->required()

@@ -113,11 +113,11 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
                   WithDefault("loopback address", DefaultText(o.host)));
   cmd->add_option("--port", f->port,
                   WithDefault("port, 0 = any free", DefaultText(f->port)))
-      ->check(CLI::Range(0, 65535));
+      ->check(IntIn(0, 65535));
   cmd->add_option("--max-seconds", f->max_seconds,
                   absl::StrCat("stop after this long (s, default ",
                                DefaultText(f->max_seconds), ")"))
-      ->check(Positive());
+      ->check(Seconds(true));
   cmd->add_option("--dataset", f->dataset,
                   "SQLite dataset (default: the benchmarks' one; generated "
                   "when missing)");
@@ -137,11 +137,11 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
   cmd->add_option(
          "--db-pool", o.handler.db_pool,
          WithDefault("SQLite connections", DefaultText(o.handler.db_pool)))
-      ->check(CLI::Range(1, 64));
+      ->check(IntIn(1, 64));
   cmd->add_option("--db-timeout-ms", o.handler.db_acquire_timeout_ms,
                   WithDefault("bounded wait for a pooled connection",
                               DefaultText(o.handler.db_acquire_timeout_ms)))
-      ->check(Positive());
+      ->check(Millis(true));
   cmd->add_option(
       "--threads", f->threads,
       WithDefault("request threads, or 'virtual' = a thread per connection",
@@ -153,11 +153,11 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
                 "the global allocator)");
   cmd->add_option("--cores", f->cores,
                   "pin the service to the last N CPUs (default: no pinning)")
-      ->check(CLI::Range(1, 1024));
+      ->check(IntIn(1, 1024));
   cmd->add_option("--inventory-ms", o.inventory_ms,
                   absl::StrCat("the stub's service time (ms, default ",
                                DefaultText(o.inventory_ms), ")"))
-      ->check(NonNegative());
+      ->check(Millis());
   AddLimitsHelp(*cmd, o.limits, o.max_connections);
   registry.Produces(
       cmd, [f] { return RunOrdersService(*f); }, false);

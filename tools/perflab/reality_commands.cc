@@ -59,6 +59,10 @@ absl::StatusOr<core::Document> RunServe(ServeFlags f) {
   return doc;
 }
 
+// The highest --rate: one request a nanosecond, the load client's clock
+// resolution; beyond it the interval between sends rounds to zero.
+constexpr double kMaxRatePerS = 1e9;
+
 // The open loop's connections when --connections is not given (the closed
 // loop has one per --clients).
 constexpr int kDefaultOpenLoopConnections = 64;
@@ -99,7 +103,13 @@ absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
   doc.Set("sent", "requests sent", r->sent);
   doc.Set("reuses", "sent on a reused connection", r->reuses);
   doc.Set("connections_opened", "connections opened", r->connections_opened);
-  doc.Set("mean_ms", "mean latency (ms)", r->latency_ns.Mean() / 1e6, 3);
+  // No answer recorded: no latency was measured, and 0 ms would say the
+  // opposite of what happened.
+  const bool measured = r->latency_ns.Count() > 0;
+  auto ms = [measured](double v) {
+    return measured ? core::Value(v) : core::Value();
+  };
+  doc.Set("mean_ms", "mean latency (ms)", ms(r->latency_ns.Mean() / 1e6), 3);
   core::Table& errors = doc.AddTable("errors", "Errors by kind",
                                      {{"kind", "kind"}, {"count", "count"}});
   errors.Add({std::string("connect"), r->errors_connect});
@@ -111,8 +121,14 @@ absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
                                  {"latency_ms", "latency (ms)", 3},
                                  {"from_send_ms", "from actual send (ms)", 3}});
   for (double q : {50.0, 90.0, 99.0, 99.9, 100.0}) {
-    p.Add({q, static_cast<double>(r->latency_ns.Percentile(q)) / 1e6,
-           static_cast<double>(r->latency_from_send_ns.Percentile(q)) / 1e6});
+    p.Add(
+        {q, ms(static_cast<double>(r->latency_ns.Percentile(q)) / 1e6),
+         ms(static_cast<double>(r->latency_from_send_ns.Percentile(q)) / 1e6)});
+  }
+  if (!measured) {
+    doc.Note(
+        "no request completed after warm-up: the latencies are not measured "
+        "(shown as -)");
   }
   // The whole distributions, for HdrHistogram's own tools (its plotter,
   // HdrHistogramJS, the Java/Go/Python readers) and for merging runs.
@@ -140,45 +156,45 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
   serve
       ->add_option("--port", sf->port,
                    WithDefault("port, 0 = any free", DefaultText(sf->port)))
-      ->check(CLI::Range(0, 65535));
+      ->check(IntIn(0, 65535));
   serve->add_option(
       "--threads", sf->threads,
       WithDefault("worker threads, or 'virtual'", DefaultText(sf->threads)));
   serve
       ->add_option("--handler-ms", sf->server.handler_ms,
                    "blocking time per request (ms)")
-      ->check(NonNegative());
+      ->check(Millis());
   serve->add_option("--cpu-ms", sf->server.cpu_ms, "CPU per request (ms)")
-      ->check(NonNegative());
+      ->check(Millis());
   serve
       ->add_option("--inner-pool", sf->server.inner_pool,
                    "permits of an inner section, 0 = none")
-      ->check(CLI::Range(0, 100000));
+      ->check(IntIn(0, 100000));
   serve
       ->add_option("--inner-ms", sf->server.inner_ms,
                    "time holding a permit (ms)")
-      ->check(NonNegative());
+      ->check(Millis());
   serve
       ->add_option("--freeze-at-s", sf->server.freeze_at_s,
                    "freeze the whole server at this time (s)")
-      ->check(NonNegative());
+      ->check(Seconds());
   serve
       ->add_option("--freeze-for-s", sf->server.freeze_for_s,
                    "freeze length (s)")
-      ->check(NonNegative());
+      ->check(Seconds());
   serve
       ->add_option(
           "--keepalive-timeout-s", sf->server.keepalive_timeout_s,
           absl::StrCat("close idle connections after (s, default ",
                        DefaultText(sf->server.keepalive_timeout_s), ")"))
-      ->check(Positive());
+      ->check(Seconds(true));
   AddTwoWritesFlag(*serve, sf->server.writes);
   serve->add_flag("--nodelay", sf->server.tcp_nodelay, "set TCP_NODELAY");
   serve
       ->add_option("--max-seconds", sf->max_seconds,
                    absl::StrCat("stop after this long (s, default ",
                                 DefaultText(sf->max_seconds), ")"))
-      ->check(Positive());
+      ->check(Seconds(true));
   AddLimitsHelp(*serve, sf->server.limits, sf->server.max_connections);
   registry.Produces(
       serve, [sf] { return RunServe(*sf); }, false);
@@ -190,28 +206,28 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
   load->add_option("--rate", lf->rate,
                    "open loop: req/s from the intended send (with --clients: "
                    "each client's pace)")
-      ->check(Positive());
+      ->check(PositiveAtMost(kMaxRatePerS));
   load->add_option("--clients", lf->clients, "closed loop: connections")
-      ->check(CLI::Range(1, 1024));
+      ->check(IntIn(1, 1024));
   load->add_option(
           "--connections", lf->connections,
           WithDefault("open loop: connections", DefaultText(lf->connections)))
-      ->check(CLI::Range(1, 1024));
+      ->check(IntIn(1, 1024));
   load->add_option("--duration-s", lf->load.duration_s, "sending time (s)")
-      ->check(Positive());
+      ->check(Seconds(true));
   load->add_option("--warmup-s", lf->load.warmup_s, "not recorded (s)")
-      ->check(NonNegative());
+      ->check(Seconds());
   load->add_option("--timeout-ms", lf->load.timeout_ms,
                    absl::StrCat("per request (ms, default ",
                                 DefaultText(lf->load.timeout_ms), ")"))
-      ->check(Positive());
+      ->check(Millis(true));
   load->add_option("--idle-reuse-s", lf->load.idle_reuse_s,
                    "closed loop: idle gap before reusing a connection (s)")
-      ->check(NonNegative());
+      ->check(Seconds());
   load->add_option("--max-requests", lf->load.max_requests,
                    WithDefault("stop after this many",
                                DefaultText(lf->load.max_requests)))
-      ->check(CLI::Range(int64_t{1}, int64_t{100000000}));
+      ->check(IntIn(1, 100000000));
   registry.Produces(load, [lf] { return RunLoadCommand(*lf); });
 
   CLI::App* reality = root.add_subcommand(

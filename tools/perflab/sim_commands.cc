@@ -39,7 +39,8 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
                     "key=value, repeatable (keys listed below)");
     cmd->add_option("--seed", *seed,
                     WithDefault("random seed, an integer >= 0",
-                                DefaultText(sim::kDefaultSeed)));
+                                DefaultText(sim::kDefaultSeed)))
+        ->check(Seed());
     registry.Produces(
         cmd, [name = s.name, sets, seed]() -> absl::StatusOr<core::Document> {
           uint64_t value = 0;

@@ -160,7 +160,8 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--jobs", a->jobs,
                   "worker threads, an integer >= 1 (default: every core)");
   cmd->add_option("--seed", a->seed,
-                  WithDefault("base seed S", DefaultText(a->seed)));
+                  WithDefault("base seed S", DefaultText(a->seed)))
+      ->check(Seed());
   cmd->add_option("--shard", a->shard,
                   "I/N: run only runs k with k mod N = I - 1, write a partial");
   cmd->add_flag("--force", a->force, "allow more than 100000 runs");

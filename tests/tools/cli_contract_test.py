@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""The bad-input contract of every command, as a table of the hostile probes
+of issue 25 (HTTP server probes excepted): each command line must exit 2,
+print exactly one line on stderr (holding a given text), nothing on stdout,
+write nothing in its fresh working directory and touch no file outside it.
+
+Each probe runs as a real process (argv bytes as a shell would pass them) in
+its own temporary directory, with TMPDIR and HOME inside it. "Outside" is
+checked where a probe could reach: a sentinel directory that symlink probes
+point into, /dev/null, the source tree's reports/ and fixtures/, and the
+perflab* entries of the system's temporary directory.
+
+Usage: cli_contract_test.py PERFLAB SOURCE_DIR
+"""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+PERFLAB, SOURCE = sys.argv[1], sys.argv[2]
+BENCH_COMMITS = os.path.join(SOURCE, "tools", "bench-commits")
+REFERENCE = os.path.join(SOURCE, "fixtures", "calibration", "reference.json")
+LOOPBACK = "http://127.0.0.1:9/"  # discard port: never reached by a probe
+DEPTH = 200_000  # deep enough to have crashed the recursive readers
+
+
+def deep_json(depth):
+    return "[" * depth + "]" * depth
+
+
+def snapshot(root):
+    """Every path under root with its kind, size and mtime."""
+    seen = {}
+    for top, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(top, name)
+            st = os.lstat(path)
+            seen[os.path.relpath(path, root)] = (stat.S_IFMT(st.st_mode),
+                                                 st.st_size, st.st_mtime_ns)
+    return seen
+
+
+def system_tmp_perflab():
+    tmp = tempfile.gettempdir()
+    return sorted(n for n in os.listdir(tmp) if n.startswith("perflab"))
+
+
+# (name, argv, text the one line must hold, files to create first). argv
+# items are str; "{outside}" is the sentinel directory. Files map a name in
+# the working directory to its text, or to ("symlink", target).
+def probes(partials):
+    p = PERFLAB
+    return [
+        # Must 3: durations beyond what the code represents.
+        ("serve max-seconds 1e19", [p, "serve", "--max-seconds", "1e19"],
+         "--max-seconds: got '1e19'; accepted", {}),
+        ("serve handler-ms 1e308", [p, "serve", "--handler-ms", "1e308"],
+         "--handler-ms", {}),
+        ("load duration 1e308",
+         [p, "load", LOOPBACK, "--rate", "1", "--duration-s", "1e308"],
+         "--duration-s", {}),
+        ("load rate 1e308", [p, "load", LOOPBACK, "--rate", "1e308"],
+         "--rate", {}),
+        ("capstone round trip 1e308",
+         [p, "capstone", "--calibration", REFERENCE, "--db-round-trip-ms",
+          "1e308"], "--db-round-trip-ms", {}),
+        ("orders-service max-seconds inf",
+         [p, "orders-service", "--max-seconds", "inf"], "--max-seconds", {}),
+        # Seeds outside [0, 2^64).
+        ("fixtures seed -1",
+         [p, "fixtures", "build", "--seed", "-1", "--out", "x.db"],
+         "--seed: got '-1'", {}),
+        ("fixtures seed 2^64",
+         [p, "fixtures", "build", "--seed", "18446744073709551616", "--out",
+          "x.db"], "18446744073709551615", {}),
+        ("sim seed -1", [p, "sim", "mmc", "--seed", "-1"], "--seed", {}),
+        ("sweep seed +1", [p, "sweep", "mmc", "--seed", "+1"], "--seed", {}),
+        # The laws' integer results.
+        ("little overflow",
+         [p, "models", "little", "--rate-per-s", "1e308", "--w-ms", "1e308"],
+         "accepted", {}),
+        ("little pool overflow",
+         [p, "models", "little", "--rate-per-s", "1e20", "--w-ms", "1000"],
+         "pool size", {}),
+        # Repeated keys, empty values, flags that do nothing.
+        ("sim repeated key",
+         [p, "sim", "mmc", "--set", "servers=2", "--set", "servers=3"],
+         "'servers' given twice", {}),
+        ("sweep repeated key",
+         [p, "sweep", "mmc", "--set", "servers=2", "--set", "servers=3"],
+         "given twice", {}),
+        ("what-if repeated stage",
+         [p, "models", "what-if", "--stage", "db=5", "--stage", "db=6"],
+         "'db' given twice", {}),
+        ("repeated scalar flag",
+         [p, "models", "amdahl", "--serial", "0.1", "--serial", "0.2"],
+         "--serial", {}),
+        ("sweep empty shard", [p, "sweep", "mmc", "--shard", ""],
+         "--shard: got an empty value", {}),
+        ("capstone empty steps",
+         [p, "capstone", "--calibration", REFERENCE, "--steps", ""],
+         "--steps: got an empty value", {}),
+        ("sweep empty out", [p, "sweep", "mmc", "--out", ""], "--out", {}),
+        ("capstone quick without real", [p, "capstone", "--quick"],
+         "--quick requires --real", {}),
+        ("capstone no-wrk without real", [p, "capstone", "--no-wrk"],
+         "--no-wrk requires --real", {}),
+        ("capstone real with jobs", [p, "capstone", "--real", "--jobs", "2"],
+         "--real", {}),
+        # URLs with control characters (header injection).
+        ("load CR LF in URL",
+         [p, "load", "http://127.0.0.1:9/a\r\nX-Injected: 1", "--rate", "1"],
+         "byte 0x0d", {}),
+        ("load space in URL", [p, "load", "http://127.0.0.1:9/a b", "--rate",
+                               "1"], "byte 0x20", {}),
+        ("load junk after ]", [p, "load", "http://[::1]x/", "--rate", "1"],
+         "after ]", {}),
+        # Degenerate fits.
+        ("usl-fit identical points",
+         [p, "models", "usl-fit", "--point", "1:100", "--point", "1:100",
+          "--point", "1:100"], "at least 3 different N", {}),
+        ("bench-commits inf",
+         [sys.executable, BENCH_COMMITS, "HEAD", "HEAD", "--min-time", "inf",
+          "--threshold", "inf"], "--min-time inf", {}),
+        ("bench-commits threshold nan",
+         [sys.executable, BENCH_COMMITS, "HEAD", "HEAD", "--threshold", "nan"],
+         "--threshold nan", {}),
+        # Messages: one line, what is accepted, short.
+        ("newline in key", [p, "sim", "mmc", "--set", "ser\nvers=2"],
+         "ser\\nvers", {}),
+        ("newline in path", [p, "models", "percentiles", "--input", "a\nb"],
+         "a\\nb", {}),
+        ("newline in subcommand", [p, "sim", "mm\nc"], "mm\\nc", {}),
+        ("mmc servers NaN",
+         [p, "models", "mmc", "--servers", "NaN", "--arrival-rate-per-s", "1",
+          "--service-rate-per-s", "2"], "accepted: an integer in [1,", {}),
+        ("mmc servers -1",
+         [p, "models", "mmc", "--servers", "-1", "--arrival-rate-per-s", "1",
+          "--service-rate-per-s", "2"], "[1, 1000000]", {}),
+        ("unknown option before required",
+         [p, "models", "mmc", "--bogus", "1"], "unknown option '--bogus'", {}),
+        ("conversion says where to look",
+         [p, "models", "usl", "--sigma", "0.1", "--kappa", "0.01", "--n",
+          "x"], "--n", {}),
+        ("partial of 100000 shards",
+         [p, "sweep-merge", "part.json"], "and 99989 more", {
+             "part.json": partials["many_shards"]}),
+        # Musts 1-2, kept fixed: nothing overwritten that is not ours.
+        ("sweep out /dev/stdout",
+         [p, "sweep", "mmc", "--set", "customers=2000", "--out",
+          "/dev/stdout"], "/dev/stdout: a symbolic link, not written", {}),
+        ("sweep out through a symlink",
+         [p, "sweep", "mmc", "--set", "customers=2000", "--out", "link.txt"],
+         "link.txt", {"link.txt": ("symlink", "{outside}/target.txt")}),
+        ("sweep out a directory",
+         [p, "sweep", "mmc", "--set", "customers=2000", "--out", "."],
+         "a directory, not written", {}),
+        ("capstone out-dir empty",
+         [p, "capstone", "--calibration", REFERENCE, "--out-dir", ""],
+         "--out-dir", {}),
+        ("orders-service dataset /dev/null",
+         [p, "orders-service", "--dataset", "/dev/null", "--max-seconds",
+          "1"], "/dev/null", {}),
+        ("orders-service dataset of random bytes",
+         [p, "orders-service", "--dataset", "junk.db", "--max-seconds", "1"],
+         "junk.db", {"junk.db": "not a database\n" * 100}),
+        # Every reader bounded.
+        ("sweep-merge deep JSON", [p, "sweep-merge", "deep.json"], "deep.json",
+         {"deep.json": deep_json(DEPTH)}),
+        ("compare deep JSON", [p, "compare", "deep.json", "deep.json"],
+         "deep.json", {"deep.json": deep_json(DEPTH)}),
+        ("capstone deep calibration",
+         [p, "capstone", "--calibration", "deep.json"], "deep.json",
+         {"deep.json": deep_json(DEPTH)}),
+        ("calibrate deep map",
+         [p, "calibrate", "--schema", "--map", "deep.json"], "",
+         {"deep.json": deep_json(DEPTH)}),
+        ("huge replications",
+         [p, "sweep", "mmc", "--set", "servers=1,2", "--replications",
+          "4611686018427387904", "--force"], "--replications", {}),
+        ("10^12 replications",
+         [p, "sweep", "mmc", "--set", "servers=1,2", "--replications",
+          "1000000000000", "--force"], "--replications", {}),
+        ("shard overflow",
+         [p, "sweep", "mmc", "--shard", "2/9223372036854775807"], "--shard",
+         {}),
+        ("partial with 1e15 shards", [p, "sweep-merge", "part.json"],
+         "part.json", {"part.json": partials["shards_1e15"]}),
+        ("partial with NaN", [p, "sweep-merge", "part.json"], "part.json",
+         {"part.json": partials["nan"]}),
+        ("partial with an unknown metric", [p, "sweep-merge", "part.json"],
+         "part.json", {"part.json": partials["unknown_metric"]}),
+    ]
+
+
+def make_partials(work):
+    """Partials derived from real ones: a whole sweep in one shard (so
+    only the edit can be wrong) and one shard of 100000."""
+    base = os.path.join(work, "base.json")
+    subprocess.run([PERFLAB, "sweep", "mmc", "--set", "customers=2000",
+                    "--replications", "2", "--shard", "1/1", "--out", base],
+                   check=True, capture_output=True)
+    with open(base, encoding="utf-8") as f:
+        text = f.read()
+    many = os.path.join(work, "many.json")
+    subprocess.run([PERFLAB, "sweep", "mmc", "--set", "customers=2000",
+                    "--replications", "1", "--shard", "1/100000", "--out",
+                    many], check=True, capture_output=True)
+    with open(many, encoding="utf-8") as f:
+        many_text = f.read()
+    first_value = json.loads(text)["runs"][0]["values"]
+    metric = next(iter(first_value))
+    return {
+        "many_shards": many_text,
+        "shards_1e15": text.replace('"shards":1', '"shards":1e15'),
+        "nan": text.replace(f'"{metric}":', f'"{metric}":NaN,"x{metric}":',
+                            1),
+        # Not a field or table[row].column name: no run wrote it.
+        "unknown_metric": text.replace(f'"{metric}":', '"bogus key!":1,'
+                                       f'"{metric}":', 1),
+    }
+
+
+def check(name, argv, mentions, files, outside):
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="perflab-contract-") as work:
+        os.mkdir(os.path.join(work, "tmp"))
+        os.mkdir(os.path.join(work, "home"))
+        for fname, content in files.items():
+            path = os.path.join(work, fname)
+            if isinstance(content, tuple):
+                os.symlink(content[1].replace("{outside}", outside), path)
+            else:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(content)
+        before = snapshot(work)
+        env = dict(os.environ, TMPDIR=os.path.join(work, "tmp"),
+                   HOME=os.path.join(work, "home"))
+        res = subprocess.run(argv, cwd=work, env=env, capture_output=True,
+                             timeout=120, check=False)
+        err = res.stderr.decode("utf-8", "replace")
+        if res.returncode != 2:
+            failures.append(f"exit {res.returncode}, want 2")
+        if res.stdout:
+            failures.append(f"stdout not empty: {res.stdout[:200]!r}")
+        if err.count("\n") != 1 or not err.endswith("\n"):
+            failures.append(f"stderr is not one line: {err[:300]!r}")
+        if len(err) > 600:
+            failures.append(f"stderr is {len(err)} bytes, want a short line")
+        if mentions not in err:
+            failures.append(f"stderr lacks {mentions!r}: {err[:300]!r}")
+        after = snapshot(work)
+        if after != before:
+            changed = sorted(set(after.items()) ^ set(before.items()))
+            failures.append(f"wrote in its directory: {changed[:5]}")
+    return [f"{name}: {f}" for f in failures]
+
+
+def main():
+    if not os.access(PERFLAB, os.X_OK):
+        print(f"cli_contract_test: no perflab binary at {PERFLAB}")
+        return 1
+    outside = tempfile.mkdtemp(prefix="perflab-contract-outside-")
+    setup = tempfile.mkdtemp(prefix="perflab-contract-setup-")
+    try:
+        with open(os.path.join(outside, "target.txt"), "w",
+                  encoding="utf-8") as f:
+            f.write("not ours\n")
+        partials = make_partials(setup)
+        watched = {d: snapshot(os.path.join(SOURCE, d))
+                   for d in ("reports", "fixtures")}
+        outside_before = snapshot(outside)
+        tmp_before = system_tmp_perflab()
+        failures = []
+        table = probes(partials)
+        for name, argv, mentions, files in table:
+            failures += check(name, argv, mentions, files, outside)
+            if snapshot(outside) != outside_before:
+                failures.append(f"{name}: touched the outside directory")
+            if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+                failures.append(f"{name}: /dev/null is no longer a device")
+        for d, snap in watched.items():
+            if snapshot(os.path.join(SOURCE, d)) != snap:
+                failures.append(f"the source tree's {d}/ changed")
+        left = set(system_tmp_perflab()) - set(tmp_before)
+        # Other tests running in parallel may own perflab* entries: only
+        # this test's prefixes count.
+        left = {n for n in left if n.startswith("perflab-contract")} - {
+            os.path.basename(outside), os.path.basename(setup)}
+        if left:
+            failures.append(f"left in {tempfile.gettempdir()}: {sorted(left)}")
+        for f in failures:
+            print(f"FAIL {f}")
+        print(f"cli_contract_test: {len(table)} probes, {len(failures)} "
+              "failures")
+        return 1 if failures else 0
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+        shutil.rmtree(setup, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
