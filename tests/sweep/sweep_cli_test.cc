@@ -127,7 +127,7 @@ TEST(SweepCli, BadInputIsOneLineExit2NothingWritten) {
       {{"--jobs", "0"}, "--jobs = '0'"},
       {{"--replications", "0"}, "--replications = '0'"},
       {{"--shard", "5/4"}, "--shard = '5/4'"},
-      {{"--seed", "x"}, "--seed = 'x'"},
+      {{"--seed", "x"}, "--seed: got 'x'"},
   };
   for (const auto& [args, says] : cases) {
     CliResult r = RunCli(With(With({"sweep", "mmc"}, args), {"--out", out}));

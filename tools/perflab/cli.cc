@@ -294,6 +294,14 @@ int Main(int argc, const char* const* argv, std::ostream& out,
         msg = unknown;
       }
     }
+    // CLI11 names the two flags but not the way out of the clash.
+    if (dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr) {
+      absl::StrAppend(&msg, "; accepted: one of the two, not both");
+    }
+    if (dynamic_cast<const CLI::RequiresError*>(&e) != nullptr) {
+      absl::StrAppend(&msg,
+                      "; accepted: with the flag it needs, or without both");
+    }
     if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
       absl::StrAppend(&msg, "; accepted: see ", CommandPath(where), " --help");
     }
