@@ -292,7 +292,7 @@ def case_capstone(c, rng):
         with open(os.path.join(c.out, n), "w") as f:
             f.write(f"the previous {n}\n")
     before = snapshot(c.out)
-    cal = os.path.join(c.source, "fixtures", "calibration", "reference.json")
+    cal = os.path.join(c.source, "fixtures", "calibration", "reference-xeon-2vcpu-2026-12.json")
     argv = [c.perflab, "capstone", "--calibration", cal, "--sensitivity", "--out-dir", c.out,
             "--format", "json"]
     run = Run(argv, c.env, c.dir)
@@ -307,7 +307,7 @@ def case_capstone_real(c, rng):
     data = os.path.join(c.out, "datasets")  # empty before: nothing of it may stay
     os.makedirs(data)
     before = snapshot(c.out)
-    cal = os.path.join(c.source, "fixtures", "calibration", "reference.json")
+    cal = os.path.join(c.source, "fixtures", "calibration", "reference-xeon-2vcpu-2026-12.json")
     argv = [c.perflab, "capstone", "--real", "--quick", "--steps", "index", "--calibration", cal]
     if not shutil.which("wrk"):
         argv.append("--no-wrk")
