@@ -21,11 +21,13 @@ namespace {
 
 using perflab::sim::Time;
 
-void BM_Mmc8Rho09(benchmark::State& state) {
+// M/M/c at utilisation rho with mu 1: state.range(0) customers, no warm-up
+// and no percentiles, so the figure is the engine and the variates alone.
+void RunMmcBenchmark(benchmark::State& state, int servers, double rho) {
   perflab::sim::MmcOptions o;
-  o.servers = 8;
+  o.servers = servers;
   o.service_rate_per_s = 1.0;
-  o.arrival_rate_per_s = 0.9 * 8;
+  o.arrival_rate_per_s = rho * servers;
   o.customers = state.range(0);
   o.warmup_customers = 0;
   o.percentiles = false;
@@ -45,37 +47,16 @@ void BM_Mmc8Rho09(benchmark::State& state) {
   state.counters["events_per_s"] = benchmark::Counter(
       static_cast<double>(events), benchmark::Counter::kIsRate);
 }
+
+void BM_Mmc8Rho09(benchmark::State& state) { RunMmcBenchmark(state, 8, 0.9); }
 BENCHMARK(BM_Mmc8Rho09)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 // Cimba's own benchmark model: M/M/1 with lambda 0.9 and mu 1, 1,000,000
-// customers, no warm-up and no percentiles (Cimba keeps none either), so a
-// side-by-side comparison with it and with older commits times the engine
-// and the variates alone. tools/bench/mm1-instructions counts the
-// instructions per customer of the same model under callgrind.
-void BM_MM1(benchmark::State& state) {
-  perflab::sim::MmcOptions o;
-  o.servers = 1;
-  o.arrival_rate_per_s = 0.9;
-  o.service_rate_per_s = 1.0;
-  o.customers = state.range(0);
-  o.warmup_customers = 0;
-  o.percentiles = false;
-  int64_t customers = 0, events = 0;
-  for (auto _ : state) {
-    auto r = perflab::sim::RunMmc(o);
-    if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
-      return;
-    }
-    customers += r->customers;
-    events += r->events;
-    benchmark::DoNotOptimize(r->mean_wait_s);
-  }
-  state.counters["customers_per_s"] = benchmark::Counter(
-      static_cast<double>(customers), benchmark::Counter::kIsRate);
-  state.counters["events_per_s"] = benchmark::Counter(
-      static_cast<double>(events), benchmark::Counter::kIsRate);
-}
+// customers (Cimba keeps no percentiles either), so a side-by-side
+// comparison with it and with older commits times the engine and the
+// variates alone. tools/bench/mm1-instructions counts the instructions per
+// customer of the same model under callgrind.
+void BM_MM1(benchmark::State& state) { RunMmcBenchmark(state, 1, 0.9); }
 BENCHMARK(BM_MM1)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 // Bytes malloc has handed out and not taken back (glibc mallinfo2: arena
