@@ -42,7 +42,9 @@ TEST_P(MmcVsErlangC, MeanWaitWithinTwoPercent) {
   ASSERT_TRUE(a.ok());
   EXPECT_NEAR(r->mean_wait_s, a->mean_wait_s, kTolerance * a->mean_wait_s);
   EXPECT_NEAR(r->p_wait, a->p_wait, kTolerance * a->p_wait);
-  EXPECT_NEAR(r->utilisation, c.rho, 0.01 * c.rho);
+  // A sixteenth of the customers has four times the standard error.
+  EXPECT_NEAR(r->utilisation, c.rho,
+              (testing::kSanitized ? 0.04 : 0.01) * c.rho);
   EXPECT_NEAR(r->throughput_per_s, o.arrival_rate_per_s,
               0.01 * o.arrival_rate_per_s);
 }
@@ -116,9 +118,12 @@ TEST(MmcTest, BatchMeansIntervalCoversErlangCAndShrinksWithCustomers) {
   absl::StatusOr<MmcResult> rs = RunMmc(small), rl = RunMmc(large);
   ASSERT_TRUE(rs.ok());
   ASSERT_TRUE(rl.ok());
+  // Four times the customers halves the interval (1 / sqrt(4)). Sanitizer
+  // builds run a sixteenth of them, so each interval's own width is four
+  // times noisier and only the shrinking itself is checked.
   const double ratio = rl->mean_wait_ci95_s / rs->mean_wait_ci95_s;
-  EXPECT_GT(ratio, 0.3);
-  EXPECT_LT(ratio, 0.8);
+  EXPECT_GT(ratio, testing::kSanitized ? 0.15 : 0.3);
+  EXPECT_LT(ratio, testing::kSanitized ? 0.95 : 0.8);
 }
 
 }  // namespace
