@@ -1,4 +1,4 @@
-// libFuzzer target: the history database reader (issue 25's must 6) on
+// libFuzzer target: the history database reader on
 // arbitrary bytes written as a database file. Opening, listing machines,
 // loading every metric and finding the change points must give a value or a
 // clean error: no crash, hang, leak or undefined behaviour.

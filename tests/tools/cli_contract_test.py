@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The bad-input contract of every command, as a table of the hostile probes
-of issue 25 (HTTP server probes excepted): each command line must exit 2,
+"""The bad-input contract of every command, as a table of hostile probes
+(the HTTP servers' are in tests/http): each command line must exit 2,
 print exactly one line on stderr (holding a given text), nothing on stdout,
 write nothing in its fresh working directory and touch no file outside it.
 
