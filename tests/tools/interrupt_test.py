@@ -303,7 +303,9 @@ def case_capstone(c, rng):
 
 def case_capstone_real(c, rng):
     sig = rng.choice([signal.SIGINT, signal.SIGTERM])
-    moment = rng.choice(["dataset", "service 1", "service 2"])
+    # Not "the second service": whether a poll of /proc sees it before the
+    # run ends was a race the test lost about one time in two.
+    moment = rng.choice(["dataset", "service 1"])
     data = os.path.join(c.out, "datasets")  # empty before: nothing of it may stay
     os.makedirs(data)
     before = snapshot(c.out)
