@@ -315,10 +315,11 @@ std::string Edited(const Partial& p, const std::string& from,
   EXPECT_NE(at, std::string::npos) << from;
   json.replace(at, from.size(), to);
   if (forge) {
-    const std::string fp = PartialFingerprint(p.experiment, p.shard.count);
+    const std::string fp =
+        PartialFingerprint(p.experiment, p.shard.count, p.runs);
     at = json.find(fp);
     EXPECT_NE(at, std::string::npos);
-    json.replace(at, fp.size(), PartialFingerprint(*forged, shards));
+    json.replace(at, fp.size(), PartialFingerprint(*forged, shards, p.runs));
   }
   return json;
 }
@@ -338,7 +339,7 @@ TEST(SweepPartial, TheFingerprintCoversTheShardCount) {
   o.jobs = 1;
   Partial p{e, {1, 2}, *RunRuns(e, ShardRuns(e, {1, 2}), FakeFn(true), o)};
   ASSERT_TRUE(ParsePartial(PartialToJson(p), "part.json").ok());
-  EXPECT_NE(PartialFingerprint(e, 2), PartialFingerprint(e, 3));
+  EXPECT_NE(PartialFingerprint(e, 2, p.runs), PartialFingerprint(e, 3, p.runs));
   EXPECT_NE(PartialError(Edited(p, "\"shards\":2", "\"shards\":3", false))
                 .find("fingerprint"),
             std::string::npos);
@@ -370,18 +371,26 @@ TEST(SweepPartial, RunsValuesAndHistogramsAreChecked) {
   EXPECT_NE(PartialError(Edited(p, "\"x\":0.0", "\"x\":-Infinity", false))
                 .find("not a finite number"),
             std::string::npos);
-  // Keys perflab sweep never writes.
-  for (const char* key : {"evil\\nkey", "seed", "rows[x].a", "a b", ""}) {
-    EXPECT_NE(PartialError(Edited(p, "\"x\":0.0",
-                                  absl::StrCat("\"", key, "\":0.0"), false))
-                  .find("key"),
-              std::string::npos)
-        << key;
+  // Keys perflab sweep never writes, under a fingerprint that fits them.
+  auto renamed = [&p](const std::string& key) {
+    Partial q = p;
+    for (auto& [k, v] : q.runs[0].values) {
+      if (k == "x") k = key;
+    }
+    return PartialToJson(q);
+  };
+  for (const char* key : {"evil\nkey", "seed", "rows[x].a", "a b", ""}) {
+    EXPECT_NE(PartialError(renamed(key)).find("key"), std::string::npos) << key;
   }
-  EXPECT_TRUE(
-      ParsePartial(Edited(p, "\"x\":0.0", "\"rows[12].b_2\":0.0", false),
-                   "part.json")
-          .ok());
+  EXPECT_TRUE(ParsePartial(renamed("rows[12].b_2"), "part.json").ok());
+  // A key added or renamed by hand, even a well-formed word, no longer fits
+  // the fingerprint: no run of this sweep wrote it.
+  for (const char* edit : {"\"bogus\":1,\"x\":0.0", "\"y\":0.0"}) {
+    EXPECT_NE(PartialError(Edited(p, "\"x\":0.0", edit, false))
+                  .find("fingerprint does not match"),
+              std::string::npos)
+        << edit;
+  }
   // One run too few, and a run that is not the shard's.
   Partial short_part = p;
   short_part.runs.pop_back();

@@ -101,7 +101,7 @@ def probes(partials):
          "'db' given twice", {}),
         ("repeated scalar flag",
          [p, "models", "amdahl", "--serial", "0.1", "--serial", "0.2"],
-         "--serial", {}),
+         "--serial given 2 times; accepted: once", {}),
         ("sweep empty shard", [p, "sweep", "mmc", "--shard", ""],
          "--shard: got an empty value", {}),
         ("capstone empty steps",
@@ -197,6 +197,8 @@ def probes(partials):
          {"part.json": partials["nan"]}),
         ("partial with an unknown metric", [p, "sweep-merge", "part.json"],
          "part.json", {"part.json": partials["unknown_metric"]}),
+        ("partial with a metric no run wrote", [p, "sweep-merge", "part.json"],
+         "fingerprint does not match", {"part.json": partials["unknown_word"]}),
     ]
 
 
@@ -225,6 +227,10 @@ def make_partials(work):
         # Not a field or table[row].column name: no run wrote it.
         "unknown_metric": text.replace(f'"{metric}":', '"bogus key!":1,'
                                        f'"{metric}":', 1),
+        # A well-formed word, but no run wrote it: the fingerprint covers
+        # every run's key names.
+        "unknown_word": text.replace(f'"{metric}":', '"bogus":1,'
+                                     f'"{metric}":', 1),
     }
 
 

@@ -67,13 +67,38 @@ std::string ParseErrorText(const rapidjson::ParseResult& r) {
 
 }  // namespace
 
-std::string PartialFingerprint(const Experiment& e, int64_t shards) {
+std::string PartialFingerprint(
+    const Experiment& e, int64_t shards,
+    const std::vector<std::vector<std::string>>& run_keys) {
   uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, as Fingerprint
-  for (unsigned char c : absl::StrCat(Describe(e), " shards=", shards)) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
+  auto mix = [&h](absl::string_view text) {
+    for (unsigned char c : text) {
+      h ^= c;
+      h *= 0x100000001b3ULL;
+    }
+  };
+  mix(absl::StrCat(Describe(e), " shards=", shards));
+  // A newline cannot occur in a key (IsMetricKey), so the text is unambiguous.
+  for (const std::vector<std::string>& keys : run_keys) {
+    mix("\n");
+    for (const std::string& k : keys) {
+      mix(k);
+      mix(",");
+    }
   }
   return absl::StrFormat("%016x", h);
+}
+
+std::string PartialFingerprint(const Experiment& e, int64_t shards,
+                               const std::vector<RunResult>& runs) {
+  std::vector<std::vector<std::string>> run_keys;
+  run_keys.reserve(runs.size());
+  for (const RunResult& r : runs) {
+    std::vector<std::string>& keys = run_keys.emplace_back();
+    keys.reserve(r.values.size());
+    for (const auto& [k, v] : r.values) keys.push_back(k);
+  }
+  return PartialFingerprint(e, shards, run_keys);
 }
 
 std::string PartialToJson(const Partial& part) {
@@ -84,7 +109,7 @@ std::string PartialToJson(const Partial& part) {
   w.Key("perflab_sweep_partial");
   w.Int(kFormatVersion);
   w.Key("fingerprint");
-  Str(w, PartialFingerprint(e, part.shard.count));
+  Str(w, PartialFingerprint(e, part.shard.count, part.runs));
   w.Key("experiment");
   Str(w, Describe(e));
   w.Key("scenario");
@@ -200,7 +225,19 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
   }
   const char* fp = str(d, "fingerprint");
   if (fp == nullptr) return Bad(name, "a header field is missing");
-  if (PartialFingerprint(e, p.shard.count) != fp) {
+  // The key names are read for the fingerprint before anything else of the
+  // runs; their number is bounded by the file's size.
+  std::vector<std::vector<std::string>> run_keys;
+  for (const rapidjson::Value& r : d["runs"].GetArray()) {
+    if (!r.IsObject() || !r.HasMember("values") || !r["values"].IsObject()) {
+      return Bad(name, "a run is malformed");
+    }
+    std::vector<std::string>& keys = run_keys.emplace_back();
+    for (const auto& m : r["values"].GetObject()) {
+      keys.emplace_back(m.name.GetString(), m.name.GetStringLength());
+    }
+  }
+  if (PartialFingerprint(e, p.shard.count, run_keys) != fp) {
     return Bad(name, "its fingerprint does not match its contents");
   }
   Limits limits;

@@ -26,10 +26,16 @@ struct Partial {
 
 std::string PartialToJson(const Partial& part);
 
-// The fingerprint a partial carries: of the experiment's Describe() and the
-// shard count N, everything that shapes the merge (the shard index is
-// checked against the run numbers instead).
-std::string PartialFingerprint(const Experiment& e, int64_t shards);
+// The fingerprint a partial carries: of the experiment's Describe(), the
+// shard count N and each run's metric key names in order, everything that
+// shapes the merge (the shard index, run numbers and seeds are checked
+// against the experiment instead). A key added or renamed by hand changes
+// it, so a partial reports only the metrics perflab sweep wrote.
+std::string PartialFingerprint(
+    const Experiment& e, int64_t shards,
+    const std::vector<std::vector<std::string>>& run_keys);
+std::string PartialFingerprint(const Experiment& e, int64_t shards,
+                               const std::vector<RunResult>& runs);
 
 // `name` (a file name) is only used in error messages. Everything is checked
 // before it sizes anything: the experiment as MakeExperiment checks it (with
