@@ -302,6 +302,18 @@ int Main(int argc, const char* const* argv, std::ostream& out,
       absl::StrAppend(&msg,
                       "; accepted: with the flag it needs, or without both");
     }
+    // A flag given twice reads "--x: At Most 1 required but received 2".
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+      const size_t at = msg.find(": At Most 1 required but received ");
+      if (at != std::string::npos) {
+        msg = absl::StrCat(msg.substr(0, at), " given ",
+                           msg.substr(msg.rfind(' ') + 1),
+                           " times; accepted: once");
+      } else {
+        absl::StrAppend(&msg, "; accepted: see ", CommandPath(where),
+                        " --help");
+      }
+    }
     if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
       absl::StrAppend(&msg, "; accepted: see ", CommandPath(where), " --help");
     }
