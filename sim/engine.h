@@ -1,7 +1,8 @@
-// The discrete-event engine: virtual time in integer nanoseconds, a 4-ary
-// heap of small POD events ordered by (time, insertion sequence) (beside it a
-// FIFO for events due now and movable timers, merged in the same order), and
-// C++20 coroutines as processes, so a model reads like its story:
+// The discrete-event engine: virtual time in integer nanoseconds, a radix
+// heap of small POD events ordered by (time, insertion sequence)
+// (sim/internal/event_queue.h; beside it a FIFO for events due now and
+// movable timers, merged in the same order), and C++20 coroutines as
+// processes, so a model reads like its story:
 //
 //   Process Customer(Simulation& sim, Resource& servers) {
 //     co_await servers.Acquire();
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "sim/internal/event_queue.h"
 
 namespace perflab::sim {
 
@@ -129,10 +131,6 @@ class Process {
   std::coroutine_handle<promise_type> handle_;
 };
 
-// An event runs fn(ctx, arg) at `time`. Coroutine resumption is one such
-// callback, so the queue holds only plain data.
-using EventFn = void (*)(void* ctx, uint64_t arg);
-
 class Simulation {
  public:
   explicit Simulation(Budget budget = {}) : budget_(budget) {}
@@ -160,20 +158,11 @@ class Simulation {
     // pending for now, so it can skip the heap: about half of a model's
     // events are such resumptions (a CPU finish, a granted connection).
     if (at == now_ && seq + 1 == seq_) {
-      now_queue_.push_back({seq, fn, ctx, arg});
+      now_queue_.push_back({at, seq, fn, ctx, arg});
       return;
     }
-    uint64_t slot;
-    if (!free_slots_.empty()) {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-      payloads_[slot] = {seq, fn, ctx, arg};
-    } else {
-      slot = payloads_.size();
-      payloads_.push_back({seq, fn, ctx, arg});
-    }
-    heap_.push_back({at, slot});
-    SiftUp(heap_.size() - 1);
+    // Time never goes back: an event for the past runs now, in seq order.
+    queue_.Push({at > now_ ? at : now_, seq, fn, ctx, arg});
   }
   // A timer is one event a component keeps moving (a CPU's next finish):
   // SetTimer replaces its pending (time, seq), where scheduling anew would
@@ -211,52 +200,15 @@ class Simulation {
 
   int64_t events_executed() const { return events_; }
   size_t pending_events() const {
-    return heap_.size() - kRoot + now_queue_.size() - now_head_ + timers_set_;
+    return queue_.size() + now_queue_.size() - now_head_ + timers_set_;
   }
   int64_t live_processes() const { return live_; }
 
  private:
   friend struct Process::promise_type;
-  // The heap holds 16-byte nodes; what to run sits in a slab beside it and
-  // is read once, when the event fires. The root is at index kRoot = 3 and
-  // the children of p at 4p - 8 .. 4p - 5, so in a 64-byte aligned array
-  // every family of four shares one cache line (a 1M-event heap then costs
-  // about one miss per level, not two).
-  struct Node {
-    Time time;
-    uint64_t slot;  // index into payloads_
-  };
-  static constexpr size_t kRoot = 3;
-  template <typename T>
-  struct LineAligned {
-    using value_type = T;
-    LineAligned() = default;
-    template <typename U>
-    explicit LineAligned(const LineAligned<U>&) {}
-    T* allocate(size_t n) {
-      return static_cast<T*>(
-          ::operator new (n * sizeof(T), std::align_val_t{64}));
-    }
-    void deallocate(T* p, size_t) {
-      ::operator delete (p, std::align_val_t{64});
-    }
-    bool operator==(const LineAligned&) const { return true; }
-  };
-  struct Payload {
-    uint64_t seq;  // insertion order: breaks ties in time
-    EventFn fn;
-    void* ctx;
-    uint64_t arg;
-  };
-  bool Before(const Node& a, const Node& b) const {
-    return a.time < b.time ||
-           (a.time == b.time && payloads_[a.slot].seq < payloads_[b.slot].seq);
-  }
   static void ResumeFn(void* ctx, uint64_t) {
     std::coroutine_handle<>::from_address(ctx).resume();
   }
-  void SiftUp(size_t i);
-  void PopTop();
   void FindFirstTimer();
 
   Budget budget_;
@@ -265,14 +217,11 @@ class Simulation {
   int64_t events_ = 0;
   int64_t live_ = 0;
   bool stopped_ = false;
-  std::vector<Node, LineAligned<Node>> heap_ =
-      std::vector<Node, LineAligned<Node>>(kRoot);  // [0, kRoot) unused
-  std::vector<Payload> payloads_;
-  std::vector<uint64_t> free_slots_;
+  internal::EventQueue queue_;
   // Events at now_ in seq order, from now_head_ on; each seq is larger than
-  // any in the heap when it was queued, so the loop takes the heap's top
-  // first only if it is due now with a smaller seq (a reserved position).
-  std::vector<Payload> now_queue_;
+  // any in queue_ when it was queued, so the loop takes queue_'s front first
+  // only if it is due now with a smaller seq (a reserved position).
+  std::vector<internal::Event> now_queue_;
   size_t now_head_ = 0;
   struct Timer {
     Time at = kForever;  // kForever: not set

@@ -66,47 +66,6 @@ void Simulation::Spawn(Process p) {
   h.resume();
 }
 
-// 4-ary heap: shallower than binary, and each family in one cache line.
-void Simulation::SiftUp(size_t i) {
-  const Node e = heap_[i];
-  while (i > kRoot) {
-    const size_t parent = i / 4 + 2;
-    if (!Before(e, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = e;
-}
-
-// Floyd's pop: the hole at the root sinks to a leaf along the smaller
-// children (three compares a level instead of four), then the last node
-// rises from there; it usually belongs near the bottom anyway.
-void Simulation::PopTop() {
-  const Node last = heap_.back();
-  heap_.pop_back();
-  const size_t end = heap_.size();
-  if (end == kRoot) return;
-  size_t hole = kRoot;
-  while (true) {
-    const size_t first = 4 * hole - 8;
-    if (first >= end) break;
-    size_t best = first;
-    const size_t stop = first + 4 < end ? first + 4 : end;
-    for (size_t c = first + 1; c < stop; ++c) {
-      if (Before(heap_[c], heap_[best])) best = c;
-    }
-    heap_[hole] = heap_[best];
-    hole = best;
-  }
-  while (hole > kRoot) {
-    const size_t parent = hole / 4 + 2;
-    if (!Before(last, heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
-  }
-  heap_[hole] = last;
-}
-
 Simulation::TimerId Simulation::AddTimer(EventFn fn, void* ctx) {
   timers_.push_back({kForever, 0, fn, ctx});
   return static_cast<TimerId>(timers_.size() - 1);
@@ -148,48 +107,42 @@ absl::Status Simulation::Run(Time until) {
   stopped_ = false;
   const int64_t start_events = events_;
   while (!stopped_) {
-    Payload e;
     // Three sorted sources merge by (time, seq): the queue for now_, the
-    // heap and the earliest timer. The queue's front comes first unless the
-    // heap's top is due now with a smaller (reserved) seq.
-    Time at;
-    bool from_heap;
-    const bool heap_empty = heap_.size() == kRoot;
-    if (now_head_ < now_queue_.size()) {
-      at = now_;
-      from_heap = !heap_empty && heap_[kRoot].time == now_ &&
-                  payloads_[heap_[kRoot].slot].seq < now_queue_[now_head_].seq;
-    } else if (!heap_empty) {
-      at = heap_[kRoot].time;
-      from_heap = true;
-    } else if (first_timer_ < 0) {
-      break;
-    } else {
-      at = kForever;
-      from_heap = false;
-    }
-    if (first_timer_ >= 0) [[unlikely]] {
-      const Timer& t = timers_[first_timer_];
-      const bool any = from_heap || now_head_ < now_queue_.size();
-      const uint64_t seq = !any        ? 0
-                           : from_heap ? payloads_[heap_[kRoot].slot].seq
-                                       : now_queue_[now_head_].seq;
-      if (!any || t.at < at || (t.at == at && t.seq < seq)) {
-        if (t.at > until) break;
-        at = t.at;
-        e = {t.seq, t.fn, t.ctx, 0};
-        timers_[first_timer_].at = kForever;
-        --timers_set_;
-        FindFirstTimer();
-        goto run;
+    // pending set and the earliest timer. The earliest time is taken first,
+    // and among equal times the smallest seq.
+    const bool have_now = now_head_ < now_queue_.size();
+    const Time queued_at = queue_.MinTime();
+    const Time timer_at =
+        first_timer_ >= 0 ? timers_[first_timer_].at : kForever;
+    if (!have_now && queue_.empty() && first_timer_ < 0) break;
+    Time at = have_now ? now_ : queued_at;
+    if (first_timer_ >= 0 && timer_at < at) at = timer_at;
+    if (at > until) break;
+    enum { kNow, kQueued, kTimer } from = kNow;
+    uint64_t seq = have_now ? now_queue_[now_head_].seq : UINT64_MAX;
+    if (!queue_.empty() && queued_at == at) {
+      // The next event runs at `at`, so nothing earlier can be pushed now.
+      queue_.Settle();
+      if (!have_now || queue_.Front().seq < seq) {
+        from = kQueued;
+        seq = queue_.Front().seq;
       }
     }
-    if (at > until) break;
-    if (from_heap) {
-      const uint64_t slot = heap_[kRoot].slot;
-      e = payloads_[slot];
-      free_slots_.push_back(slot);
-      PopTop();
+    // No other source at `at` leaves seq at UINT64_MAX, which a timer's beats.
+    if (first_timer_ >= 0 && timer_at == at &&
+        timers_[first_timer_].seq < seq) {
+      from = kTimer;
+    }
+    internal::Event e;
+    if (from == kTimer) {
+      Timer& t = timers_[first_timer_];
+      e = {at, t.seq, t.fn, t.ctx, 0};
+      t.at = kForever;
+      --timers_set_;
+      FindFirstTimer();
+    } else if (from == kQueued) {
+      e = queue_.Front();
+      queue_.Pop();
     } else {
       e = now_queue_[now_head_++];
       if (now_head_ == now_queue_.size()) {
@@ -197,7 +150,6 @@ absl::Status Simulation::Run(Time until) {
         now_head_ = 0;
       }
     }
-  run:
     now_ = at;
     e.fn(e.ctx, e.arg);
     ++events_;

@@ -1,0 +1,28 @@
+#include "sim/internal/event_queue.h"
+
+namespace perflab::sim::internal {
+
+// The lowest bucket holds the earliest time; it becomes the floor, and each
+// of the bucket's events now differs from it in a lower bit (or not at all).
+void EventQueue::Split() {
+  const int from = __builtin_ctzll(mask_);
+  floor_ = mins_[from];
+  std::vector<Event>& src = buckets_[from];
+  for (const Event& e : src) {
+    const uint64_t x = static_cast<uint64_t>(e.time ^ floor_);
+    if (x == 0) {
+      front_.push_back(e);
+      continue;
+    }
+    const int b = 64 - __builtin_clzll(x);
+    buckets_[b].push_back(e);
+    if (e.time < mins_[b]) mins_[b] = e.time;
+    mask_ |= uint64_t{1} << b;
+  }
+  src.clear();
+  mins_[from] = kNone;
+  mask_ &= ~(uint64_t{1} << from);
+  std::make_heap(front_.begin(), front_.end(), LaterSeq);
+}
+
+}  // namespace perflab::sim::internal
