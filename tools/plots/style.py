@@ -6,6 +6,9 @@ version in the metadata, one font family and size, text kept as text
 stays small). Import this before pyplot is used anywhere.
 """
 
+import io
+import re
+
 import matplotlib
 
 matplotlib.use("svg")  # no display, no GUI toolkit probing
@@ -65,7 +68,33 @@ def plain_log(axis):
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
 
 
+# Geometry attributes whose numbers are rounded (text is never touched).
+_GEOMETRY = re.compile(r'\b(d|x|y|x1|x2|y1|y2|width|height|transform|points)="([^"]*)"')
+_NUMBER = re.compile(r"-?\d+\.\d+")
+_CLIP_ID = re.compile(r"\bp[0-9a-f]{10}\b")
+
+
+def _round(m):
+    text = "%.2f" % float(m.group(0))
+    return "0.00" if text == "-0.00" else text
+
+
+def _stable(svg):
+    """Layout arithmetic differs in the last digit between CPUs (numpy's
+    SIMD paths), which would make the same data a different file: geometry
+    is rounded to 1/100 of a point, far below what a reader sees, and the
+    clip-path ids (hashes of that geometry) are numbered in order."""
+    def geometry(m):
+        return '%s="%s"' % (m.group(1), _NUMBER.sub(_round, m.group(2)))
+    svg = _GEOMETRY.sub(geometry, svg)
+    ids = {}
+    return _CLIP_ID.sub(lambda m: ids.setdefault(m.group(0), "clip%d" % len(ids)), svg)
+
+
 def save(fig, path):
     fig.tight_layout()
-    fig.savefig(path, format="svg", metadata=METADATA)
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata=METADATA)
     plt.close(fig)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(_stable(buf.getvalue()))
