@@ -8,6 +8,13 @@ void EventQueue::Split() {
   const int from = __builtin_ctzll(mask_);
   floor_ = mins_[from];
   std::vector<Event>& src = buckets_[from];
+  if (src.size() == 1) {  // common when few are pending: no split, no heap
+    front_.push_back(src.front());
+    src.clear();
+    mins_[from] = kNone;
+    mask_ &= ~(uint64_t{1} << from);
+    return;
+  }
   for (const Event& e : src) {
     const uint64_t x = static_cast<uint64_t>(e.time ^ floor_);
     if (x == 0) {
@@ -22,7 +29,9 @@ void EventQueue::Split() {
   src.clear();
   mins_[from] = kNone;
   mask_ &= ~(uint64_t{1} << from);
-  std::make_heap(front_.begin(), front_.end(), LaterSeq);
+  if (front_.size() > 1) {
+    std::make_heap(front_.begin(), front_.end(), LaterSeq);
+  }
 }
 
 }  // namespace perflab::sim::internal
