@@ -8,23 +8,20 @@ void EventQueue::Split() {
   const int from = __builtin_ctzll(mask_);
   floor_ = mins_[from];
   std::vector<Event>& src = buckets_[from];
-  if (src.size() == 1) {  // common when few are pending: no split, no heap
+  if (src.size() == 1) {  // common when few are pending: nothing to split
     front_.push_back(src.front());
-    src.clear();
-    mins_[from] = kNone;
-    mask_ &= ~(uint64_t{1} << from);
-    return;
-  }
-  for (const Event& e : src) {
-    const uint64_t x = static_cast<uint64_t>(e.time ^ floor_);
-    if (x == 0) {
-      front_.push_back(e);
-      continue;
+  } else {
+    for (const Event& e : src) {
+      const uint64_t x = static_cast<uint64_t>(e.time ^ floor_);
+      if (x == 0) {
+        front_.push_back(e);
+        continue;
+      }
+      const int b = 64 - __builtin_clzll(x);
+      buckets_[b].push_back(e);
+      if (e.time < mins_[b]) mins_[b] = e.time;
+      mask_ |= uint64_t{1} << b;
     }
-    const int b = 64 - __builtin_clzll(x);
-    buckets_[b].push_back(e);
-    if (e.time < mins_[b]) mins_[b] = e.time;
-    mask_ |= uint64_t{1} << b;
   }
   src.clear();
   mins_[from] = kNone;

@@ -78,13 +78,11 @@ std::string PartialFingerprint(
     }
   };
   mix(absl::StrCat(Describe(e), " shards=", shards));
-  // A newline cannot occur in a key (IsMetricKey), so the text is unambiguous.
+  // Counts and lengths before the text, so no two key lists read the same
+  // whatever bytes a key holds (keys are checked only after this).
   for (const std::vector<std::string>& keys : run_keys) {
-    mix("\n");
-    for (const std::string& k : keys) {
-      mix(k);
-      mix(",");
-    }
+    mix(absl::StrCat("\n", keys.size()));
+    for (const std::string& k : keys) mix(absl::StrCat(" ", k.size(), ":", k));
   }
   return absl::StrFormat("%016x", h);
 }
