@@ -247,6 +247,51 @@ TEST(CapstoneReal, ComposedSideReadsNothingMeasuredOnTheWholeService) {
   }
 }
 
+// Nor any figure of the case study's own service: with the reference
+// calibration, tripling a field that reads the ten-step table or was fitted
+// on it moves no composed figure at any step. The generator's cost is left
+// out because RunReal replaces it with this machine's client, measured in the
+// same closed loops.
+TEST(CapstoneReal, ComposedSideReadsNoFigureOfTheCaseStudysTable) {
+  auto file = ReadCalibrationFile(
+      absl::StrCat(PERFLAB_SOURCE_DIR,
+                   "/fixtures/calibration/reference-xeon-2vcpu-2026-12.json"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  RealOptions o = QuickRealOptions({});
+  for (const Step& s : AllSteps()) o.steps.push_back(&s);
+  o.warmup_s = 0.2;
+  o.closed_s = 0.5;
+  o.open_s = 0.5;
+  o.calibration = file->values;
+  o.calibration.generator_cpu_per_request_us = 40;
+  auto base = ComposeScaled(o);
+  ASSERT_TRUE(base.ok()) << base.status();
+  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  ASSERT_EQ(file->provenance.size(), fields.size());
+  int varied = 0;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const sim::SourceKind kind = file->provenance[i].kind;
+    if ((kind != sim::SourceKind::kTable && kind != sim::SourceKind::kFitted) ||
+        fields[i].member == &sim::Calibration::generator_cpu_per_request_us) {
+      continue;
+    }
+    RealOptions tripled = o;
+    tripled.calibration.*fields[i].member *= 3;
+    auto moved = ComposeScaled(tripled);
+    ASSERT_TRUE(moved.ok()) << moved.status();
+    for (size_t s = 0; s < base->size(); ++s) {
+      const std::string at =
+          std::string(fields[i].name) + " at " + std::string(o.steps[s]->name);
+      EXPECT_EQ((*moved)[s].rps, (*base)[s].rps) << at;
+      EXPECT_EQ((*moved)[s].p99_ms, (*base)[s].p99_ms) << at;
+      EXPECT_EQ((*moved)[s].cpu_cores, (*base)[s].cpu_cores) << at;
+    }
+    ++varied;
+  }
+  // join_hold_ms, other_cpu_us, gc_concurrent_cpu_per_mib_us, effective_cores
+  EXPECT_EQ(varied, 4);
+}
+
 // A move counts only beyond 5 % and beyond the repeats' spread: x1.07 with
 // overlapping repeats is flat, the same x1.07 with separated repeats is up.
 TEST(CapstoneReal, DirectionNeedsMoreThanTheRepeatsSpread) {

@@ -94,7 +94,8 @@ struct RealComparison {
 };
 
 // The calibration for the C++ service at one step: the JVM-only costs
-// (framework per request, garbage collection) replaced by what the C++
+// (framework per request, garbage collection, the database connection's
+// hold beyond the join's CPU, cores lost to the JVM) replaced by what the C++
 // service has, composed from its parts only, each measured alone (the
 // cpp_front_end_us, cpp_handoff_us, cpp_idle_wake_us and cpp_build_page*
 // figures with the calibration's join, serialisation, lookup and inventory
