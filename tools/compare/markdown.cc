@@ -59,4 +59,11 @@ std::string ToMarkdown(const core::Document& doc) {
   return out;
 }
 
+std::string RenderAs(const core::Document& doc, std::string_view format) {
+  if (format == "md") return ToMarkdown(doc);
+  return core::Render(doc, format == "json"  ? core::Format::kJson
+                           : format == "csv" ? core::Format::kCsv
+                                             : core::Format::kTable);
+}
+
 }  // namespace perflab::compare

@@ -5,12 +5,17 @@
 #define PERFLAB_TOOLS_COMPARE_MARKDOWN_H_
 
 #include <string>
+#include <string_view>
 
 #include "core/document.h"
 
 namespace perflab::compare {
 
 std::string ToMarkdown(const core::Document& doc);
+
+// `format` "md" is ToMarkdown's; "json" and "csv" core::Render's; anything
+// else its table. The commands whose --format offers md render with it.
+std::string RenderAs(const core::Document& doc, std::string_view format);
 
 }  // namespace perflab::compare
 

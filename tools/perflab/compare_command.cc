@@ -143,12 +143,7 @@ void AddCompareCommands(CLI::App& root, Registry& registry) {
   cmd->callback([&registry, a] {
     registry.chosen() = Registry::Choice{[a]() { return Run(*a); }, &a->format};
     Registry::Extras& extras = registry.extras();
-    extras.render = [](const core::Document& doc, const std::string& f) {
-      if (f == "md") return compare::ToMarkdown(doc);
-      return core::Render(doc, f == "json"  ? core::Format::kJson
-                               : f == "csv" ? core::Format::kCsv
-                                            : core::Format::kTable);
-    };
+    extras.render = compare::RenderAs;
     extras.exit_code = [a] { return a->exit_code; };
   });
 }

@@ -268,12 +268,7 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
     registry.chosen() =
         Registry::Choice{[c]() { return Changes(*c); }, &c->format};
     Registry::Extras& extras = registry.extras();
-    extras.render = [](const core::Document& doc, const std::string& f) {
-      if (f == "md") return compare::ToMarkdown(doc);
-      return core::Render(doc, f == "json"  ? core::Format::kJson
-                               : f == "csv" ? core::Format::kCsv
-                                            : core::Format::kTable);
-    };
+    extras.render = compare::RenderAs;
     extras.exit_code = [c] { return c->exit_code; };
   });
 
