@@ -33,6 +33,32 @@ std::optional<size_t> FirstTooDeep(std::string_view json, int max_depth) {
   return std::nullopt;
 }
 
+std::optional<size_t> FirstNanOrInfWithExponent(std::string_view json) {
+  const size_t n = json.size();
+  for (size_t i = 0; i < n; ++i) {
+    const char c = json[i];
+    if (c == '"') {  // a string: skip it, escapes included
+      for (++i; i < n && json[i] != '"'; ++i) {
+        if (json[i] == '\\') ++i;
+      }
+      continue;
+    }
+    size_t end = 0;
+    for (std::string_view word : {"Infinity", "Inf", "NaN"}) {
+      if (json.substr(i, word.size()) == word) {
+        end = i + word.size();
+        break;
+      }
+    }
+    if (end == 0) continue;
+    if (end < n && (json[end] == '.' || json[end] == 'e' || json[end] == 'E')) {
+      return i;
+    }
+    i = end - 1;
+  }
+  return std::nullopt;
+}
+
 const char* JsonErrorText(const rapidjson::ParseResult& result) {
   static_assert(kMaxJsonDepth == 64, "the text below names the limit");
   if (result.Code() == rapidjson::kParseErrorTermination) {

@@ -37,9 +37,17 @@ std::optional<size_t> FirstTooDeep(std::string_view json,
 // double (|x| > DBL_MAX), if any. Malformed text is left to the parser.
 std::optional<size_t> FirstNumberTooBig(std::string_view json);
 
+// The offset of the first NaN, Inf or Infinity outside strings that a '.',
+// 'e' or 'E' follows, if any. With kParseNanAndInfFlag, RapidJSON 1.1.0 reads
+// on into a fraction or exponent after such a word, and its full-precision
+// strtod then asserts on the empty digit string ("NaNe9").
+std::optional<size_t> FirstNanOrInfWithExponent(std::string_view json);
+
 // doc.Parse<kFlags | kParseIterativeFlag>(json) unless the text nests too
 // deep (kParseErrorTermination at the bracket) or a number is too big
-// (kParseErrorNumberTooBig at the number); the doc is then left empty.
+// (kParseErrorNumberTooBig at the number) or, with kParseNanAndInfFlag, a
+// NaN or Infinity runs on into an exponent (kParseErrorValueInvalid at the
+// word); the doc is then left empty.
 // Returns the parse result to test and report (JsonErrorText, Offset()).
 template <unsigned kFlags>
 rapidjson::ParseResult ParseJson(rapidjson::Document& doc,
@@ -51,6 +59,12 @@ rapidjson::ParseResult ParseJson(rapidjson::Document& doc,
   if (std::optional<size_t> at = FirstNumberTooBig(json)) {
     doc.SetNull();
     return rapidjson::ParseResult(rapidjson::kParseErrorNumberTooBig, *at);
+  }
+  if constexpr ((kFlags & rapidjson::kParseNanAndInfFlag) != 0) {
+    if (std::optional<size_t> at = FirstNanOrInfWithExponent(json)) {
+      doc.SetNull();
+      return rapidjson::ParseResult(rapidjson::kParseErrorValueInvalid, *at);
+    }
   }
   doc.Parse<kFlags | rapidjson::kParseIterativeFlag>(json.data(), json.size());
   return doc;

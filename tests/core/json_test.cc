@@ -4,6 +4,7 @@
 // full-precision strtod (found by the gbench_json fuzzer) is a clean error.
 #include "core/json.h"
 
+#include <cmath>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -45,6 +46,29 @@ TEST(JsonTest, ParseJsonReportsTooBigOrParses) {
   EXPECT_EQ(doc["x"].GetDouble(), 0.1);
   r = ParseJson<kFlags>(doc, "{\"x\": }");
   EXPECT_EQ(r.Code(), rapidjson::kParseErrorValueInvalid);
+}
+
+// The fuzzer's input: with NaN and Infinity allowed, RapidJSON 1.1.0 reads
+// "NaNe9" on into an exponent and asserts in its strtod (or, without
+// assertions, makes a number of nothing).
+TEST(JsonTest, NanOrInfinityRunningIntoAnExponentIsInvalid) {
+  EXPECT_EQ(FirstNanOrInfWithExponent("[NaNe9]"), 1u);
+  EXPECT_EQ(FirstNanOrInfWithExponent("{\"x\": -Infinity.5}"), 7u);
+  EXPECT_EQ(FirstNanOrInfWithExponent("[1, InfE1]"), 4u);
+  EXPECT_EQ(FirstNanOrInfWithExponent("[NaN, -Infinity, Inf]"), std::nullopt);
+  EXPECT_EQ(FirstNanOrInfWithExponent("[\"NaNe9\", \"\\\"Inf.1\"]"),
+            std::nullopt);
+  constexpr unsigned kFlags =
+      rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag;
+  rapidjson::Document doc;
+  rapidjson::ParseResult r = ParseJson<kFlags>(doc, "{\"x\": NaNe9}");
+  EXPECT_EQ(r.Code(), rapidjson::kParseErrorValueInvalid);
+  EXPECT_EQ(r.Offset(), 6u);
+  EXPECT_TRUE(doc.IsNull());
+  r = ParseJson<kFlags>(doc, "{\"x\": NaN, \"y\": -Infinity}");
+  ASSERT_FALSE(r.IsError());
+  EXPECT_TRUE(std::isnan(doc["x"].GetDouble()));
+  EXPECT_TRUE(std::isinf(doc["y"].GetDouble()));
 }
 
 TEST(JsonTest, FindsTheFirstBracketPastTheDepthLimit) {
