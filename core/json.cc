@@ -1,5 +1,6 @@
 #include "core/json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,16 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// The offset of the quote that closes the string opened at `open`, escapes
+// skipped, or json.size() if it never closes.
+size_t StringEnd(std::string_view json, size_t open) {
+  size_t i = open + 1;
+  for (; i < json.size() && json[i] != '"'; ++i) {
+    if (json[i] == '\\') ++i;
+  }
+  return std::min(i, json.size());
+}
+
 }  // namespace
 
 std::optional<size_t> FirstTooDeep(std::string_view json, int max_depth) {
@@ -20,10 +31,8 @@ std::optional<size_t> FirstTooDeep(std::string_view json, int max_depth) {
   int depth = 0;
   for (size_t i = 0; i < n; ++i) {
     const char c = json[i];
-    if (c == '"') {  // a string: skip it, escapes included
-      for (++i; i < n && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
+    if (c == '"') {
+      i = StringEnd(json, i);
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth) return i;
     } else if (c == ']' || c == '}') {
@@ -37,10 +46,8 @@ std::optional<size_t> FirstNanOrInfWithExponent(std::string_view json) {
   const size_t n = json.size();
   for (size_t i = 0; i < n; ++i) {
     const char c = json[i];
-    if (c == '"') {  // a string: skip it, escapes included
-      for (++i; i < n && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
+    if (c == '"') {
+      i = StringEnd(json, i);
       continue;
     }
     size_t end = 0;
@@ -72,11 +79,8 @@ std::optional<size_t> FirstNumberTooBig(std::string_view json) {
   size_t i = 0;
   while (i < n) {
     const char c = json[i];
-    if (c == '"') {  // a string: skip it, escapes included
-      for (++i; i < n && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
-      ++i;
+    if (c == '"') {
+      i = StringEnd(json, i) + 1;
       continue;
     }
     if (c != '-' && !IsDigit(c)) {

@@ -61,9 +61,8 @@ std::string ToMarkdown(const core::Document& doc) {
 
 std::string RenderAs(const core::Document& doc, std::string_view format) {
   if (format == "md") return ToMarkdown(doc);
-  return core::Render(doc, format == "json"  ? core::Format::kJson
-                           : format == "csv" ? core::Format::kCsv
-                                             : core::Format::kTable);
+  const absl::StatusOr<core::Format> parsed = core::ParseFormat(format);
+  return core::Render(doc, parsed.ok() ? *parsed : core::Format::kTable);
 }
 
 }  // namespace perflab::compare
