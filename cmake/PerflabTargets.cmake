@@ -66,6 +66,12 @@ function(perflab_benchmark name)
   add_executable(${name} ${ARG_SOURCES})
   perflab_defaults(${name})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark)
+  # Every benchmark binary under one target: what `perflab calibrate` and
+  # `tools/lab bench` run, built without the tests.
+  if(NOT TARGET perflab_benchmarks)
+    add_custom_target(perflab_benchmarks)
+  endif()
+  add_dependencies(perflab_benchmarks ${name})
   add_test(NAME ${name}.smoke
     COMMAND ${name} --benchmark_min_time=0.001 --benchmark_repetitions=1)
   set_tests_properties(${name}.smoke PROPERTIES LABELS bench-smoke TIMEOUT 300)
