@@ -88,6 +88,7 @@ struct Elasticity {
 
 struct Composition {
   std::vector<const Step*> steps;
+  sim::Calibration calibration;      // the costs every step read
   std::vector<StepFigures> figures;  // one per step
   std::vector<uint64_t> seeds;       // one per repeat
   // Outcomes, baseline against the last step: "x lower" for p99, open p99
