@@ -641,8 +641,8 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
     for (const std::string& row : rows) {
       std::vector<std::string> readers;
       for (size_t k = 0; k < id.provenance.size() && k < all.size(); ++k) {
-        for (const sim::TableCells& cells : id.provenance[k].rows) {
-          if (cells.row == row) readers.emplace_back(all[k].name);
+        if (sim::ReadsRow(id.provenance[k], row)) {
+          readers.emplace_back(all[k].name);
         }
       }
       said.push_back(readers.size() == 1
@@ -651,8 +651,9 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
     }
     doc.Note(absl::StrCat(
         "row: input = the calibration's fields read this step's row of the "
-        "case study's table (each field's provenance), so agreeing with it is "
-        "partly the table read back; held out = no field read it, a "
+        "case study's table, were chosen by looking at it or read a figure "
+        "measured in its run (each field's provenance), so agreeing with it "
+        "is partly the table read back; held out = nothing read it, a "
         "prediction. Input rows: ",
         absl::StrJoin(said, ", "), "."));
   }
