@@ -2,9 +2,10 @@
 // with their unit in the name, and where each came from (Provenance). The
 // defaults ARE the "seed-h2" calibration, which tools/capstone/seed_h2.cc
 // derives from the case study's published figures (core/case_study.h) and a
-// test checks against these numbers. Seven of the ten-step table's rows feed
-// seed-h2's fields (each field's Provenance names the cells): those steps
-// are inputs when the table is compared with the model, not predictions.
+// test checks against these numbers. Nine of the ten-step table's rows feed
+// seed-h2's fields, through their cells, a choice made on them or a figure
+// from their run (each field's Provenance names them): those steps are
+// inputs when the table is compared with the model, not predictions.
 // `perflab calibrate` measures most fields on this machine; reading and
 // writing the JSON file lives in tools/ (tools/capstone/), and the simulator
 // only sees the Calibration struct.
@@ -35,6 +36,7 @@ struct Calibration {
   // What the join holds its pooled connection beyond its CPU (waits inside
   // the embedded database), from Little's law on the TCP_NODELAY step's 4
   // connections; the N+1 statements' CPU figures already include theirs.
+  // Fitted: the hold, on the join alone, was chosen so the pool step gains.
   double join_hold_ms = 1.2192;
   // Network per statement: 0, the case study's database is embedded (its
   // text: 0.5-1 ms within an AZ for a networked one).
@@ -70,6 +72,7 @@ struct Calibration {
   // --- the application's hardware
   // Cores of simultaneous work its 8 vCPUs deliver (a 4 vCPU step gets half,
   // rounded). Integer: the model's processor-sharing CPU has whole cores.
+  // Fitted: the mean CPU of the five steps whose level suggested it.
   // What the resource physically was (8 hyperthreads on 4 physical cores of
   // its "laptop-class 12-core machine" would be one) is not published.
   double effective_cores = 4;

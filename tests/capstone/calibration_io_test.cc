@@ -284,6 +284,9 @@ TEST(CalibrationIo, BadProvenance) {
   ExpectBad(with(R"({"kind": "table", "from": "seed-h2", "rows": )"
                  R"({"index": ["rps"]}})"),
             "copied from 'seed-h2' without a reason; accepted: \"why\"");
+  ExpectBad(with(R"({"kind": "assumed", "from": "seed-h2", "figures": )"
+                 R"(["kLiveSetMib"], "runs": ["cache"]})"),
+            "copied from 'seed-h2' without a reason");
   ExpectBad(with(R"({"kind": "measured", "benchmarks": ["b"], "formula": )"
                  R"("f", "selected_on": ["index"]})"),
             "kind 'measured' reads no table row");

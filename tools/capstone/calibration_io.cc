@@ -261,6 +261,12 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
     return Bad(
         absl::StrCat(where, ": provenance kind '", kind_name, "' ", what));
   };
+  // A copy names why its value holds here, whatever its kind.
+  if (!out.from.empty() && out.why.empty()) {
+    return Bad(absl::StrCat(where, ": copied from '", out.from,
+                            "' without a reason; accepted: \"why\" saying why "
+                            "its value holds here"));
+  }
   absl::Status s;
   switch (out.kind) {
     case sim::SourceKind::kMeasured:
@@ -305,11 +311,6 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
           "needs \"why\" and, unless copied (\"from\"), reads no "
           "figure or row; accepted: a stated value and why");
       break;
-  }
-  if (s.ok() && !out.from.empty() && out.why.empty()) {
-    s = Bad(absl::StrCat(where, ": copied from '", out.from,
-                         "' without a reason; accepted: \"why\" saying why "
-                         "its value holds here"));
   }
   return s;
 }
