@@ -22,6 +22,7 @@ namespace perflab::capstone {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // Per-seed multipliers: the median of {1.0, 1.3, 0.8} is 1.0, the mean 1.033.
@@ -547,6 +548,34 @@ TEST(Composer, CacheHitRatioBesideThePublishedOne) {
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("points apart"), std::string::npos);
+}
+
+// The tail against the case study's, by hand: the fake's closed p99 is 10x
+// its mean at every step; the case study's mean by Little's law is 32 / 86
+// = 372.1 ms at the baseline (p99 922.8: 2.48x) and 32 / 691 = 46.3 ms at
+// the index (125.4: 2.71x). Planted p99 = 2 x mean: thinner than theirs.
+TEST(Composer, TheTailIsStatedAgainstTheCaseStudys) {
+  FakeModel fake;
+  absl::StatusOr<Composition> c = Compose(Options("index"), fake.Runner());
+  ASSERT_TRUE(c.ok()) << c.status();
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  std::string text = core::ToText(ToDocument(*c, id, {}));
+  EXPECT_THAT(text, HasSubstr("Tail: the model's closed-loop p99 is "
+                              "10.0-10.0x its mean at these steps, the case "
+                              "study's 2.5-2.7x"));
+  EXPECT_THAT(text, HasSubstr("as wide as the case study's or wider"));
+  EXPECT_THAT(text, HasSubstr("lognormal work (work_cv 0, assumed)"));
+  EXPECT_THAT(text, HasSubstr("It lacks: the scheduler's time slices"));
+  StepRunner narrow = Edited(fake, [](const sim::OrderServiceConfig&,
+                                      const sim::OrderServiceLoad& load,
+                                      uint64_t, sim::OrderServiceResult& r) {
+    if (!load.open) r.p99_ms = 2 * r.avg_ms;
+  });
+  c = Compose(Options("index"), narrow);
+  ASSERT_TRUE(c.ok()) << c.status();
+  text = core::ToText(ToDocument(*c, id, {}));
+  EXPECT_THAT(text, HasSubstr("p99 is 2.0-2.0x its mean"));
+  EXPECT_THAT(text, HasSubstr("on average its tail is thinner"));
 }
 
 // The outcomes divide the first step's figures by the last's: a step that

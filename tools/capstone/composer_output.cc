@@ -245,7 +245,7 @@ std::vector<std::string> CopiedFieldNotes(const Composition& c,
 // case study's mean by Little's law (its clients / its RPS), and the
 // mechanisms that make a tail the model has and lacks.
 std::string TailNote(const Composition& c) {
-  double lo = 0, hi = 0, cs_lo = 0, cs_hi = 0;
+  double lo = 0, hi = 0, cs_lo = 0, cs_hi = 0, sum = 0, cs_sum = 0;
   bool any = false;
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
@@ -259,14 +259,16 @@ std::string TailNote(const Composition& c) {
     hi = any ? std::max(hi, ours) : ours;
     cs_lo = any ? std::min(cs_lo, theirs) : theirs;
     cs_hi = any ? std::max(cs_hi, theirs) : theirs;
+    sum += ours;
+    cs_sum += theirs;
     any = true;
   }
   if (!any) return "";
   return absl::StrFormat(
       "Tail: the model's closed-loop p99 is %.1f-%.1fx its mean at these "
       "steps, the case study's %.1f-%.1fx (its mean by Little's law, %d "
-      "clients / RPS), so the model's p99 and its 'p99 lower' outcome fall "
-      "short of the case study's. The model has: lognormal work (work_cv "
+      "clients / RPS): on average its tail is %s. The model has: lognormal "
+      "work (work_cv "
       "%g, assumed), processor sharing on whole cores, first-come thread and "
       "connection queues, young pauses of one constant length per heap on "
       "every core (the GC logs publish counts and totals, no spread). It "
@@ -274,6 +276,9 @@ std::string TailNote(const Composition& c) {
       "hand-off, pauses of varying length, JIT compilation and "
       "deoptimisation.",
       lo, hi, cs_lo, cs_hi, static_cast<int>(case_study::kClosedLoopClients),
+      sum < cs_sum ? "thinner, so its p99 and its 'p99 lower' outcome fall "
+                     "short of the case study's"
+                   : "as wide as the case study's or wider",
       c.calibration.work_cv);
 }
 
