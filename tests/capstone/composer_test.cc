@@ -550,6 +550,69 @@ TEST(Composer, CacheHitRatioBesideThePublishedOne) {
   EXPECT_EQ(text.find("points apart"), std::string::npos);
 }
 
+// A calibration with a measured field is scored on step factors only, and
+// says where a field it copied sets a factor. By hand from the fake: every
+// step but the index and the cache is flat, so the join is (x1.00); its 81
+// statements cost 80 x 1 + 10 = 90 us against the join's 50 + 0.5 ms x 1e3
+// = 550 us. The cache step planted at the generator's ceiling (95 %) sets
+// the factors of cache (it) and heap-768 (the step after it).
+TEST(Composer, AMeasuredCalibrationIsScoredOnFactors) {
+  FakeModel fake;
+  StepRunner runner = Edited(fake, [](const sim::OrderServiceConfig& config,
+                                      const sim::OrderServiceLoad&, uint64_t,
+                                      sim::OrderServiceResult& r) {
+    if (config.cache && config.heap_mib == 256) r.generator_utilisation = 0.95;
+  });
+  ComposeOptions o = Options(
+      "index,join,keep-alive,tcp-nodelay,pool-8,virtual-threads,cache,"
+      "heap-768,right-size");
+  o.calibration.item_statement_us = 1;
+  o.calibration.orders_query_index_us = 10;
+  o.calibration.join_index_us = 50;
+  o.calibration.join_hold_ms = 0.5;
+  absl::StatusOr<Composition> c = Compose(o, runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  id.provenance.assign(sim::CalibrationFields().size(), sim::Provenance{});
+  for (size_t k = 0; k < id.provenance.size(); ++k) {
+    sim::Provenance& p = id.provenance[k];
+    if (sim::CalibrationFields()[k].name == "generator_cpu_per_request_us") {
+      p.kind = sim::SourceKind::kAssumed;
+      p.from = "seed-h2";
+      p.why = "the rig";
+    } else {
+      p.kind = sim::SourceKind::kMeasured;
+      p.benchmarks = {"b"};
+      p.formula = "f";
+    }
+  }
+  const core::Document doc = ToDocument(*c, id, {});
+  const std::string csv = core::ToCsv(doc);
+  const std::string text = core::ToText(doc);
+  EXPECT_EQ(csv.find("RPS within 30 %"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("held_out_within_30_pct"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("step factor within 30 % of the case study's"),
+            std::string::npos);
+  EXPECT_THAT(text, HasSubstr("absolute figures from another machine and "
+                              "stack are not comparable"));
+  EXPECT_THAT(text,
+              HasSubstr("join is flat (x1.00) with this machine's costs: its "
+                        "81 statements cost 90.0 us (80 x 1.00 + 10.0) "
+                        "against the join's 550.0 us"));
+  EXPECT_THAT(text, HasSubstr("A copied field sets these factors: cache, "
+                              "heap-768 (a side at the load generator's "
+                              "ceiling"));
+  const std::string json = ToJson(*c, id, {});
+  EXPECT_THAT(json, HasSubstr("\"scored_on\": \"factors\""));
+  EXPECT_EQ(json.find("\"within_30_pct\""), std::string::npos);
+  EXPECT_THAT(json, HasSubstr("\"factor_within_30_pct\""));
+  // The same composition without provenance keeps the absolute comparison.
+  const std::string seed = core::ToCsv(
+      ToDocument(*c, CalibrationIdentity{"t", "t.json", "sha256:0"}, {}));
+  EXPECT_NE(seed.find("RPS within 30 % of the case study's"),
+            std::string::npos);
+}
+
 // The tail against the case study's, by hand: the fake's closed p99 is 10x
 // its mean at every step; the case study's mean by Little's law is 32 / 86
 // = 372.1 ms at the baseline (p99 922.8: 2.48x) and 32 / 691 = 46.3 ms at
