@@ -56,6 +56,10 @@ const std::vector<CalibrationField>& CalibrationFields() {
       {"effective_cores", "cores",
        "cores of simultaneous work the app's 8 vCPUs deliver",
        &C::effective_cores},
+      {"work_cv", "cv",
+       "spread of every CPU piece of a request (lognormal coefficient of "
+       "variation)",
+       &C::work_cv},
       {"cpp_hit_pooled_us", "us",
        "C++ service (capstone --real): CPU per cache hit, 16 threads",
        &C::cpp_hit_pooled_us},
@@ -107,16 +111,21 @@ std::string_view SourceKindName(SourceKind kind) {
   return "assumed";
 }
 
+bool ReadsRow(const Provenance& p, std::string_view step) {
+  auto named = [step](const std::vector<std::string>& list) {
+    return std::find(list.begin(), list.end(), step) != list.end();
+  };
+  return named(p.selected_on) || named(p.runs) ||
+         std::any_of(p.rows.begin(), p.rows.end(),
+                     [step](const TableCells& c) { return c.row == step; });
+}
+
 std::vector<std::string> InputRows(const std::vector<Provenance>& provenance) {
   std::vector<std::string> rows;
   for (const auto& figures : case_study::kCapstoneTable) {
     const bool read = std::any_of(
-        provenance.begin(), provenance.end(), [&figures](const Provenance& p) {
-          return std::any_of(p.rows.begin(), p.rows.end(),
-                             [&figures](const TableCells& cells) {
-                               return cells.row == figures.step;
-                             });
-        });
+        provenance.begin(), provenance.end(),
+        [&figures](const Provenance& p) { return ReadsRow(p, figures.step); });
     if (read) rows.emplace_back(figures.step);
   }
   return rows;

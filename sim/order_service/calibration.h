@@ -2,9 +2,10 @@
 // with their unit in the name, and where each came from (Provenance). The
 // defaults ARE the "seed-h2" calibration, which tools/capstone/seed_h2.cc
 // derives from the case study's published figures (core/case_study.h) and a
-// test checks against these numbers. Seven of the ten-step table's rows feed
-// seed-h2's fields (each field's Provenance names the cells): those steps
-// are inputs when the table is compared with the model, not predictions.
+// test checks against these numbers. Nine of the ten-step table's rows feed
+// seed-h2's fields, through their cells, a choice made on them or a figure
+// from their run (each field's Provenance names them): those steps are
+// inputs when the table is compared with the model, not predictions.
 // `perflab calibrate` measures most fields on this machine; reading and
 // writing the JSON file lives in tools/ (tools/capstone/), and the simulator
 // only sees the Calibration struct.
@@ -35,6 +36,7 @@ struct Calibration {
   // What the join holds its pooled connection beyond its CPU (waits inside
   // the embedded database), from Little's law on the TCP_NODELAY step's 4
   // connections; the N+1 statements' CPU figures already include theirs.
+  // Fitted: the hold, on the join alone, was chosen so the pool step gains.
   double join_hold_ms = 1.2192;
   // Network per statement: 0, the case study's database is embedded (its
   // text: 0.5-1 ms within an AZ for a networked one).
@@ -70,9 +72,16 @@ struct Calibration {
   // --- the application's hardware
   // Cores of simultaneous work its 8 vCPUs deliver (a 4 vCPU step gets half,
   // rounded). Integer: the model's processor-sharing CPU has whole cores.
+  // Fitted: the mean CPU of the five steps whose level suggested it.
   // What the resource physically was (8 hyperthreads on 4 physical cores of
   // its "laptop-class 12-core machine" would be one) is not published.
   double effective_cores = 4;
+  // --- the spread of the work
+  // Coefficient of variation of every CPU piece of a request (lognormal
+  // around its mean): assumed, no published figure gives it. It sets how
+  // much of the tail the model's queues can make; 0 marches the clients in
+  // lockstep after every pause.
+  double work_cv = 0.5;
   // --- the C++ order service of `capstone --real` (bench/http/), read only
   // there (CppService) in place of the JVM's framework and GC costs; 0 = not
   // measured (the case study's JVM has no such figure).
@@ -107,7 +116,7 @@ struct Calibration {
 // One field's name, unit and meaning, for readers, writers and --help.
 struct CalibrationField {
   std::string_view name;  // JSON key, e.g. "orders_query_scan_us"
-  std::string_view unit;  // "us", "ms", "MiB", "cores"
+  std::string_view unit;  // "us", "ms", "MiB", "cores", "cv"
   std::string_view meaning;
   double Calibration::*member;
 };
@@ -125,10 +134,16 @@ const std::vector<CalibrationField>& CalibrationFields();
 //   fitted:    chosen to match cells of the ten-step table (`rows`, the
 //              cells it was fitted on) where no figure outside it gives the
 //              value; `why` says how and what it contradicts;
-//   assumed:   a stated value (`why`).
-// `rows` and `figures` are everything the value depends on, through the
-// fields it is computed from (`fields`) too, so the union of `rows` over a
-// calibration is the set of table rows that calibration read.
+//   assumed:   a stated value (`why`); copied from another calibration
+//              (`from`), it keeps the reads of its derivation there.
+// Two more lists name rows without cells: `selected_on`, the steps whose
+// results were looked at to choose the value or the form the model gives
+// it (a choice made by reading a row reads it), and `runs`, the steps
+// whose own run a named figure was measured in (a GC log, a profile).
+// `rows`, `selected_on`, `runs` and `figures` are everything the value
+// depends on, through the fields it is computed from (`fields`) too, so the
+// union of the three row lists over a calibration is the set of table rows
+// that calibration read.
 enum class SourceKind { kMeasured, kPublished, kTable, kFitted, kAssumed };
 
 // "measured", "published", "table", "fitted", "assumed".
@@ -148,16 +163,23 @@ struct Provenance {
   std::vector<std::string> benchmarks;  // measured: "bench_db BM_...", ...
   std::string formula;                  // measured: the arithmetic
   std::vector<TableCells> rows;         // table: rows in table order
-  std::vector<std::string> figures;     // named figures, in kNamedFigures order
-  std::vector<std::string> fields;      // fields it is computed from
-  std::string why;                      // assumed: why this value
+  // Steps (kCapstoneTable names, in table order) a choice was made on.
+  std::vector<std::string> selected_on;
+  // Steps (the same) whose own run measured a figure the value reads.
+  std::vector<std::string> runs;
+  std::vector<std::string> figures;  // named figures, in kNamedFigures order
+  std::vector<std::string> fields;   // fields it is computed from
+  std::string why;                   // assumed: why this value
   bool operator==(const Provenance&) const = default;
 };
 
 // The table rows (kCapstoneTable step names, in table order) any of
-// `provenance` reads: the steps a comparison with the table must count as
-// inputs, not predictions.
+// `provenance` reads through its cells, its selections or its runs: the
+// steps a comparison with the table must count as inputs, not predictions.
 std::vector<std::string> InputRows(const std::vector<Provenance>& provenance);
+
+// Whether `p` reads `step` (a cell, a selection or a run of it).
+bool ReadsRow(const Provenance& p, std::string_view step);
 
 }  // namespace perflab::sim
 

@@ -26,10 +26,6 @@
 namespace perflab::sim {
 namespace {
 
-// Request work varies (JIT, caches, row counts, scheduling): each CPU piece
-// is lognormal around its calibrated mean. Without variation the clients
-// march in lockstep after every pause.
-constexpr double kWorkCv = 0.5;
 // The N+1 page: 1 orders query, 20 item queries, 60 product lookups.
 constexpr int64_t kItemStatements = 80;
 // The app's HTTP client: http.maxConnections=256 in the case study's code.
@@ -62,7 +58,9 @@ struct Service {
   int64_t customers;
   Rng keys;
   Rng work;
-  LognormalDraws work_times{kWorkCv};
+  // Request work varies (JIT, caches, row counts, scheduling): each CPU piece
+  // is lognormal around its calibrated mean, with the calibration's cv.
+  LognormalDraws work_times{cal.work_cv};
 };
 
 Time Work(Service& s, double mean_us) {

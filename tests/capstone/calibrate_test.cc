@@ -126,9 +126,19 @@ TEST_F(CalibrateTest, SeedFileFillsTheUnmeasuredFields) {
   for (size_t i = 0; i < fields.size(); ++i) {
     const sim::Provenance& p = f->provenance[i];
     if (fields[i].name == "inventory_service_ms") {
+      // Copied: assumed here, with the reason and the seed's own why.
       EXPECT_EQ(p.kind, sim::SourceKind::kAssumed);
-      EXPECT_EQ(p.why, "a test's figure");
+      EXPECT_EQ(p.why,
+                "copied from seed-h2: the scenario's stub sleeps 5 ms "
+                "anywhere (seed-h2: a test's figure)");
       EXPECT_EQ(p.from, "seed-h2");
+    }
+    if (fields[i].name == "join_hold_ms") {
+      // Fitted on the case study's stack: never copied into a measured file.
+      EXPECT_EQ(f->values.join_hold_ms, 0);
+      EXPECT_EQ(p.kind, sim::SourceKind::kAssumed);
+      EXPECT_TRUE(p.from.empty());
+      EXPECT_THAT(p.why, HasSubstr("H2/JDBC"));
     }
     if (fields[i].name == "item_statement_us") {
       EXPECT_EQ(p.kind, sim::SourceKind::kMeasured);

@@ -35,7 +35,8 @@ std::string ProvenanceJson(size_t i) {
                       R"("cpu_cores"]}, "figures": ["kGcPauses256"], )"
                       R"("fields": ["live_set_mib"]})"
                     : R"({"kind": "table", "from": "seed-h2", "rows": )"
-                      R"({"baseline": ["rps"], "cache": ["cpu_cores"]}})";
+                      R"({"baseline": ["rps"], "cache": ["cpu_cores"]}, )"
+                      R"("why": "copied"})";
     default:
       return R"({"kind": "assumed", "why": "a stated value"})";
   }
@@ -113,6 +114,7 @@ TEST(CalibrationIo, ReadsEveryFieldWithItsValueAndSource) {
   EXPECT_EQ(f->provenance[2].fields,
             (std::vector<std::string>{"live_set_mib"}));
   EXPECT_EQ(f->provenance[6].from, "seed-h2");
+  EXPECT_EQ(f->provenance[6].why, "copied");
   EXPECT_EQ(f->provenance[3].kind, sim::SourceKind::kAssumed);
   EXPECT_EQ(f->provenance[3].why, "a stated value");
   // The rows any field reads, in the table's order.
@@ -265,7 +267,35 @@ TEST(CalibrationIo, BadProvenance) {
             "kind 'published' reads no table cell");
   ExpectBad(with(R"({"kind": "assumed", "why": "w", "rows": )"
                  R"({"index": ["rps"]}})"),
-            "kind 'assumed' needs \"why\" and reads no figure or row");
+            "kind 'assumed' needs \"why\" and, unless copied (\"from\"), "
+            "reads no figure or row");
+  // A choice made on a row names a row of the table; a copied field says why
+  // its value holds here.
+  ExpectBad(with(R"({"kind": "fitted", "why": "w", "rows": {"index": )"
+                 R"(["rps"]}, "selected_on": ["warp-drive"]})"),
+            "selected_on row 'warp-drive' is not a step of the ten-step "
+            "table; accepted: baseline, index,");
+  ExpectBad(with(R"({"kind": "published", "figures": ["kLiveSetMib"], )"
+                 R"("runs": ["cache", "warp-drive"]})"),
+            "runs row 'warp-drive' is not a step");
+  ExpectBad(with(R"({"kind": "fitted", "why": "w", "rows": {"index": )"
+                 R"(["rps"]}, "selected_on": "pool-8"})"),
+            "\"selected_on\" is not an array of strings");
+  ExpectBad(with(R"({"kind": "table", "from": "seed-h2", "rows": )"
+                 R"({"index": ["rps"]}})"),
+            "copied from 'seed-h2' without a reason; accepted: \"why\"");
+  ExpectBad(with(R"({"kind": "assumed", "from": "seed-h2", "figures": )"
+                 R"(["kLiveSetMib"], "runs": ["cache"]})"),
+            "copied from 'seed-h2' without a reason");
+  ExpectBad(with(R"({"kind": "measured", "benchmarks": ["b"], "formula": )"
+                 R"("f", "selected_on": ["index"]})"),
+            "kind 'measured' reads no table row");
+  // Copied with its reason, it keeps what its derivation there read.
+  EXPECT_TRUE(ParseCalibration(with(R"({"kind": "assumed", "from": )"
+                                    R"("seed-h2", "why": "w", "rows": )"
+                                    R"({"index": ["rps"]}, "selected_on": )"
+                                    R"(["pool-8"]})"))
+                  .ok());
 }
 
 TEST(CalibrationIo, MissingFileNamesThePath) {

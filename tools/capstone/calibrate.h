@@ -6,8 +6,8 @@
 // (times to the field's us/ms, bytes to MiB with the stated JVM factor) and
 // fills the fields no benchmark measures from the seed-h2 calibration, saying
 // so in each field's source and provenance (kind "measured" with the
-// benchmarks and formula, or seed-h2's own, "from": "seed-h2"). Not thread-safe
-// (spawns benchmark processes).
+// benchmarks and formula, or "assumed", "from": "seed-h2", with the reason).
+// Not thread-safe (spawns benchmark processes).
 #ifndef PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
 #define PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
 
@@ -60,6 +60,14 @@ inline constexpr char kMapPath[] = "bench/benchmarks.json";
 std::string DefaultMapPath();
 std::string DefaultSeedPath();
 std::string DefaultBenchDir();
+
+// Every field of `seed` into `file` (values, sources, provenance), marked as
+// copied: kind "assumed" from seed.name with the reason its value holds
+// here, keeping the rows and figures its derivation there read (they stay
+// input rows). join_hold_ms is not copied: seed-h2 fitted it to the case
+// study's H2/JDBC stack, so it is 0, assumed, here. Calibrate then replaces
+// the fields it measures.
+void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file);
 
 absl::StatusOr<CalibrationFile> Calibrate(
     const CalibrateOptions& options,

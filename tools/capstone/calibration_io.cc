@@ -130,8 +130,8 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
                             sim::Provenance& out) {
   const std::string shape =
       "{\"kind\": measured|published|table|fitted|assumed, \"from\", "
-      "\"benchmarks\", \"formula\", \"rows\", \"figures\", \"fields\", "
-      "\"why\"} (fixtures/calibration/README.md)";
+      "\"benchmarks\", \"formula\", \"rows\", \"selected_on\", \"runs\", "
+      "\"figures\", \"fields\", \"why\"} (fixtures/calibration/README.md)";
   if (!v.IsObject()) {
     return Bad(absl::StrCat(
         where, ": provenance is not an object; accepted: ", shape));
@@ -139,12 +139,12 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
   for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
     const std::string_view key = View(m->name);
     if (key != "kind" && key != "from" && key != "benchmarks" &&
-        key != "formula" && key != "rows" && key != "figures" &&
-        key != "fields" && key != "why") {
+        key != "formula" && key != "rows" && key != "selected_on" &&
+        key != "runs" && key != "figures" && key != "fields" && key != "why") {
       return Bad(absl::StrCat(where, ": unknown provenance key '",
                               std::string(key),
                               "'; accepted: kind, from, benchmarks, formula, "
-                              "rows, figures, fields, why"));
+                              "rows, selected_on, runs, figures, fields, why"));
     }
   }
   auto kind = v.FindMember("kind");
@@ -180,7 +180,9 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
   }
   for (auto [key, list] :
        {std::pair{"benchmarks", &out.benchmarks},
-        std::pair{"figures", &out.figures}, std::pair{"fields", &out.fields}}) {
+        std::pair{"selected_on", &out.selected_on},
+        std::pair{"runs", &out.runs}, std::pair{"figures", &out.figures},
+        std::pair{"fields", &out.fields}}) {
     auto it = v.FindMember(key);
     if (it == v.MemberEnd()) continue;
     if (!Strings(it->value, *list)) {
@@ -195,6 +197,17 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
                               "' is unknown; accepted: the named figures of "
                               "core/case_study.h: ",
                               FigureNames()));
+    }
+  }
+  for (auto [key, list] : {std::pair{"selected_on", &out.selected_on},
+                           std::pair{"runs", &out.runs}}) {
+    for (const std::string& row : *list) {
+      if (!KnownRow(row)) {
+        return Bad(absl::StrCat(where, ": ", key, " row '", row,
+                                "' is not a step of the ten-step table; "
+                                "accepted: ",
+                                RowNames()));
+      }
     }
   }
   for (const std::string& f : out.fields) {
@@ -248,9 +261,19 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
     return Bad(
         absl::StrCat(where, ": provenance kind '", kind_name, "' ", what));
   };
+  // A copy names why its value holds here, whatever its kind.
+  if (!out.from.empty() && out.why.empty()) {
+    return Bad(absl::StrCat(where, ": copied from '", out.from,
+                            "' without a reason; accepted: \"why\" saying why "
+                            "its value holds here"));
+  }
   absl::Status s;
   switch (out.kind) {
     case sim::SourceKind::kMeasured:
+      s = needs(out.selected_on.empty() && out.runs.empty(),
+                "reads no table row; accepted: kind 'fitted' for a value "
+                "chosen on rows");
+      if (!s.ok()) break;
       s = needs(!out.benchmarks.empty() && !out.formula.empty(),
                 "needs \"benchmarks\" and \"formula\"; accepted: the "
                 "benchmarks measured and the arithmetic");
@@ -279,9 +302,14 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
                 "was fitted on and how");
       break;
     case sim::SourceKind::kAssumed:
-      s = needs(!out.why.empty() && out.rows.empty() && out.figures.empty(),
-                "needs \"why\" and reads no figure or row; accepted: a "
-                "stated value and why");
+      // Copied from another calibration, it keeps what its derivation there
+      // read, so the rows still count as inputs.
+      s = needs(
+          !out.why.empty() && (!out.from.empty() ||
+                               (out.rows.empty() && out.figures.empty() &&
+                                out.selected_on.empty() && out.runs.empty())),
+          "needs \"why\" and, unless copied (\"from\"), reads no "
+          "figure or row; accepted: a stated value and why");
       break;
   }
   return s;
@@ -384,6 +412,8 @@ void WriteProvenance(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
     }
     w.EndObject();
   }
+  list("selected_on", p.selected_on);
+  list("runs", p.runs);
   list("figures", p.figures);
   list("fields", p.fields);
   text("why", p.why);

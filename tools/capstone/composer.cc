@@ -69,6 +69,7 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
   const int repeats = options.repeats;
   Composition c;
   c.steps = options.steps;
+  c.calibration = options.calibration;
   for (int r = 0; r < repeats; ++r) c.seeds.push_back(options.seed + r);
   const std::vector<sim::OrderServiceConfig> configs =
       CumulativeConfigs(options.steps);

@@ -88,6 +88,7 @@ struct Elasticity {
 
 struct Composition {
   std::vector<const Step*> steps;
+  sim::Calibration calibration;      // the costs every step read
   std::vector<StepFigures> figures;  // one per step
   std::vector<uint64_t> seeds;       // one per repeat
   // Outcomes, baseline against the last step: "x lower" for p99, open p99
@@ -146,15 +147,21 @@ std::string IdentityHash(std::string_view bytes,
 // cost comes from), the caps with the full ones, outcomes (saying whether
 // both ends are steady), the MVA estimate, notes (which cores each CPU
 // column counts, the cache step's hit ratio against the published one); in
-// the case study's order the agreement with its RPS and directions, held-out
-// rows apart from input rows; with sensitivity, one more table of
-// elasticities and the top three per step.
+// the case study's order the agreement with its step factors and directions
+// and, for a calibration with no measured field (seed-h2), its RPS (absolute
+// figures from another machine and stack do not compare), held-out rows
+// apart from input rows; for a measured one, the steps a copied field sets
+// and a flat join's reason; the tail (p99 over mean against the case
+// study's, the mechanisms the model has and lacks); with sensitivity, one
+// more table of elasticities and the top three per step.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
 // JSON: {calibration: {name, path, hash, overrides: {field: value}}, seeds,
 // prices, closed_loop_clients, open_loop_rate_per_s, steps: [{..., mark,
 // generator_ceiling, caps: {..., full}, cpu_share: {...}}],
-// fidelity?: {input_rows, held_out_rows, held_out: {...}, input: {...}},
+// fidelity?: {scored_on, input_rows, held_out_rows, held_out: {...},
+// input: {...}} (within_30_pct and within_15_pct only when scored_on is
+// rps_and_factors; factor_within_30_pct always),
 // outcomes: {..., from_steady_runs, unsteady_steps}, mva: [{name, mva_rps, rps,
 // difference_pct, bottleneck, bound_rps, knee_clients, total_demand_ms,
 // stations: [{name, kind, servers, demand_ms}], agrees, reason}],

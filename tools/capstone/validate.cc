@@ -37,7 +37,9 @@ double OffPct(double mine, double theirs) {
   return theirs > 0 ? 100 * (mine / theirs - 1) : 0;
 }
 
-bool Predicted(const Fold& f) { return f.unpredictable_because.empty(); }
+bool Predicted(const Fold& f) {
+  return f.unpredictable_because.empty() && f.reads_own_row.empty();
+}
 
 }  // namespace
 
@@ -84,6 +86,13 @@ absl::StatusOr<Validation> Validate(const ValidateOptions& options,
             if (f.name == name && sim::ReadsField(configs[k], f.member)) {
               fold.unpredictable_because.push_back(name);
             }
+          }
+        }
+        const auto& fields = sim::CalibrationFields();
+        for (size_t j = 0; j < fields.size(); ++j) {
+          if (sim::ReadsRow(derived.file.provenance[j], fold.step) &&
+              sim::ReadsField(configs[k], fields[j].member)) {
+            fold.reads_own_row.emplace_back(fields[j].name);
           }
         }
         if (!Predicted(fold)) return absl::OkStatus();
@@ -167,17 +176,26 @@ core::Document ToDocument(const Validation& v) {
                                : absl::StrJoin(f.rederived, " ")});
   }
   for (const Fold& f : v.folds) {
-    if (Predicted(f)) continue;
-    doc.Note(absl::StrCat(
-        f.step, ": no prediction; without its row nothing gives ",
-        absl::StrJoin(f.unpredictable_because, ", "),
-        ", which its step reads (counted in none of the figures above)."));
+    if (!f.unpredictable_because.empty()) {
+      doc.Note(absl::StrCat(
+          f.step, ": no prediction; without its row nothing gives ",
+          absl::StrJoin(f.unpredictable_because, ", "),
+          ", which its step reads (counted in none of the figures above)."));
+    } else if (!f.reads_own_row.empty()) {
+      doc.Note(absl::StrCat(
+          f.step,
+          ": no prediction; without its cells, its own run (a figure "
+          "measured there) or a choice made on it still reaches ",
+          absl::StrJoin(f.reads_own_row, ", "),
+          ", which its step reads (counted in none of the figures above)."));
+    }
   }
   doc.Note(
-      "Each row's calibration reads none of that row's cells (its fields' "
-      "provenance names other rows only); a field that read it is derived "
-      "from other figures or rows, listed per row, with its source in the "
-      "JSON. The factor is the row against the row before it, both with the "
+      "Each predicted row's calibration reads nothing of that row: no cell, "
+      "no figure from its run, no choice made on it (its fields' provenance "
+      "names other rows only); a field that read it is derived from other "
+      "figures or rows, listed per row, with its source in the JSON. The "
+      "factor is the row against the row before it, both with the "
       "row's calibration; within 5 % of 1 counts as flat.");
   return doc;
 }
@@ -226,6 +244,7 @@ std::string ToJson(const Validation& v) {
     w.Key("predicted");
     w.Bool(p);
     strings("unpredictable_because", f.unpredictable_because);
+    strings("reads_own_row", f.reads_own_row);
     strings("input_rows", f.input_rows);
     strings("rederived", f.rederived);
     if (p) {

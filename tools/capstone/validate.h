@@ -4,8 +4,10 @@
 // runs the steps up to k with it, and row k's RPS, p99, open-loop p99, CPU
 // and step factor (step k against step k - 1, both with that calibration)
 // are printed beside the case study's. A row is a prediction of figures the
-// calibration never read; a row whose step reads a field nothing else gives
-// (the baseline's scan) has no prediction and says so. The folds run on
+// calibration never read, through a cell, a choice made on the row or a
+// figure measured in the row's own run; a row whose step reads a field
+// nothing else gives (the baseline's scan) or that still reads the row (the
+// cache step's GC log) has no prediction and says so. The folds run on
 // every core (core::ParallelFor), each composition on one worker; the output
 // is the same for any number of workers. Thread-compatible.
 #ifndef PERFLAB_TOOLS_CAPSTONE_VALIDATE_H_
@@ -37,6 +39,10 @@ struct Fold {
   // Fields the step reads that nothing but its own row gives: no prediction
   // (figures all 0) when not empty.
   std::vector<std::string> unpredictable_because;
+  // Fields the step reads that still read its own row without its cells: a
+  // figure measured in that step's own run (its GC log) or a choice made on
+  // its results. No prediction either when not empty.
+  std::vector<std::string> reads_own_row;
   StepFigures figures;  // the model's row k (factor: against row k - 1)
   // The rows the fold's calibration read (never `step`).
   std::vector<std::string> input_rows;
@@ -66,9 +72,9 @@ int FactorWay(double factor);
 core::Document ToDocument(const Validation& v);
 // JSON: {seeds, summary: {predicted_rows, within_15_pct, within_30_pct,
 // changes, same_way}, rows: [{step, predicted, unpredictable_because,
-// input_rows, rederived, rps, p99_ms, open_p99_ms, cpu_cores, factor,
-// case_study: {rps, p99_ms, open_p99_ms, cpu_cores, factor}, rps_off_pct,
-// same_way}]}. Deterministic: shortest round-trip numbers.
+// reads_own_row, input_rows, rederived, rps, p99_ms, open_p99_ms, cpu_cores,
+// factor, case_study: {rps, p99_ms, open_p99_ms, cpu_cores, factor},
+// rps_off_pct, same_way}]}. Deterministic: shortest round-trip numbers.
 std::string ToJson(const Validation& v);
 
 }  // namespace perflab::capstone

@@ -174,9 +174,12 @@ TEST(ReadsFieldTest, UnreadFieldsLeaveTheRunUnchanged) {
             RunOrderService(Calibration{}, Cumulative(0), load, 3)->rps);
 }
 
-TEST_F(TenSteps, StepsMoveThroughputInTheCaseStudysDirection) {
-  // The first eight steps: up, up, down (the keep-alive stall), up
-  // (TCP_NODELAY), up (pool 8: NOT met, see below), up, up.
+// Directions the calibration's own costs imply, not agreement with the case
+// study (every row but keep-alive fed a field or a choice): the index
+// replaces a 44 ms scan with a 39 us lookup; the join one statement for 81;
+// without TCP_NODELAY each kept-alive call stalls 43 ms, with it not; virtual
+// threads lift the 16-thread cap; the cache skips the database.
+TEST_F(TenSteps, StepsMoveThroughputAsTheirCostsSay) {
   EXPECT_GT(results_[1].rps, 2 * results_[0].rps) << "index";
   EXPECT_GT(results_[2].rps, results_[1].rps) << "join";
   EXPECT_LT(results_[3].rps, results_[2].rps / 2) << "keep-alive stall";
@@ -235,10 +238,9 @@ TEST_F(TenSteps, HeapStepLowersCpuAtAboutTheSameThroughput) {
   EXPECT_LT(big.gc_pause_total_ms, small.gc_pause_total_ms);
 }
 
-// The CPU column at the held-out steps only (seed-h2: keep-alive, pool-8 and
-// virtual threads); an input row's cores agree partly because a field read
-// them (the index step's 4.0 cores are effective_cores). Largest gap:
-// virtual threads, 4.8 measured against a model capped at 4.
+// The CPU column at the held-out steps only (seed-h2: keep-alive); an input
+// row's cores agree partly because a field read them (effective_cores is
+// the mean of five rows' CPU).
 TEST_F(TenSteps, HeldOutCpuFollowsTheCaseStudys) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   const std::vector<int> held = HeldOutSteps();
@@ -310,9 +312,9 @@ TEST_F(TenSteps, CapWaitsAgreeWithLittlesLaw) {
 }
 
 // The model's fidelity target, where it is a prediction: within 30 % of the
-// case study's RPS at every held-out step (seed-h2: keep-alive, pool-8 and
-// virtual threads, at seeds 7 and 42-44 alike). Input rows are not scored:
-// a field read them.
+// case study's RPS at every held-out step (seed-h2: keep-alive alone, the
+// one row nothing read or was chosen on). Input rows are not scored: a
+// field read them or a choice was made on them.
 TEST_F(TenSteps, HeldOutStepsWithinThirtyPercent) {
   if (kShortRuns) GTEST_SKIP() << kShortRunsWhy;
   const std::vector<int> held = HeldOutSteps();
@@ -322,15 +324,13 @@ TEST_F(TenSteps, HeldOutStepsWithinThirtyPercent) {
   }
 }
 
-// The case study's pool 4 -> 8 step gains x1.12. Its JdbcTemplate borrows a
-// connection per statement, so the join's 1,050.9 us of CPU alone would
-// hold 1,762 x 1.05 ms = 1.85 connections, 0.46 of a pool of 4: too idle to
-// be the limit. The pool binds through join_hold_ms, 1.2192 ms held without
-// CPU, which seed-h2 derives from the TCP_NODELAY row alone (Little's law
-// on its 4 saturated connections: 4 / 1,762 = 2.27 ms, less the join's CPU),
-// never from the pool step's own figures; with pool 8 the hold stops
-// binding, so throughput must rise.
-TEST_F(TenSteps, PoolStepRaisesThroughput) {
+// The mechanism join_hold_ms adds, not a prediction (the hold, and its
+// application to the join alone, were chosen so that this step gains: its
+// provenance names pool-8 in selected_on). The join's 1,050.9 us of CPU
+// alone would hold 1,762 x 1.05 ms = 1.85 connections, 0.46 of a pool of 4:
+// too idle to be the limit; with 1.2192 ms more held per join, 4 / (2.27
+// ms) = 1,762 RPS is the pool's ceiling, and 8 connections lift it.
+TEST_F(TenSteps, AHeldJoinMakesThePoolBind) {
   EXPECT_GT(results_[5].rps, results_[4].rps);
 }
 
