@@ -111,11 +111,37 @@ class Cpu {
     Cpu* cpu;
     Time work;
     CpuUse use;
+    bool await_ready() const noexcept { return work <= 0; }
+    void await_suspend(std::coroutine_handle<> h) {
+      if (cpu->sliced_ == nullptr) [[likely]] {
+        cpu->Add(h, work, use);
+      } else {
+        cpu->AddSliced(h, work, use, kDefaultWorkingSet, 0);
+      }
+    }
+    void await_resume() const noexcept {}
+  };
+  // co_await cpu.Run(work, use): resumes once `work` ns of CPU have been
+  // received; the time is attributed to `use`.
+  Awaiter Run(Time work, CpuUse use = CpuUse::kOther) {
+    return {this, work, use};
+  }
+
+  // A Run() that also tells the time-sliced discipline the job's working set
+  // (its refill on each switch back to it; beyond the curve, the curve's end)
+  // and its thread: a job of thread t dispatched onto the core that last ran
+  // thread t costs no switch (0: no thread, every Run() is a job of its own;
+  // ids below 2^63). A separate awaiter, so processor sharing's plain Run()
+  // carries nothing more than it did.
+  struct JobAwaiter {
+    Cpu* cpu;
+    Time work;
+    CpuUse use;
     int64_t working_set_bytes;
     uint64_t thread;
     bool await_ready() const noexcept { return work <= 0; }
     void await_suspend(std::coroutine_handle<> h) {
-      if (cpu->sliced_ == nullptr) [[likely]] {
+      if (cpu->sliced_ == nullptr) {
         cpu->Add(h, work, use);
       } else {
         cpu->AddSliced(h, work, use, working_set_bytes, thread);
@@ -123,15 +149,8 @@ class Cpu {
     }
     void await_resume() const noexcept {}
   };
-  // co_await cpu.Run(work, use): resumes once `work` ns of CPU have been
-  // received; the time is attributed to `use`. The time-sliced discipline
-  // also reads the job's working set (its refill on each switch back to it;
-  // beyond the curve, the curve's end) and its thread: a job of thread t
-  // dispatched onto the core that last ran thread t costs no switch (0: no
-  // thread, every Run() is a job of its own).
-  Awaiter Run(Time work, CpuUse use = CpuUse::kOther,
-              int64_t working_set_bytes = kDefaultWorkingSet,
-              uint64_t thread = 0) {
+  JobAwaiter Run(Time work, CpuUse use, int64_t working_set_bytes,
+                 uint64_t thread = 0) {
     return {this, work, use, working_set_bytes, thread};
   }
 
@@ -147,7 +166,12 @@ class Cpu {
   int64_t cores() const { return cores_; }
   CpuDiscipline discipline() const;
   // Jobs running or waiting for a core.
-  int64_t runnable() const;
+  int64_t runnable() const {
+    if (sliced_ != nullptr) [[unlikely]] {
+      return sliced_->busy + static_cast<int64_t>(sliced_->queue.size());
+    }
+    return ps_runnable();
+  }
   // Dispatches that charged a switch since ResetStats() (time-sliced; 0 under
   // processor sharing).
   int64_t switches() const;
@@ -167,6 +191,7 @@ class Cpu {
       return tag > o.tag || (tag == o.tag && seq > o.seq);
     }
   };
+  int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
   double Rate() const;  // virtual (per-job) ns of work per real ns
   void Advance();
   void Reschedule();

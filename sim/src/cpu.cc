@@ -25,13 +25,6 @@ CpuDiscipline Cpu::discipline() const {
   return sliced_ ? CpuDiscipline::kSliced : CpuDiscipline::kProcessorSharing;
 }
 
-int64_t Cpu::runnable() const {
-  if (sliced_) {
-    return sliced_->busy + static_cast<int64_t>(sliced_->queue.size());
-  }
-  return static_cast<int64_t>(jobs_.size());
-}
-
 int64_t Cpu::switches() const { return sliced_ ? sliced_->switches : 0; }
 
 double Cpu::Rate() const {
@@ -65,7 +58,7 @@ void Cpu::Advance() {
     const Time dt = now - from;
     const double rate = Rate();
     vtime_ += static_cast<double>(dt) * rate;
-    const int64_t n = runnable();
+    const int64_t n = ps_runnable();
     used_ += static_cast<__int128>(dt) * std::min(n, cores_);
     for (int u = 0; u < kCpuUses; ++u) {
       used_by_use_[u] += static_cast<double>(dt) * rate *
@@ -108,11 +101,11 @@ double Cpu::CoresUsed() const {
     return static_cast<double>(used) / Elapsed();
   }
   if (now <= reset_at_)
-    return static_cast<double>(std::min(runnable(), cores_));
+    return static_cast<double>(std::min(ps_runnable(), cores_));
   const Time from = std::max(last_, frozen_until_);
   __int128 used = used_;
   if (now > from)
-    used += static_cast<__int128>(now - from) * std::min(runnable(), cores_);
+    used += static_cast<__int128>(now - from) * std::min(ps_runnable(), cores_);
   return static_cast<double>(used) / Elapsed();
 }
 
