@@ -410,7 +410,9 @@ TEST(SlicedCpuTheoryTest, ShortQuantumTendsToProcessorSharing) {
   // On the same arrivals: closer to PS as the quantum shrinks.
   EXPECT_LT(std::abs(fine.mean() - ps.mean()),
             std::abs(coarse.mean() - ps.mean()));
-  EXPECT_NEAR(fine.mean(), ps.mean(), 0.01 * ps.mean());
+  // 0.7 % apart with 50,000 customers; the sanitizers' 5,000 get room.
+  EXPECT_NEAR(fine.mean(), ps.mean(),
+              (testing::kSanitized ? 0.05 : 0.01) * ps.mean());
   const Dist exp = Dist::Exp(1000);
   EXPECT_NEAR(RunOpen(Sliced(20), 1, 2000, exp).mean(), 2000,
               2000 * kTheoryTolerance);
