@@ -4,13 +4,15 @@
 // not the process's peak) shows the memory cost per client, and the cost per
 // event as the number of pending events grows; and the capstone's order-service
 // model at three of its steps (BM_OrderService), in simulated requests and
-// engine events per second of wall time.
+// engine events per second of wall time; and an M/M/1 on sim::Cpu under
+// processor sharing against the time-sliced discipline (BM_CpuMM1).
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
 #include <string>
 
 #include "core/cpu_time.h"
+#include "sim/cpu.h"
 #include "sim/engine.h"
 #include "sim/mmc.h"
 #include "sim/order_service/model.h"
@@ -183,6 +185,64 @@ void BM_PendingCallbacks(benchmark::State& state) {
   RunOneMsPerIteration(state, sim);
 }
 BENCHMARK(BM_PendingCallbacks)->RangeMultiplier(16)->Range(1 << 10, 1 << 20);
+
+perflab::sim::Process CpuCustomer(perflab::sim::Cpu& cpu,
+                                  perflab::sim::Time work) {
+  co_await cpu.Run(work);
+}
+
+perflab::sim::Process CpuArrivals(perflab::sim::Simulation& sim,
+                                  perflab::sim::Cpu& cpu, int64_t customers) {
+  perflab::sim::Rng arrivals(42, "arrivals");
+  perflab::sim::Rng service(42, "service");
+  for (int64_t i = 0; i < customers; ++i) {
+    co_await sim.Delay(
+        perflab::sim::SampleNs(perflab::sim::Dist::Exp(1000 / 0.9), arrivals));
+    sim.Spawn(CpuCustomer(
+        cpu, perflab::sim::SampleNs(perflab::sim::Dist::Exp(1000), service)));
+  }
+}
+
+// M/M/1 at rho 0.9 (1 us mean service) on one sim::Cpu core, 100,000
+// customers an iteration: processor sharing (sliced:0) against the
+// time-sliced discipline with a quantum longer than every job (one slice a
+// customer, the discipline's own cost) and with a quarter of the mean
+// service (about four slices a customer, so more events). customers_per_s
+// is the figure to compare: the same simulated work in each.
+void BM_CpuMM1(benchmark::State& state) {
+  perflab::sim::CpuScheduling scheduling;
+  if (state.range(0) != 0) {
+    scheduling.discipline = perflab::sim::CpuDiscipline::kSliced;
+    scheduling.quantum_ns = state.range(1);
+    scheduling.switch_ns = 50;
+  }
+  constexpr int64_t kCustomers = 100'000;
+  double events = 0, switches = 0;
+  for (auto _ : state) {
+    perflab::sim::Simulation sim;
+    perflab::sim::Cpu cpu(sim, 1, scheduling);
+    sim.Spawn(CpuArrivals(sim, cpu, kCustomers));
+    if (!sim.Run(perflab::sim::kForever).ok()) {
+      state.SkipWithError("run failed");
+      return;
+    }
+    events += static_cast<double>(sim.events_executed());
+    switches += static_cast<double>(cpu.switches());
+  }
+  const double runs = static_cast<double>(state.iterations());
+  state.counters["customers_per_s"] =
+      benchmark::Counter(runs * kCustomers, benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(events, benchmark::Counter::kIsRate);
+  state.counters["events_per_customer"] = events / (runs * kCustomers);
+  state.counters["switches_per_customer"] = switches / (runs * kCustomers);
+}
+BENCHMARK(BM_CpuMM1)
+    ->ArgNames({"sliced", "quantum_ns"})
+    ->Args({0, 0})
+    ->Args({1, 10'000'000})
+    ->Args({1, 250})
+    ->Unit(benchmark::kMillisecond);
 
 // One closed-loop run of the capstone's order service with the seed-h2
 // calibration and the case study's rig (32 clients, 8 s warm-up, 15 s

@@ -1,52 +1,157 @@
-// CPU as C cores under processor sharing: n runnable jobs each progress at
-// min(1, C / n) nanoseconds of work per nanosecond, so CPU-bound work slows
-// down once the cores are saturated. Reports the cores used (time-weighted
-// min(n, C)) and the CPU time spent per category (database, HTTP,
-// serialisation, GC, other), so a model can print the simulated counterpart of
-// a profiler's "97 % in the database". Work done outside the job queue (GC
-// threads during a pause) is added with Charge(). Implemented with virtual
-// finish tags, O(log n) per job. Single-threaded, like its Simulation.
+// CPU as C cores under one of two disciplines.
+//
+// Processor sharing (the default, the ideal limit): n runnable jobs each
+// progress at min(1, C / n) nanoseconds of work per nanosecond, for free, so
+// CPU-bound work slows down once the cores are saturated. Implemented with
+// virtual finish tags, O(log n) per job.
+//
+// Time-sliced (as a kernel schedules threads): one job a core, for at most a
+// quantum; then, if others wait, it goes to the tail of a FIFO run queue and
+// the head takes the core. A woken job joins the tail. Dispatching a job other
+// than the one the core last ran costs a switch plus a cache refill that grows
+// with the working set the job brings back, as CPU time of the category
+// `scheduling`. O(C) per slice.
+//
+// Both report the cores used (time-weighted) and the CPU time spent per
+// category (database, HTTP, serialisation, GC, other, scheduling), so a model
+// can print the simulated counterpart of a profiler's "97 % in the database".
+// Work done outside the job queue (GC threads during a pause) is added with
+// Charge(). Single-threaded, like its Simulation.
 #ifndef PERFLAB_SIM_CPU_H_
 #define PERFLAB_SIM_CPU_H_
 
 #include <array>
 #include <coroutine>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <queue>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sim/engine.h"
 #include "sim/resource.h"
 
 namespace perflab::sim {
 
-// What CPU time is spent on, for attribution.
-enum class CpuUse : uint8_t { kDatabase, kHttp, kSerialisation, kGc, kOther };
+// What CPU time is spent on, for attribution. kScheduling is the
+// dispatcher's own (switches and cache refills of the time-sliced
+// discipline); a job's work is never attributed to it.
+enum class CpuUse : uint8_t {
+  kDatabase,
+  kHttp,
+  kSerialisation,
+  kGc,
+  kOther,
+  kScheduling
+};
+// The uses a job's own work can have, kDatabase..kOther: tables of a model's
+// work by use iterate these, and stay as they are under processor sharing.
 inline constexpr int kCpuUses = 5;
-// "database", "http", "serialisation", "gc", "other".
+// Every use, kScheduling included.
+inline constexpr int kAllCpuUses = 6;
+// "database", "http", "serialisation", "gc", "other", "scheduling".
 std::string_view CpuUseName(CpuUse use);
+
+// How the cores choose which runnable job progresses.
+enum class CpuDiscipline : uint8_t {
+  kProcessorSharing,  // "ps"
+  kSliced,            // "sliced"
+};
+// "ps" or "sliced"; anything else is InvalidArgument naming what is accepted.
+absl::StatusOr<CpuDiscipline> ParseCpuDiscipline(std::string_view name);
+std::string_view CpuDisciplineName(CpuDiscipline discipline);
+
+// One measured point of the cache-refill curve.
+struct RefillPoint {
+  int64_t working_set_bytes = 0;  // what the job touches between switches
+  Time refill_ns = 0;  // extra CPU its dispatch costs, beyond the switch
+};
+
+// The discipline and its costs. The time-sliced fields are calibration
+// inputs; processor sharing ignores them.
+struct CpuScheduling {
+  // Processor sharing unless a model asks for the scheduled CPU.
+  CpuDiscipline discipline = CpuDiscipline::kProcessorSharing;
+  // Longest a job runs while others wait (a kernel's base slice is ms).
+  Time quantum_ns = 3 * kMs;
+  // CPU a dispatch of a job other than the core's last one costs.
+  Time switch_ns = 0;
+  // Refill by working set, working sets strictly ascending, interpolated
+  // linearly between points; empty: no refill cost.
+  std::vector<RefillPoint> refill;
+  // The working set of a job whose Run() declares none.
+  int64_t working_set_bytes = 0;
+};
+
+// OK, or InvalidArgument naming the field, its value and what is accepted:
+// quantum_ns <= 0, a negative switch_ns or refill_ns, refill points not
+// strictly ascending from a working set >= 0, or a working_set_bytes outside
+// [first, last] point of a non-empty curve.
+absl::Status ValidateCpuScheduling(const CpuScheduling& scheduling);
+// The refill of a job with `working_set_bytes`: linear between the curve's
+// points, the end points' values beyond them, 0 for an empty curve.
+Time RefillNs(const std::vector<RefillPoint>& curve, int64_t working_set_bytes);
 
 class Cpu {
  public:
-  Cpu(Simulation& sim, int64_t cores)
-      : sim_(&sim), cores_(cores), timer_(sim.AddTimer(&OnTick, this)) {}
-  ~Cpu() { sim_->ClearTimer(timer_); }
+  // `scheduling` must pass ValidateCpuScheduling (a model validates its
+  // inputs before building a Cpu).
+  Cpu(Simulation& sim, int64_t cores, const CpuScheduling& scheduling = {});
+  ~Cpu();
   Cpu(const Cpu&) = delete;  // the Simulation's timer points at this one
   Cpu& operator=(const Cpu&) = delete;
+
+  // A Run() with this working set takes the scheduling's working_set_bytes.
+  static constexpr int64_t kDefaultWorkingSet = -1;
 
   struct Awaiter {
     Cpu* cpu;
     Time work;
     CpuUse use;
     bool await_ready() const noexcept { return work <= 0; }
-    void await_suspend(std::coroutine_handle<> h) { cpu->Add(h, work, use); }
+    void await_suspend(std::coroutine_handle<> h) {
+      if (cpu->sliced_ == nullptr) [[likely]] {
+        cpu->Add(h, work, use);
+      } else {
+        cpu->AddSliced(h, work, use, kDefaultWorkingSet, 0);
+      }
+    }
     void await_resume() const noexcept {}
   };
   // co_await cpu.Run(work, use): resumes once `work` ns of CPU have been
   // received; the time is attributed to `use`.
   Awaiter Run(Time work, CpuUse use = CpuUse::kOther) {
     return {this, work, use};
+  }
+
+  // A Run() that also tells the time-sliced discipline the job's working set
+  // (its refill on each switch back to it; beyond the curve, the curve's end)
+  // and its thread: a job of thread t dispatched onto the core that last ran
+  // thread t costs no switch (0: no thread, every Run() is a job of its own;
+  // ids below 2^63). A separate awaiter, so processor sharing's plain Run()
+  // carries nothing more than it did.
+  struct JobAwaiter {
+    Cpu* cpu;
+    Time work;
+    CpuUse use;
+    int64_t working_set_bytes;
+    uint64_t thread;
+    bool await_ready() const noexcept { return work <= 0; }
+    void await_suspend(std::coroutine_handle<> h) {
+      if (cpu->sliced_ == nullptr) {
+        cpu->Add(h, work, use);
+      } else {
+        cpu->AddSliced(h, work, use, working_set_bytes, thread);
+      }
+    }
+    void await_resume() const noexcept {}
+  };
+  JobAwaiter Run(Time work, CpuUse use, int64_t working_set_bytes,
+                 uint64_t thread = 0) {
+    return {this, work, use, working_set_bytes, thread};
   }
 
   // Stops all job progress for `duration` from now (a stop-the-world pause):
@@ -59,7 +164,17 @@ class Cpu {
   void Charge(CpuUse use, Time cpu);
 
   int64_t cores() const { return cores_; }
-  int64_t runnable() const { return static_cast<int64_t>(jobs_.size()); }
+  CpuDiscipline discipline() const;
+  // Jobs running or waiting for a core.
+  int64_t runnable() const {
+    if (sliced_ != nullptr) [[unlikely]] {
+      return sliced_->busy + static_cast<int64_t>(sliced_->queue.size());
+    }
+    return ps_runnable();
+  }
+  // Dispatches that charged a switch since ResetStats() (time-sliced; 0 under
+  // processor sharing).
+  int64_t switches() const;
   void ResetStats();
   // Mean cores busy since ResetStats(): jobs' progress plus charged work.
   double CoresUsed() const;
@@ -76,12 +191,50 @@ class Cpu {
       return tag > o.tag || (tag == o.tag && seq > o.seq);
     }
   };
+  int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
   double Rate() const;  // virtual (per-job) ns of work per real ns
   void Advance();
   void Reschedule();
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
   static void OnTick(void* ctx, uint64_t);
   double Elapsed() const;
+
+  // The time-sliced discipline's state (sim/src/cpu_sliced.cc); null under
+  // processor sharing, whose members above it never touches.
+  struct SlicedJob {
+    Time left;       // work still to do
+    Time refill_ns;  // charged when dispatched after another job
+    uint64_t key;    // its thread, or an id of its own
+    CpuUse use;
+    std::coroutine_handle<> handle;
+  };
+  struct Core {
+    bool busy = false;
+    SlicedJob job{};
+    Time overhead_left = 0;  // switch + refill still due before the slice
+    Time slice_left = 0;     // the job's work still due in this slice
+    Time from = 0;           // progress credited up to here
+    uint64_t last_key = 0;   // the job it last ran; 0: none yet
+  };
+  struct Sliced {
+    CpuScheduling scheduling;
+    std::vector<Core> cores;
+    std::deque<SlicedJob> queue;  // runnable jobs waiting for a core, FIFO
+    int64_t busy = 0;             // cores running a job
+    uint64_t next_key = 0;
+    int64_t switches = 0;
+  };
+  void AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
+                 int64_t working_set_bytes, uint64_t thread);
+  static void OnSliceTick(void* ctx, uint64_t);
+  void SlicedAdvance();  // credits every core's progress up to now
+  void SlicedReschedule();
+  Time SliceEnd(const Core& c) const;
+  void Credit(Core& c, Time now);
+  void Dispatch(Core& c, const SlicedJob& job);
+  void EndSlice(Core& c, Time now);
+  void SlicedTotals(__int128& used,
+                    std::array<double, kAllCpuUses>& by_use) const;
 
   Simulation* sim_;
   int64_t cores_;
@@ -92,13 +245,14 @@ class Cpu {
   // Set to the next job's finish: when it is, and its place among events
   // at that time (a seq taken when the finish was last computed).
   Simulation::TimerId timer_;
+  std::unique_ptr<Sliced> sliced_;
   std::priority_queue<Job, std::vector<Job>, std::greater<Job>> jobs_;
   // Core-nanoseconds of progress since the reset: exact integer total (so a
   // run without pauses or charges reports exactly the time-weighted
   // min(n, C)), and a per-use split.
   __int128 used_ = 0;
-  std::array<int64_t, kCpuUses> runnable_by_use_{};
-  std::array<double, kCpuUses> used_by_use_{};
+  std::array<int64_t, kAllCpuUses> runnable_by_use_{};
+  std::array<double, kAllCpuUses> used_by_use_{};
   Time reset_at_ = 0;
 };
 

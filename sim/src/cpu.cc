@@ -5,6 +5,28 @@
 
 namespace perflab::sim {
 
+Cpu::Cpu(Simulation& sim, int64_t cores, const CpuScheduling& scheduling)
+    : sim_(&sim),
+      cores_(cores),
+      timer_(sim.AddTimer(scheduling.discipline == CpuDiscipline::kSliced
+                              ? &OnSliceTick
+                              : &OnTick,
+                          this)) {
+  if (scheduling.discipline == CpuDiscipline::kSliced) {
+    sliced_ = std::make_unique<Sliced>();
+    sliced_->scheduling = scheduling;
+    sliced_->cores.resize(static_cast<size_t>(std::max<int64_t>(cores, 1)));
+  }
+}
+
+Cpu::~Cpu() { sim_->ClearTimer(timer_); }
+
+CpuDiscipline Cpu::discipline() const {
+  return sliced_ ? CpuDiscipline::kSliced : CpuDiscipline::kProcessorSharing;
+}
+
+int64_t Cpu::switches() const { return sliced_ ? sliced_->switches : 0; }
+
 double Cpu::Rate() const {
   const int64_t n = static_cast<int64_t>(jobs_.size());
   if (n <= cores_) return 1.0;
@@ -23,6 +45,8 @@ std::string_view CpuUseName(CpuUse use) {
       return "gc";
     case CpuUse::kOther:
       return "other";
+    case CpuUse::kScheduling:
+      return "scheduling";
   }
   return "other";
 }
@@ -34,7 +58,7 @@ void Cpu::Advance() {
     const Time dt = now - from;
     const double rate = Rate();
     vtime_ += static_cast<double>(dt) * rate;
-    const int64_t n = runnable();
+    const int64_t n = ps_runnable();
     used_ += static_cast<__int128>(dt) * std::min(n, cores_);
     for (int u = 0; u < kCpuUses; ++u) {
       used_by_use_[u] += static_cast<double>(dt) * rate *
@@ -50,7 +74,12 @@ void Cpu::Charge(CpuUse use, Time cpu) {
 }
 
 void Cpu::ResetStats() {
-  Advance();
+  if (sliced_) {
+    SlicedAdvance();
+    sliced_->switches = 0;
+  } else {
+    Advance();
+  }
   used_ = 0;
   used_by_use_.fill(0);
   reset_at_ = sim_->now();
@@ -64,18 +93,31 @@ double Cpu::Elapsed() const {
 // the open interval is added here the same way.
 double Cpu::CoresUsed() const {
   const Time now = sim_->now();
+  if (sliced_) {
+    if (now <= reset_at_) return static_cast<double>(sliced_->busy);
+    __int128 used;
+    std::array<double, kAllCpuUses> by_use;
+    SlicedTotals(used, by_use);
+    return static_cast<double>(used) / Elapsed();
+  }
   if (now <= reset_at_)
-    return static_cast<double>(std::min(runnable(), cores_));
+    return static_cast<double>(std::min(ps_runnable(), cores_));
   const Time from = std::max(last_, frozen_until_);
   __int128 used = used_;
   if (now > from)
-    used += static_cast<__int128>(now - from) * std::min(runnable(), cores_);
+    used += static_cast<__int128>(now - from) * std::min(ps_runnable(), cores_);
   return static_cast<double>(used) / Elapsed();
 }
 
 double Cpu::CoresUsedFor(CpuUse use) const {
   const Time now = sim_->now();
   if (now <= reset_at_) return 0;
+  if (sliced_) {
+    __int128 used;
+    std::array<double, kAllCpuUses> by_use;
+    SlicedTotals(used, by_use);
+    return by_use[static_cast<int>(use)] / Elapsed();
+  }
   const Time from = std::max(last_, frozen_until_);
   double used = used_by_use_[static_cast<int>(use)];
   if (now > from) {
@@ -86,6 +128,12 @@ double Cpu::CoresUsedFor(CpuUse use) const {
 }
 
 void Cpu::Freeze(Time duration) {
+  if (sliced_) {
+    SlicedAdvance();
+    frozen_until_ = std::max(frozen_until_, sim_->now() + duration);
+    SlicedReschedule();
+    return;
+  }
   Advance();
   frozen_until_ = std::max(frozen_until_, sim_->now() + duration);
   Reschedule();

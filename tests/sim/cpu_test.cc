@@ -1,9 +1,19 @@
 // Cpu under processor sharing, its freezes (and Freezes, the intervals a
-// frozen service skips), and CPU time attributed by use.
+// frozen service skips), and CPU time attributed by use; the time-sliced
+// discipline against schedules worked by hand, queueing theory (M/M/1-PS,
+// M/D/1 FCFS by Pollaczek-Khinchine, M/M/2 by Erlang C) and a closed loop
+// solved as a Markov chain in the test; its options and their validation.
 #include "sim/cpu.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "sim/engine.h"
+#include "sim/random.h"
+#include "tests/sanitizers.h"
 
 namespace perflab::sim {
 namespace {
@@ -98,6 +108,419 @@ TEST(CpuUseTest, FrozenCoresDoNoJobWork) {
   ASSERT_TRUE(sim.Run(2000).ok());
   // The job did 1000 ns of work on one core: 1000 core-ns in 2000 ns.
   EXPECT_NEAR(cpu.CoresUsed(), 0.5, 1e-9);
+}
+
+// ---- The time-sliced discipline ----
+
+CpuScheduling Sliced(Time quantum_ns, Time switch_ns = 0) {
+  CpuScheduling s;
+  s.discipline = CpuDiscipline::kSliced;
+  s.quantum_ns = quantum_ns;
+  s.switch_ns = switch_ns;
+  return s;
+}
+
+TEST(SlicedCpuTest, ThreeJobsTakeTurnsOfOneQuantum) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(100));
+  Time done[3] = {};
+  for (Time& d : done) sim.Spawn(CpuJob(sim, cpu, 0, 250, d));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  // A B C A B C for 100 each (to 600), then the 50 each has left: A to 650,
+  // B to 700, C to 750. Nine dispatches, each of a job other than the last.
+  EXPECT_EQ(done[0], 650);
+  EXPECT_EQ(done[1], 700);
+  EXPECT_EQ(done[2], 750);
+  EXPECT_EQ(cpu.switches(), 9);
+  EXPECT_NEAR(cpu.CoresUsed(), 0.75, 1e-12);
+  EXPECT_EQ(cpu.CoresUsedFor(CpuUse::kScheduling), 0);
+}
+
+TEST(SlicedCpuTest, EachSwitchCostsItsTimeOnTheCore) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(100, 10));
+  Time done[3] = {};
+  for (Time& d : done) sim.Spawn(CpuJob(sim, cpu, 0, 250, d));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  // The same nine dispatches, each 10 longer: A [0,110) B [110,220)
+  // C [220,330) A [330,440) B [440,550) C [550,660), then 10 + 50 each.
+  EXPECT_EQ(done[0], 720);
+  EXPECT_EQ(done[1], 780);
+  EXPECT_EQ(done[2], 840);
+  EXPECT_EQ(cpu.switches(), 9);
+  // CPU used grows by exactly 9 x 10 over the 750 of work.
+  EXPECT_NEAR(cpu.CoresUsed(), (750 + 9 * 10) / 1000.0, 1e-12);
+  EXPECT_NEAR(cpu.CoresUsedFor(CpuUse::kScheduling), 90 / 1000.0, 1e-12);
+  EXPECT_NEAR(cpu.CoresUsedFor(CpuUse::kOther), 750 / 1000.0, 1e-12);
+}
+
+TEST(SlicedCpuTest, AQuantumLongerThanEveryJobIsFirstComeFirstServed) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(kSec, 5));
+  Time a = 0, b = 0, c = 0;
+  sim.Spawn(CpuJob(sim, cpu, 0, 300, a));
+  sim.Spawn(CpuJob(sim, cpu, 50, 100, b));
+  sim.Spawn(CpuJob(sim, cpu, 120, 200, c));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  // In arrival order, each after a 5 ns switch: 305, 410, 615 (processor
+  // sharing would finish B first).
+  EXPECT_EQ(a, 305);
+  EXPECT_EQ(b, 410);
+  EXPECT_EQ(c, 615);
+  EXPECT_EQ(cpu.switches(), 3);
+}
+
+TEST(SlicedCpuTest, AJobAloneRunsOnWithoutSwitching) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(100, 7));
+  Time done = 0;
+  sim.Spawn(CpuJob(sim, cpu, 0, 1000, done));
+  ASSERT_TRUE(sim.Run(5000).ok());
+  // Ten quanta with nobody waiting: one dispatch, one switch.
+  EXPECT_EQ(done, 1007);
+  EXPECT_EQ(cpu.switches(), 1);
+}
+
+Process TwoRuns(Simulation& sim, Cpu& cpu, uint64_t thread, Time& done) {
+  co_await cpu.Run(100, CpuUse::kOther, Cpu::kDefaultWorkingSet, thread);
+  co_await cpu.Run(100, CpuUse::kOther, Cpu::kDefaultWorkingSet, thread);
+  done = sim.now();
+}
+
+TEST(SlicedCpuTest, AThreadBackOnItsOwnCoreCostsNoSwitch) {
+  Time done = 0;
+  {
+    Simulation sim;
+    Cpu cpu(sim, 1, Sliced(1000, 10));
+    sim.Spawn(TwoRuns(sim, cpu, 7, done));
+    ASSERT_TRUE(sim.Run(1000).ok());
+    EXPECT_EQ(done, 10 + 100 + 100);
+    EXPECT_EQ(cpu.switches(), 1);
+  }
+  {
+    Simulation sim;
+    Cpu cpu(sim, 1, Sliced(1000, 10));
+    sim.Spawn(TwoRuns(sim, cpu, 0, done));  // no thread: two jobs
+    ASSERT_TRUE(sim.Run(1000).ok());
+    EXPECT_EQ(done, 2 * (10 + 100));
+    EXPECT_EQ(cpu.switches(), 2);
+  }
+}
+
+Process WorkingSetJob(Simulation& sim, Cpu& cpu, Time work, int64_t ws,
+                      Time& done) {
+  co_await cpu.Run(work, CpuUse::kOther, ws);
+  done = sim.now();
+}
+
+TEST(SlicedCpuTest, ASwitchBackRefillsTheJobsWorkingSet) {
+  CpuScheduling s = Sliced(100, 10);
+  s.refill = {{0, 0}, {1 << 20, 1000}};
+  s.working_set_bytes = 1 << 20;
+  Simulation sim;
+  Cpu cpu(sim, 1, s);
+  Time a = 0, b = 0;
+  // A brings back 512 KiB (refill 500 by the line), B declares nothing and
+  // takes the default 1 MiB (1000).
+  sim.Spawn(WorkingSetJob(sim, cpu, 150, 512 << 10, a));
+  sim.Spawn(WorkingSetJob(sim, cpu, 150, Cpu::kDefaultWorkingSet, b));
+  ASSERT_TRUE(sim.Run(10000).ok());
+  // A [0, 10+500+100) B [610, +10+1000+100) A [1720, +510+50) B to 2280+1060.
+  EXPECT_EQ(a, 2280);
+  EXPECT_EQ(b, 2280 + 10 + 1000 + 50);
+  EXPECT_EQ(cpu.switches(), 4);
+  EXPECT_NEAR(cpu.CoresUsedFor(CpuUse::kScheduling) * 10000, 2 * 510 + 2 * 1010,
+              1e-6);
+}
+
+TEST(SlicedCpuTest, TwoCoresRunTwoJobsAtOnceAndShareOneQueue) {
+  Simulation sim;
+  Cpu cpu(sim, 2, Sliced(100));
+  Time done[3] = {};
+  for (Time& d : done) sim.Spawn(CpuJob(sim, cpu, 0, 200, d));
+  ASSERT_TRUE(sim.Run(50).ok());
+  EXPECT_EQ(cpu.runnable(), 3);
+  ASSERT_TRUE(sim.Run(1000).ok());
+  // 0: A on core 0, B on core 1, C waits. 100: A to the tail, C on core 0;
+  // B to the tail, A on core 1. 200: C to the tail, B on core 0; A is done,
+  // C on core 1. 300: B and C are done. Six dispatches.
+  EXPECT_EQ(done[0], 200);
+  EXPECT_EQ(done[1], 300);
+  EXPECT_EQ(done[2], 300);
+  EXPECT_EQ(cpu.switches(), 6);
+  EXPECT_NEAR(cpu.CoresUsed(), 600 / 1000.0, 1e-12);
+  EXPECT_EQ(cpu.runnable(), 0);
+}
+
+TEST(SlicedCpuTest, FreezeDelaysTheSliceByItsLength) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(1000, 4));
+  Time done = 0;
+  sim.Spawn(CpuJob(sim, cpu, 100, done));
+  sim.Spawn(FreezeAt(sim, cpu, 30, 50));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  EXPECT_EQ(done, 4 + 100 + 50);
+  // 104 core-ns of CPU in 1000 ns: the frozen 50 are not busy.
+  EXPECT_NEAR(cpu.CoresUsed(), 0.104, 1e-12);
+}
+
+TEST(SlicedCpuTest, ResetStatsSplitsASliceInProgress) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(1000, 40));
+  Time done = 0;
+  sim.Spawn(CpuJob(sim, cpu, 100, done));
+  ASSERT_TRUE(sim.Run(30).ok());
+  cpu.ResetStats();  // 30 of the 40 ns switch already spent
+  ASSERT_TRUE(sim.Run(230).ok());
+  EXPECT_EQ(done, 140);
+  EXPECT_NEAR(cpu.CoresUsedFor(CpuUse::kScheduling), 10 / 200.0, 1e-12);
+  EXPECT_NEAR(cpu.CoresUsed(), 110 / 200.0, 1e-12);
+  EXPECT_EQ(cpu.switches(), 0);  // the dispatch was before the reset
+}
+
+// ---- Options ----
+
+TEST(CpuSchedulingTest, DisciplinesParseByName) {
+  EXPECT_EQ(*ParseCpuDiscipline("ps"), CpuDiscipline::kProcessorSharing);
+  EXPECT_EQ(*ParseCpuDiscipline("sliced"), CpuDiscipline::kSliced);
+  absl::StatusOr<CpuDiscipline> bad = ParseCpuDiscipline("fifo");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "cpu discipline: unknown value 'fifo'; accepted: ps, sliced");
+  EXPECT_EQ(CpuDisciplineName(CpuDiscipline::kSliced), "sliced");
+  EXPECT_EQ(CpuDisciplineName(CpuDiscipline::kProcessorSharing), "ps");
+}
+
+std::string Why(const CpuScheduling& s) {
+  return std::string(ValidateCpuScheduling(s).message());
+}
+
+TEST(CpuSchedulingTest, ValidationNamesTheFieldAndWhatIsAccepted) {
+  EXPECT_TRUE(ValidateCpuScheduling({}).ok());
+  CpuScheduling s = Sliced(0);
+  EXPECT_EQ(Why(s), "cpu scheduling: quantum_ns = 0; accepted: > 0");
+  s = Sliced(-5);
+  EXPECT_EQ(Why(s), "cpu scheduling: quantum_ns = -5; accepted: > 0");
+  s = Sliced(100, -1);
+  EXPECT_EQ(Why(s), "cpu scheduling: switch_ns = -1; accepted: >= 0");
+  s = Sliced(100);
+  s.refill = {{0, 0}, {1000, -3}};
+  EXPECT_EQ(Why(s), "cpu scheduling: refill[1].refill_ns = -3; accepted: >= 0");
+  s.refill = {{0, 0}, {0, 3}};
+  EXPECT_EQ(Why(s),
+            "cpu scheduling: refill[1].working_set_bytes = 0; accepted: > "
+            "the previous point's 0 (strictly ascending)");
+  s.refill = {{-1, 0}};
+  EXPECT_EQ(Why(s),
+            "cpu scheduling: refill[0].working_set_bytes = -1; accepted: >= 0");
+  s.refill = {{4096, 100}, {1 << 20, 900}};
+  s.working_set_bytes = 2 << 20;
+  EXPECT_EQ(Why(s),
+            "cpu scheduling: working_set_bytes = 2097152; accepted: within the "
+            "refill curve's range [4096, 1048576]");
+  s.working_set_bytes = 1024;
+  EXPECT_FALSE(ValidateCpuScheduling(s).ok());
+  s.working_set_bytes = 4096;
+  EXPECT_TRUE(ValidateCpuScheduling(s).ok());
+  s.refill.clear();
+  s.working_set_bytes = -1;
+  EXPECT_EQ(Why(s), "cpu scheduling: working_set_bytes = -1; accepted: >= 0");
+}
+
+TEST(CpuSchedulingTest, RefillIsInterpolatedBetweenPoints) {
+  const std::vector<RefillPoint> curve = {{0, 100}, {1000, 1100}, {3000, 2100}};
+  EXPECT_EQ(RefillNs(curve, 0), 100);
+  EXPECT_EQ(RefillNs(curve, 500), 600);
+  EXPECT_EQ(RefillNs(curve, 1000), 1100);
+  EXPECT_EQ(RefillNs(curve, 2000), 1600);
+  EXPECT_EQ(RefillNs(curve, 2999), 2100);  // 1600 + 999 / 2 = 2099.5 up
+  EXPECT_EQ(RefillNs(curve, 3000), 2100);
+  EXPECT_EQ(RefillNs(curve, 9000), 2100);  // beyond: the last point
+  EXPECT_EQ(RefillNs({}, 9000), 0);
+}
+
+// ---- Against queueing theory ----
+
+// Scaled down under AddressSanitizer, where the bounds widen to match.
+constexpr int64_t kCustomers = testing::kSanitized ? 5'000 : 50'000;
+constexpr double kTheoryTolerance = testing::kSanitized ? 0.15 : 0.03;
+
+struct Totals {
+  double response_ns = 0;
+  int64_t jobs = 0;
+  int64_t work_ns = 0;
+};
+
+Process Customer(Simulation& sim, Cpu& cpu, Time work, Totals& t) {
+  const Time start = sim.now();
+  co_await cpu.Run(work);
+  t.response_ns += static_cast<double>(sim.now() - start);
+  t.work_ns += work;
+  ++t.jobs;
+}
+
+// Poisson arrivals of `customers` jobs; the two streams are drawn in the
+// same order whatever the discipline, so runs compare on one sample path.
+Process Source(Simulation& sim, Cpu& cpu, double interarrival_ns, Dist service,
+               Totals& t) {
+  Rng arrivals(42, "arrivals");
+  Rng work(42, "service");
+  for (int64_t i = 0; i < kCustomers; ++i) {
+    co_await sim.Delay(SampleNs(Dist::Exp(interarrival_ns), arrivals));
+    sim.Spawn(Customer(sim, cpu, SampleNs(service, work), t));
+  }
+}
+
+struct OpenRun {
+  Totals totals;
+  int64_t switches = 0;
+  Time end = 0;
+  double cores_used = 0;
+  double scheduling = 0;
+  double mean() const {
+    return totals.response_ns / static_cast<double>(totals.jobs);
+  }
+};
+
+OpenRun RunOpen(const CpuScheduling& s, int64_t cores, double interarrival_ns,
+                Dist service) {
+  Simulation sim;
+  Cpu cpu(sim, cores, s);
+  OpenRun r;
+  sim.Spawn(Source(sim, cpu, interarrival_ns, service, r.totals));
+  EXPECT_TRUE(sim.Run(kForever).ok());
+  r.switches = cpu.switches();
+  r.end = sim.now();
+  r.cores_used = cpu.CoresUsed();
+  r.scheduling = cpu.CoresUsedFor(CpuUse::kScheduling);
+  return r;
+}
+
+// rho = 0.5 with 1000 ns of mean service: PS's mean response is
+// 1 / (mu - lambda) = 2000 ns for any service distribution; FCFS's is 2000
+// for exponential service and, by Pollaczek-Khinchine, D + lambda D^2 /
+// (2 (1 - rho)) = 1000 + 500 = 1500 for deterministic.
+TEST(SlicedCpuTheoryTest, ShortQuantumTendsToProcessorSharing) {
+  const Dist det = Dist::Constant(1000);
+  const OpenRun ps = RunOpen({}, 1, 2000, det);
+  const OpenRun fine = RunOpen(Sliced(20), 1, 2000, det);
+  const OpenRun coarse = RunOpen(Sliced(500), 1, 2000, det);
+  EXPECT_NEAR(ps.mean(), 2000, 2000 * kTheoryTolerance);
+  EXPECT_NEAR(fine.mean(), 2000, 2000 * kTheoryTolerance);
+  // On the same arrivals: closer to PS as the quantum shrinks.
+  EXPECT_LT(std::abs(fine.mean() - ps.mean()),
+            std::abs(coarse.mean() - ps.mean()));
+  // 0.7 % apart with 50,000 customers; the sanitizers' 5,000 get room.
+  EXPECT_NEAR(fine.mean(), ps.mean(),
+              (testing::kSanitized ? 0.05 : 0.01) * ps.mean());
+  const Dist exp = Dist::Exp(1000);
+  EXPECT_NEAR(RunOpen(Sliced(20), 1, 2000, exp).mean(), 2000,
+              2000 * kTheoryTolerance);
+}
+
+TEST(SlicedCpuTheoryTest, LongQuantumIsFcfs) {
+  const OpenRun det = RunOpen(Sliced(kSec), 1, 2000, Dist::Constant(1000));
+  EXPECT_NEAR(det.mean(), 1500, 1500 * kTheoryTolerance);
+  const OpenRun exp = RunOpen(Sliced(kSec), 1, 2000, Dist::Exp(1000));
+  EXPECT_NEAR(exp.mean(), 2000, 2000 * kTheoryTolerance);
+}
+
+// M/M/2 with lambda = 1.4 / mu: Erlang C gives the mean response, and with
+// exponential service any size-blind discipline on c cores has the same
+// number in system, so both quanta must agree with it.
+TEST(SlicedCpuTheoryTest, TwoCoresMatchErlangC) {
+  const double a = 1.4, c = 2, rho = a / c;
+  const double top = a * a / 2 / (1 - rho);
+  const double erlang_c = top / (1 + a + top);
+  const double mean_ns = erlang_c * 1000 / (c - a) + 1000;  // 1960.8
+  for (Time q : {Time{20}, kSec}) {
+    const OpenRun r = RunOpen(Sliced(q), 2, 1000 / a, Dist::Exp(1000));
+    EXPECT_NEAR(r.mean(), mean_ns, mean_ns * kTheoryTolerance) << q;
+  }
+}
+
+TEST(SlicedCpuTheoryTest, CpuGrowsByExactlyTheSwitchesTimesTheirCost) {
+  const Dist exp = Dist::Exp(1000);
+  const OpenRun free = RunOpen(Sliced(200), 1, 2000, exp);
+  const OpenRun paid = RunOpen(Sliced(200, 30), 1, 2000, exp);
+  ASSERT_EQ(free.totals.work_ns, paid.totals.work_ns);  // one sample path
+  auto core_ns = [](const OpenRun& r, double cores) {
+    return std::llround(cores * static_cast<double>(r.end));
+  };
+  EXPECT_EQ(core_ns(free, free.cores_used), free.totals.work_ns);
+  EXPECT_GT(paid.switches, kCustomers);  // some jobs took several slices
+  EXPECT_EQ(core_ns(paid, paid.cores_used) - core_ns(free, free.cores_used),
+            paid.switches * 30);
+  EXPECT_EQ(core_ns(paid, paid.scheduling), paid.switches * 30);
+}
+
+// Solves pi Q = 0, sum pi = 1 for a small generator Q by Gaussian
+// elimination (the last balance equation replaced by the normalisation).
+std::vector<double> Stationary(std::vector<std::vector<double>> q) {
+  const size_t n = q.size();
+  std::vector<std::vector<double>> m(n, std::vector<double>(n + 1, 0));
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) m[i][j] = q[j][i];  // transposed
+  }
+  for (size_t j = 0; j <= n; ++j) m[n - 1][j] = 1;
+  for (size_t col = 0; col < n; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < n; ++r) {
+      if (std::abs(m[r][col]) > std::abs(m[pivot][col])) pivot = r;
+    }
+    std::swap(m[col], m[pivot]);
+    for (size_t r = 0; r < n; ++r) {
+      if (r == col) continue;
+      const double f = m[r][col] / m[col][col];
+      for (size_t j = col; j <= n; ++j) m[r][j] -= f * m[col][j];
+    }
+  }
+  std::vector<double> pi(n);
+  for (size_t i = 0; i < n; ++i) pi[i] = m[i][n] / m[i][i];
+  return pi;
+}
+
+Process Client(Simulation& sim, Cpu& cpu, uint64_t id, Totals& t) {
+  Rng rng(42, "client" + std::to_string(id));
+  while (true) {
+    co_await sim.Delay(SampleNs(Dist::Exp(2000), rng));
+    const Time start = sim.now();
+    co_await cpu.Run(SampleNs(Dist::Exp(1000), rng), CpuUse::kOther,
+                     Cpu::kDefaultWorkingSet, id);
+    t.response_ns += static_cast<double>(sim.now() - start);
+    ++t.jobs;
+  }
+}
+
+// Two clients, one core, exponential think (2000 ns) and service (1000 ns):
+// the number at the CPU is a birth-death chain on 0..2 whatever the quantum.
+// By hand: pi = (0.4, 0.4, 0.2), X = 0.6 / 1000 per ns, R = 2 / X - 2000.
+TEST(SlicedCpuTheoryTest, ClosedLoopMatchesItsMarkovChain) {
+  const double z = 2000, s = 1000;
+  const int n = 2;
+  std::vector<std::vector<double>> q(n + 1, std::vector<double>(n + 1, 0));
+  for (int k = 0; k <= n; ++k) {
+    if (k < n) q[k][k + 1] = (n - k) / z;
+    if (k > 0) q[k][k - 1] = 1 / s;
+    q[k][k] = -((k < n ? (n - k) / z : 0) + (k > 0 ? 1 / s : 0));
+  }
+  const std::vector<double> pi = Stationary(q);
+  ASSERT_NEAR(pi[0], 0.4, 1e-12);  // the hand solution, as a check on both
+  const double x_per_ns = (1 - pi[0]) / s;
+  const double r_ns = n / x_per_ns - z;
+  const Time horizon = (testing::kSanitized ? 10 : 100) * kMs;
+  for (Time quantum : {Time{50}, kSec}) {
+    Simulation sim;
+    Cpu cpu(sim, 1, Sliced(quantum));
+    Totals t;
+    for (uint64_t id = 1; id <= n; ++id) sim.Spawn(Client(sim, cpu, id, t));
+    ASSERT_TRUE(sim.Run(horizon).ok());
+    const double x = static_cast<double>(t.jobs) / static_cast<double>(horizon);
+    EXPECT_NEAR(x, x_per_ns, x_per_ns * kTheoryTolerance) << quantum;
+    EXPECT_NEAR(t.response_ns / static_cast<double>(t.jobs), r_ns,
+                r_ns * kTheoryTolerance)
+        << quantum;
+  }
 }
 
 }  // namespace
