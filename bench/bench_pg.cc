@@ -53,19 +53,25 @@ std::pair<int, std::string> Setup() {
   auto sqlite = BenchDataset(kScale);
   if (!sqlite.ok()) return {1, std::string(sqlite.status().message())};
   const int64_t t1 = env.NowNanos();
-  for (auto [db, index] : {std::pair{kIndexed, true}, {kUnindexed, false}}) {
-    absl::Status made = (*cluster)->CreateDatabase(db);
-    if (!made.ok()) return {1, std::string(made.message())};
-    auto loaded = LoadPgDataset((*cluster)->UnixConninfo(db), *sqlite, index);
-    if (!loaded.ok()) return {1, std::string(loaded.status().message())};
+  // The unindexed twin is a file copy of the loaded database, minus the
+  // index: half the load time of a second COPY.
+  absl::Status loaded = (*cluster)->CreateDatabase(kIndexed);
+  if (loaded.ok()) {
+    loaded = LoadPgDataset((*cluster)->UnixConninfo(kIndexed), *sqlite, true)
+                 .status();
   }
+  if (loaded.ok()) loaded = (*cluster)->CreateDatabase(kUnindexed, kIndexed);
+  if (loaded.ok()) {
+    loaded = DropCustomerIndex((*cluster)->UnixConninfo(kUnindexed));
+  }
+  if (!loaded.ok()) return {1, std::string(loaded.message())};
   const double load_s = static_cast<double>(env.NowNanos() - t1) * 1e-9;
   auto conn = PgConnection::Open((*cluster)->UnixConninfo());
   std::string version = "?";
   if (conn.ok()) version = conn->Scalar("SHOW server_version").value_or("?");
   std::fprintf(stderr,
                "bench_pg: PostgreSQL %s in %s (port %d), started in %.1f s; "
-               "dataset copied twice in %.1f s\n",
+               "dataset loaded in %.1f s\n",
                version.c_str(), (*cluster)->dir().c_str(), (*cluster)->port(),
                start_s, load_s);
   benchmark::AddCustomContext("pg_server_version", version);

@@ -283,14 +283,18 @@ std::string PgCluster::TcpConninfo(const std::string& dbname) const {
                       "connect_timeout=10");
 }
 
-absl::Status PgCluster::CreateDatabase(const std::string& name) const {
-  if (name.empty() || name.size() > 63 ||
-      !std::all_of(name.begin(), name.end(), [](char c) {
-        return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
-      })) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("database name '", name,
-                     "'; accepted: 1 to 63 letters, digits or '_'"));
+absl::Status PgCluster::CreateDatabase(const std::string& name,
+                                       const std::string& from) const {
+  for (const std::string* n : {&name, &from}) {
+    if (n == &from && from.empty()) continue;
+    if (n->empty() || n->size() > 63 ||
+        !std::all_of(n->begin(), n->end(), [](char c) {
+          return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+        })) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("database name '", *n,
+                       "'; accepted: 1 to 63 letters, digits or '_'"));
+    }
   }
   PGconn* conn = PQconnectdb(UnixConninfo().c_str());
   absl::Status status;
@@ -298,7 +302,10 @@ absl::Status PgCluster::CreateDatabase(const std::string& name) const {
     status = absl::UnavailableError(
         absl::StrCat("cannot connect: ", LastLine(PQerrorMessage(conn))));
   } else {
-    PGresult* r = PQexec(conn, absl::StrCat("CREATE DATABASE ", name).c_str());
+    PGresult* r =
+        PQexec(conn, absl::StrCat("CREATE DATABASE ", name,
+                                  from.empty() ? "" : " TEMPLATE ", from)
+                         .c_str());
     if (PQresultStatus(r) != PGRES_COMMAND_OK) {
       status = absl::FailedPreconditionError(absl::StrCat(
           "CREATE DATABASE ", name, ": ", LastLine(PQresultErrorMessage(r))));

@@ -83,8 +83,10 @@ class PgCluster {
   std::string UnixConninfo(const std::string& dbname = "postgres") const;
   std::string TcpConninfo(const std::string& dbname = "postgres") const;
 
-  // CREATE DATABASE `name` (a plain identifier: letters, digits, '_').
-  absl::Status CreateDatabase(const std::string& name) const;
+  // CREATE DATABASE `name` (a plain identifier: letters, digits, '_'), as a
+  // file copy of database `from` when given (which must have no session).
+  absl::Status CreateDatabase(const std::string& name,
+                              const std::string& from = "") const;
 
   // The last non-empty line of server.log ("" when there is none).
   std::string LastLogLine() const;

@@ -284,6 +284,12 @@ absl::StatusOr<PgLoadReport> LoadPgDataset(const std::string& conninfo,
   return report;
 }
 
+absl::Status DropCustomerIndex(const std::string& conninfo) {
+  auto pg = PgConnection::Open(conninfo);
+  if (!pg.ok()) return pg.status();
+  return pg->Exec("DROP INDEX ix_orders_cust; ANALYZE orders");
+}
+
 absl::StatusOr<std::unique_ptr<PgOrderRepository>> PgOrderRepository::Open(
     const std::string& conninfo) {
   auto conn = PgConnection::Open(conninfo);

@@ -66,6 +66,11 @@ absl::StatusOr<PgLoadReport> LoadPgDataset(const std::string& conninfo,
                                            const std::string& sqlite_path,
                                            bool customer_index);
 
+// Drops orders(customer_id, created_at) from a loaded database and analyzes
+// orders again: with PgCluster::CreateDatabase(name, from) the unindexed
+// twin of a loaded database, a file copy instead of a second COPY.
+absl::Status DropCustomerIndex(const std::string& conninfo);
+
 class PgOrderRepository {
  public:
   // Connects and prepares the statements (server-side, once).

@@ -165,6 +165,27 @@ TEST(LoadPgDataset, RefusesADatabaseThatHoldsTheTablesAndLeavesThem) {
   EXPECT_EQ(*pg->Scalar("SELECT count(*) FROM orders"), "4000");
 }
 
+TEST(DropCustomerIndex, MakesAnUnindexedTwinOfALoadedDatabase) {
+  ASSERT_NE(LoadOnce(), nullptr);
+  PgCluster* cluster = SharedCluster();
+  ASSERT_TRUE(cluster->CreateDatabase("orders_twin", "orders_idx").ok());
+  ASSERT_TRUE(DropCustomerIndex(cluster->UnixConninfo("orders_twin")).ok());
+  auto twin = PgConnection::Open(cluster->UnixConninfo("orders_twin"));
+  ASSERT_TRUE(twin.ok()) << twin.status();
+  EXPECT_EQ(*twin->Scalar("SELECT count(*) FROM pg_indexes WHERE indexname = "
+                          "'ix_orders_cust'"),
+            "0");
+  EXPECT_EQ(*twin->Scalar("SELECT count(*) FROM orders"), "4000");
+  auto original = PgConnection::Open(cluster->UnixConninfo("orders_idx"));
+  ASSERT_TRUE(original.ok());
+  EXPECT_EQ(*original->Scalar("SELECT count(*) FROM pg_indexes WHERE "
+                              "indexname = 'ix_orders_cust'"),
+            "1");
+  // A copy of a database that does not exist is the server's refusal.
+  EXPECT_EQ(cluster->CreateDatabase("orders_bad", "no_such_db").code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(PgOrderRepository, ServesTheSamePagesAsSqlite) {
   ASSERT_NE(LoadOnce(), nullptr);
   auto sqlite = OrderRepository::Open(SmallDatabase());
