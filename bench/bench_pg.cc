@@ -204,15 +204,18 @@ BENCHMARK(BM_Pg_Connect)->Apply(Transports);
 }  // namespace perflab::lab
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   // Listing the names needs no server (the names check runs it everywhere).
+  // Read before Initialize, which removes the flags it knows from argv.
   bool list_only = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]).rfind("--benchmark_list_tests", 0) == 0) {
-      list_only = std::string(argv[i]) != "--benchmark_list_tests=false";
+    const std::string arg = argv[i];
+    if (arg.rfind("--benchmark_list_tests", 0) == 0) {
+      list_only = arg != "--benchmark_list_tests=false" &&
+                  arg != "--benchmark_list_tests=0";
     }
   }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!list_only) {
     auto [code, why] = perflab::lab::Setup();
     if (code != 0) {

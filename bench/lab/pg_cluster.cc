@@ -11,11 +11,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -43,6 +46,60 @@ absl::Status Missing(absl::string_view where) {
       "PostgreSQL server binaries (initdb, postgres) not found in ", where,
       "; install them with: apt-get install ", kPgServerPackage,
       " (or set PERFLAB_PG_BIN to their directory)"));
+}
+
+// Servers to stop fast on SIGINT or SIGTERM. core/interrupt.h's cleanup
+// sends SIGTERM, which PostgreSQL takes as a smart shutdown: it waits for
+// every client to hang up, and this process's own sessions stay open while
+// its handler runs. So a handler installed over the cleanup first asks each
+// server for a fast shutdown (SIGINT), then runs the cleanup, which waits
+// for the server, reaps it and removes the directory.
+constexpr int kServerSlots = 16;
+std::array<std::atomic<pid_t>, kServerSlots> g_servers{};
+struct sigaction g_previous_int {};
+struct sigaction g_previous_term {};
+
+void OnInterrupt(int sig) {
+  for (auto& slot : g_servers) {
+    if (const pid_t pid = slot.load(); pid > 0) ::kill(pid, SIGINT);
+  }
+  const struct sigaction& previous =
+      sig == SIGINT ? g_previous_int : g_previous_term;
+  if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
+      (previous.sa_flags & SA_SIGINFO) == 0) {
+    previous.sa_handler(sig);
+    return;
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void InstallFastShutdown() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    core::InstallInterruptCleanup();
+    struct sigaction sa {};
+    sa.sa_handler = OnInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    ::sigaction(SIGINT, &sa, &g_previous_int);
+    ::sigaction(SIGTERM, &sa, &g_previous_term);
+  });
+}
+
+void RegisterServer(pid_t pid) {
+  for (auto& slot : g_servers) {
+    pid_t free = 0;
+    if (slot.compare_exchange_strong(free, pid)) return;
+  }
+}
+
+void ForgetServer(pid_t pid) {
+  for (auto& slot : g_servers) {
+    pid_t mine = pid;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
 }
 
 // The account the server runs as when this process is root.
@@ -141,7 +198,7 @@ absl::StatusOr<core::Subprocess> SpawnServer(
   for (const char* a :
        {"/bin/sh", "-c", "log=$1; shift; exec \"$@\" >>\"$log\" 2>&1",
         "perflab-pg"}) {
-    argv.push_back(a);
+    argv.emplace_back(a);
   }
   argv.push_back(dir + "/server.log");
   const std::vector<std::string> server = {
@@ -159,7 +216,7 @@ absl::StatusOr<core::Subprocess> SpawnServer(
   settings.insert(settings.end(), options.settings.begin(),
                   options.settings.end());
   for (const auto& [name, value] : settings) {
-    argv.push_back("-c");
+    argv.emplace_back("-c");
     argv.push_back(absl::StrCat(name, "=", value));
   }
   return core::Subprocess::Spawn(argv);
@@ -214,7 +271,7 @@ absl::StatusOr<std::unique_ptr<PgCluster>> PgCluster::Start(
     if (!a.ok()) return a.status();
     account = *a;
   }
-  core::InstallInterruptCleanup();
+  InstallFastShutdown();
   auto dir = core::MakeTempDir(core::TempDirBase() + "/perflab-pg-");
   if (!dir.ok()) return dir.status();
   // From here every error path removes the directory.
@@ -231,6 +288,7 @@ absl::StatusOr<std::unique_ptr<PgCluster>> PgCluster::Start(
   if (!port.ok()) return fail(port.status());
   auto server = SpawnServer(bin, *dir, *port, options, account);
   if (!server.ok()) return fail(server.status());
+  RegisterServer(server->pid());
   std::unique_ptr<PgCluster> cluster(
       new PgCluster(*dir, *port, std::move(*server)));
   const std::string probe = cluster->UnixConninfo();
@@ -265,6 +323,7 @@ void PgCluster::Stop() {
       SleepMs(10);
     }
     server_.Stop();  // reaps it, or ends it if the fast shutdown hung
+    ForgetServer(pid);
   }
   if (!dir_.empty()) {
     core::RemoveTempPath(dir_);

@@ -4,7 +4,8 @@
 // full-page writes: the data is regenerated on every start, so a crash loses
 // nothing worth keeping). Nothing outlives its owner: the destructor (or
 // Stop) ends the server and removes the directory; SIGINT and SIGTERM do the
-// same through core/interrupt.h; a SIGKILL of the owner still kills the
+// same (a fast shutdown, then core/interrupt.h's cleanup, which removes the
+// directory and re-raises); a SIGKILL of the owner still kills the
 // server (parent-death signal), leaving only a recognisable
 // $TMPDIR/perflab-pg-XXXXXX directory.
 //

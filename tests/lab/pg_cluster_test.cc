@@ -6,12 +6,14 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "bench/lab/pg_orders.h"
 #include "core/env.h"
+#include "core/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/lab/pg_test_env.h"
@@ -139,6 +141,27 @@ TEST(PgCluster, StopEndsTheServerAndRemovesItsDirectory) {
   EXPECT_EQ(tmp.Entries(), 0);
   EXPECT_NE(PQping(conninfo.c_str()), PQPING_OK);
   (*cluster)->Stop();  // idempotent
+}
+
+// A child process (this binary, --sigterm-child) starts a server and is
+// ended by SIGTERM with a session of its own still open: by the time it is
+// reaped the server and that session's backend must be gone (a fast
+// shutdown: a smart one would wait for the session) and the directory
+// removed, and the child must have died of the signal.
+TEST(PgCluster, SigtermStopsTheServerAndRemovesItsDirectory) {
+  ScopedTmpDir tmp;
+  auto child = core::Subprocess::Spawn({"/proc/self/exe", "--sigterm-child"},
+                                       {.stdout_to = core::Output::kCapture});
+  ASSERT_TRUE(child.ok()) << child.status();
+  auto status = child->Wait();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->signal, SIGTERM) << status->ToString();
+  int server = 0, backend = 0;
+  ASSERT_EQ(std::sscanf(child->output().c_str(), "%d %d", &server, &backend), 2)
+      << child->output();
+  EXPECT_EQ(::kill(server, 0), -1);
+  EXPECT_EQ(::kill(backend, 0), -1);
+  EXPECT_EQ(tmp.Entries(), 0);
 }
 
 TEST(PgCluster, AServerThatCannotStartReportsItsLogsLastLine) {
