@@ -355,8 +355,13 @@ absl::StatusOr<Page> PgOrderRepository::LoadPageNPlusOne(int64_t customer_id) {
         PQclear(*items);
         return product.status();
       }
-      if (PQntuples(*product) == 1) it.product = Value(*product, 0, 0);
+      const bool found = PQntuples(*product) == 1;
+      if (found) it.product = Value(*product, 0, 0);
       PQclear(*product);
+      if (!found) {
+        PQclear(*items);
+        return absl::NotFoundError(absl::StrCat("product ", it.product_id));
+      }
       o.items.push_back(std::move(it));
     }
     PQclear(*items);

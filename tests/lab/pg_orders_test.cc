@@ -241,6 +241,26 @@ TEST(PgOrderRepository, AnUnknownCustomerGetsAnEmptyPage) {
   EXPECT_TRUE(page->orders.empty());
 }
 
+TEST(PgOrderRepository, AMissingProductIsAnErrorNotABlankName) {
+  ASSERT_NE(LoadOnce(), nullptr);
+  PgCluster* cluster = SharedCluster();
+  ASSERT_TRUE(cluster->CreateDatabase("orders_broken", "orders_idx").ok());
+  const std::string conninfo = cluster->UnixConninfo("orders_broken");
+  {
+    auto pg = PgConnection::Open(conninfo);
+    ASSERT_TRUE(pg.ok()) << pg.status();
+    ASSERT_TRUE(pg->Exec("DELETE FROM products WHERE id IN (SELECT "
+                         "product_id FROM order_items i JOIN orders o ON "
+                         "o.id = i.order_id WHERE o.customer_id = 3)")
+                    .ok());
+  }
+  auto repo = PgOrderRepository::Open(conninfo);
+  ASSERT_TRUE(repo.ok()) << repo.status();
+  auto page = (*repo)->LoadPageNPlusOne(3);
+  EXPECT_EQ(page.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(page.status().message(), HasSubstr("product "));
+}
+
 TEST(PgConnection, AnUnreachableServerIsUnavailable) {
   auto conn = PgConnection::Open(
       "host=127.0.0.1 port=1 dbname=x user=perflab connect_timeout=2");
