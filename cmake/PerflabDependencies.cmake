@@ -29,3 +29,14 @@ if(NOT TARGET perflab_rapidjson)
   target_include_directories(perflab_rapidjson SYSTEM INTERFACE ${RAPIDJSON_INCLUDE_DIRS})
   add_library(RapidJSON::RapidJSON ALIAS perflab_rapidjson)
 endif()
+
+# libpq, for the PostgreSQL lab (bench/lab/pg_*, bench_pg, the pg tests).
+# Optional: without it the rest builds, and those targets are left out.
+find_package(PostgreSQL QUIET)
+if(PostgreSQL_FOUND)
+  set(PERFLAB_POSTGRESQL ON)
+else()
+  set(PERFLAB_POSTGRESQL OFF)
+  message(STATUS "perflab: libpq not found (apt-get install libpq-dev): "
+                 "the PostgreSQL lab is not built")
+endif()
