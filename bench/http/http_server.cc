@@ -152,11 +152,13 @@ void HttpServer::Impl::WaitOutFreeze() {
 }
 
 HttpFrontResponse HttpServer::Impl::Handle(const HttpFrontRequest& request) {
-  // Anything but a GET is dropped unanswered (counted an error).
-  if (!request.head.starts_with("GET ")) {
-    HttpFrontResponse drop;
-    drop.status = 0;
-    return drop;
+  // Methods are case-sensitive (RFC 9110 9.1): "get" is not GET.
+  if (request.method != "GET") {
+    HttpFrontResponse refused;
+    refused.status = 405;
+    refused.body = "{\"error\":\"only GET\"}";
+    refused.allow = "GET";
+    return refused;
   }
   WaitOutFreeze();
   BurnCpu(options_.cpu_ms);
