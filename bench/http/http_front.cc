@@ -18,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -164,7 +165,7 @@ class HttpFront::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Listen();
-  void Serve(HttpFrontHandler handler);
+  absl::Status Serve(HttpFrontHandler handler);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   uint16_t port() const { return port_; }
   HttpFrontStats stats() const ABSL_LOCKS_EXCLUDED(mu_) {
@@ -304,12 +305,25 @@ absl::Status HttpFront::Impl::Listen() {
   return absl::OkStatus();
 }
 
-void HttpFront::Impl::Serve(HttpFrontHandler handler) {
+absl::Status HttpFront::Impl::Serve(HttpFrontHandler handler) {
   handler_ = std::move(handler);
-  poller_ = std::thread([this] { Poll(); });
-  for (int i = 0; i < options_.threads; ++i) {
-    workers_.emplace_back([this] { Work(); });
+  // A thread the system refuses (ulimit -u, memory) is one error, not an
+  // abort: what was started is stopped and joined.
+  try {
+    poller_ = std::thread([this] { Poll(); });
+    for (int i = 0; i < options_.threads; ++i) {
+      workers_.emplace_back([this] { Work(); });
+    }
+  } catch (const std::system_error& e) {
+    const size_t started = workers_.size();
+    Stop();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot start a server thread (", started, " of ", options_.threads,
+        " workers started): ", e.what(),
+        "; accepted: a process limit (ulimit -u) and memory that allow the "
+        "poller and every worker"));
   }
+  return absl::OkStatus();
 }
 
 void HttpFront::Impl::Stop() {
@@ -492,7 +506,20 @@ void HttpFront::Impl::Accept(int fd) {
   const int64_t id = next_thread_id_++;
   ++threads_alive_;
   stats_.peak_threads = std::max(stats_.peak_threads, threads_alive_);
-  conn_threads_[id] = std::thread([this, fd, id] { ServeConnection(fd, id); });
+  try {
+    conn_threads_[id] =
+        std::thread([this, fd, id] { ServeConnection(fd, id); });
+  } catch (const std::system_error&) {
+    // No thread for it (ulimit -u, memory): refused like a connection
+    // beyond the cap, and the server goes on.
+    conn_threads_.erase(id);
+    live_fds_.erase(fd);
+    --threads_alive_;
+    --open_;
+    --stats_.connections;
+    ++stats_.refused;
+    ::close(fd);
+  }
 }
 
 void HttpFront::Impl::Poll() {
@@ -698,8 +725,8 @@ absl::StatusOr<std::unique_ptr<HttpFront>> HttpFront::Listen(
 
 HttpFront::HttpFront(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpFront::~HttpFront() = default;
-void HttpFront::Serve(HttpFrontHandler handler) {
-  impl_->Serve(std::move(handler));
+absl::Status HttpFront::Serve(HttpFrontHandler handler) {
+  return impl_->Serve(std::move(handler));
 }
 void HttpFront::Stop() { impl_->Stop(); }
 uint16_t HttpFront::port() const { return impl_->port(); }

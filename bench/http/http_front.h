@@ -116,8 +116,10 @@ class HttpFront {
   HttpFront(const HttpFront&) = delete;
   HttpFront& operator=(const HttpFront&) = delete;
 
-  // Starts the poller and the workers; call once.
-  void Serve(HttpFrontHandler handler);
+  // Starts the poller and the workers; call once. InvalidArgument (one line)
+  // when the system refuses a thread; nothing then runs. In virtual mode a
+  // connection whose thread is refused is closed and counted refused.
+  absl::Status Serve(HttpFrontHandler handler);
   // Closes the listener and every connection and joins all threads.
   void Stop();
   uint16_t port() const;

@@ -107,8 +107,7 @@ absl::Status HttpServer::Impl::Start() {
   if (!front.ok()) return front.status();
   front_ = std::move(*front);
   started_ = Clock::now();
-  front_->Serve([this](const HttpFrontRequest& r) { return Handle(r); });
-  return absl::OkStatus();
+  return front_->Serve([this](const HttpFrontRequest& r) { return Handle(r); });
 }
 
 void HttpServer::Impl::Stop() {

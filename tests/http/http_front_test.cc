@@ -43,7 +43,8 @@ std::unique_ptr<HttpFront> StartFront(const HttpFrontOptions& o,
   auto front = HttpFront::Listen(o);
   EXPECT_TRUE(front.ok()) << front.status();
   if (!front.ok()) return nullptr;
-  (*front)->Serve(std::move(handler));
+  const absl::Status served = (*front)->Serve(std::move(handler));
+  EXPECT_TRUE(served.ok()) << served;
   return std::move(*front);
 }
 

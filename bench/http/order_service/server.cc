@@ -121,8 +121,7 @@ absl::Status OrdersService::Impl::Start() {
     core::MutexLock lock(&mu_);
     handler_ = std::move(*handler);
   }
-  front_->Serve([this](const HttpFrontRequest& r) { return Serve(r); });
-  return absl::OkStatus();
+  return front_->Serve([this](const HttpFrontRequest& r) { return Serve(r); });
 }
 
 void OrdersService::Impl::Stop() {
