@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 
 
 def load(root):
@@ -106,6 +107,22 @@ def check_refusals(bc):
         assert "GOOD is not an ancestor of BAD" in line, line
         assert line.count("\n") == 1, line
         assert "GOOD is not an ancestor" in refused(lambda: bc.first_parents(b, b))
+        # A worktree that cannot be made is no build failure (exit 4, which
+        # history run stores as "does not build"): a plain failure.
+        class FailingTrees:
+            tmp = repo
+
+            def add(self, name, sha):
+                raise bc.Failure("git worktree add: no space left on device")
+        opts = types.SimpleNamespace(one=base, target_list=["bench_x"], filter="",
+                                     instructions=False)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            try:
+                code = bc.one(opts, FailingTrees(), {})
+            except bc.Failure:
+                code = 3  # main() turns a Failure into exit 3
+        assert code == 3, (code, err.getvalue())
         for path in (repo, "/bin/true"):
             line = refused(lambda: bc.perflab_binary(path))
             assert f"--perflab '{path}'" in line and line.count("\n") == 1, line
