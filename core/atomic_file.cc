@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -60,6 +61,19 @@ absl::Status CheckDestination(const std::string& path) {
   return Refused(path, "not a regular file (a FIFO or a socket)");
 }
 
+// The start of a name beside `path`: `path` + `tag` (".tmp.", ".old."), to
+// which 16 hex digits are added. The last component is shortened so that
+// the whole stays within NAME_MAX: an output name up to the file system's
+// limit still gets a temporary beside it.
+std::string NameBeside(const std::string& path, absl::string_view tag) {
+  const size_t slash = path.rfind('/');
+  const size_t base_at = slash == std::string::npos ? 0 : slash + 1;
+  const size_t room = NAME_MAX - tag.size() - 16;
+  std::string out = path;
+  if (out.size() - base_at > room) out.resize(base_at + room);
+  return absl::StrCat(out, tag);
+}
+
 // 64 unpredictable bits for temporary names; O_EXCL, not the name, is what
 // makes creation safe, so a weak fallback only costs retries.
 uint64_t RandomBits() {
@@ -109,7 +123,7 @@ absl::Status CreateParent(const std::string& path) {
 // `*tmp` (removed again on failure).
 absl::Status WriteTemp(const std::string& path, std::string_view content,
                        std::string* tmp) {
-  int fd = CreateExclusive(absl::StrCat(path, ".tmp."), tmp);
+  int fd = CreateExclusive(NameBeside(path, ".tmp."), tmp);
   if (fd < 0) return CannotWrite(path, std::strerror(errno));
   const char* p = content.data();
   size_t left = content.size();
@@ -185,7 +199,7 @@ absl::Status WriteFilesAtomic(const std::vector<FileContent>& files) {
     struct stat st;
     existed[i] = ::lstat(files[i].path.c_str(), &st) == 0;
     if (!existed[i]) continue;
-    const std::string prefix = absl::StrCat(files[i].path, ".old.");
+    const std::string prefix = NameBeside(files[i].path, ".old.");
     for (int attempt = 0; attempt < 100; ++attempt) {
       std::string name =
           absl::StrCat(prefix, absl::StrFormat("%016x", RandomBits()));
@@ -220,7 +234,7 @@ absl::Status WriteFilesAtomic(const std::vector<FileContent>& files) {
 
 absl::StatusOr<std::string> CreateTempFileBeside(const std::string& path) {
   std::string name;
-  int fd = CreateExclusive(absl::StrCat(path, ".tmp."), &name);
+  int fd = CreateExclusive(NameBeside(path, ".tmp."), &name);
   if (fd < 0) return CannotWrite(path, std::strerror(errno));
   ::close(fd);
   return name;

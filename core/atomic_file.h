@@ -10,6 +10,10 @@
 // and writing through it would change a file elsewhere. The empty path and
 // "-" are refused too: a caller that means stdout handles "-" itself.
 //
+// A temporary name is the destination's + ".tmp." + 16 hex digits, its
+// last component shortened when needed so that any destination name up to
+// NAME_MAX (255 bytes) can be written.
+//
 // Every function here is thread-safe: temporary names never collide, and
 // nothing is shared between calls.
 #ifndef PERFLAB_CORE_ATOMIC_FILE_H_
@@ -44,7 +48,8 @@ struct FileContent {
 absl::Status WriteFilesAtomic(const std::vector<FileContent>& files);
 
 // Creates an empty file beside `path`, exclusively and never through a
-// symbolic link, named `path` + ".tmp." + 16 random hex digits, and returns
+// symbolic link, named `path` + ".tmp." + 16 random hex digits (the last
+// component shortened to fit NAME_MAX), and returns
 // its name, for writers that fill the file themselves (SQLite) and then
 // rename it over `path` or remove it.
 absl::StatusOr<std::string> CreateTempFileBeside(const std::string& path);

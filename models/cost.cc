@@ -1,5 +1,7 @@
 #include "models/cost.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 
 namespace perflab::models {
@@ -33,6 +35,14 @@ absl::StatusOr<Cost> CostPerMillion(double rps, double vcpu, double mem_gib,
   c.usd_per_hour = vcpu * o.usd_per_vcpu_hour + mem_gib * o.usd_per_gib_hour;
   c.usd_per_million =
       c.usd_per_hour / (o.target_utilisation * rps * 3600.0) * 1e6;
+  // Finite inputs whose ratio is not (a huge price over a tiny rate) have
+  // no cost to print.
+  if (!std::isfinite(c.usd_per_hour) || !std::isfinite(c.usd_per_million)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cost: ", vcpu, " vCPU and ", mem_gib, " GiB at ", rps,
+        " req/s give a cost per hour or per million requests beyond the "
+        "largest double; accepted: inputs whose cost is finite"));
+  }
   return c;
 }
 

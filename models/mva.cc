@@ -23,9 +23,10 @@ absl::Status CheckDemand(const std::string& station, double demand_s) {
 
 absl::Status CheckServers(const std::string& station, StationKind kind,
                           int64_t servers) {
-  if (kind == StationKind::kQueue && servers < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "station '", station, "': ", servers, " servers; accepted: >= 1"));
+  if (kind == StationKind::kQueue && (servers < 1 || servers > kMaxServers)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("station '", station, "': ", servers,
+                     " servers; accepted: 1..", kMaxServers));
   }
   return absl::OkStatus();
 }
@@ -281,6 +282,19 @@ absl::StatusOr<Lattice> MakeLattice(const MultiClassNetwork& net,
     }
     work *= radix;
     lat.states *= static_cast<size_t>(radix);
+  }
+  // Each point keeps K queue lengths and c probabilities per c-server
+  // station (servers <= kMaxServers, so the sum cannot overflow).
+  int64_t per_point = static_cast<int64_t>(net.stations.size());
+  for (const MultiClassStation& s : net.stations) {
+    if (MultiServer(s.kind, s.servers)) per_point += s.servers;
+  }
+  if (static_cast<int64_t>(lat.states) > kMaxExactMvaCells / per_point) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        lat.states, " populations x ", per_point,
+        " numbers each (K stations plus the servers of every multi-server "
+        "station) are too many for exact MVA: at most ",
+        kMaxExactMvaCells, "; use the approximate Schweitzer-Bard solver"));
   }
   return lat;
 }

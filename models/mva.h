@@ -44,7 +44,7 @@ struct Station {
   double demand_s = 0;  // service demand per request: visits x time per visit
   // Queueing stations: identical servers sharing one queue (an M/M/c-like
   // station, or c cores under processor sharing); its rate with n present is
-  // min(n, c) / S. Ignored for delay stations. Must be >= 1.
+  // min(n, c) / S. Ignored for delay stations. Must be in 1..kMaxServers.
   int64_t servers = 1;
 };
 
@@ -137,6 +137,13 @@ struct MultiClassResult {
 // (or past 63 stations, or 30 c-server ones) both exact solvers return
 // InvalidArgument naming the limit and the approximate solver.
 inline constexpr int64_t kMaxExactMvaWork = 1'000'000;
+// Exact MVA also keeps, per lattice point, a queue length per station and
+// the probabilities of 0..c-1 busy servers per c-server station: points x
+// (K + the sum of c) numbers, at most this many (512 MiB of doubles).
+inline constexpr int64_t kMaxExactMvaCells = 64'000'000;
+// The most servers a station may have (a queueing station's c; far beyond
+// any machine's cores, and small enough that nothing sized by it overflows).
+inline constexpr int64_t kMaxServers = 1'000'000;
 
 // Exact multi-class MVA at the full population.
 absl::StatusOr<MultiClassResult> SolveExactMultiClassMva(

@@ -8,6 +8,13 @@
 #include "absl/strings/str_cat.h"
 
 namespace perflab::models {
+namespace {
+
+// 2^53: every integer up to it is a double, so the best integer N beside the
+// peak can be found by comparing neighbours.
+constexpr double kMaxPeakN = 9007199254740992.0;
+
+}  // namespace
 
 double UslCapacity(double sigma, double kappa, double n) {
   return n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0));
@@ -24,7 +31,16 @@ absl::StatusOr<UslPeak> UslPeakOf(double sigma, double kappa) {
                      "; accepted: > 0 (with kappa = 0 capacity never peaks)"));
   }
   UslPeak p;
-  p.n_exact = std::sqrt((1.0 - sigma) / kappa);
+  // Two roots, not the root of the quotient: (1 - sigma) / kappa overflows
+  // for a kappa near the smallest double while N* itself is representable.
+  p.n_exact = std::sqrt(1.0 - sigma) / std::sqrt(kappa);
+  if (p.n_exact > kMaxPeakN) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kappa: got ", kappa, "; the peak N* = ", p.n_exact,
+        " is beyond 2^53, where the best integer N cannot be told apart; "
+        "accepted: kappa >= (1 - sigma) / 2^106 (here ",
+        (1.0 - sigma) / (kMaxPeakN * kMaxPeakN), ")"));
+  }
   // C(N) is unimodal, so the best integer is a neighbour of the real peak.
   auto lo = std::max<int64_t>(1, static_cast<int64_t>(std::floor(p.n_exact)));
   int64_t hi = lo + 1;
@@ -110,12 +126,17 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
     return absl::InvalidArgumentError(absl::StrCat(
         "USL fit: got ", points.size(), " points; accepted: at least 3"));
   }
+  if (points.size() > kMaxUslFitPoints) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("USL fit: got ", points.size(), " points; accepted: 3..",
+                     kMaxUslFitPoints));
+  }
   for (const UslPoint& q : points) {
-    if (!(q.n >= 1 && std::isfinite(q.n) && q.throughput > 0 &&
-          std::isfinite(q.throughput))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("USL fit: point (", q.n, ", ", q.throughput,
-                       "); accepted: n >= 1 and throughput > 0"));
+    if (!(q.n >= 1 && q.n <= kMaxUslFitN && q.throughput > 0 &&
+          q.throughput <= kMaxUslFitThroughput)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "USL fit: point (", q.n, ", ", q.throughput, "); accepted: n in [1, ",
+          kMaxUslFitN, "] and throughput in (0, ", kMaxUslFitThroughput, "]"));
     }
   }
   // Three unknowns need three different N: repeated points at fewer N fit
@@ -189,6 +210,16 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
   for (const UslPoint& q : points)
     sst += (q.throughput - mean) * (q.throughput - mean);
   fit.r_squared = sst > 0 ? 1.0 - sse / sst : 1.0;
+  // A guard, not a path the bounds above are known to reach: a fit that
+  // went numerically wrong is refused rather than printed.
+  for (double v :
+       {fit.sigma, fit.kappa, fit.lambda, fit.rms_residual, fit.r_squared}) {
+    if (!std::isfinite(v)) {
+      return absl::InvalidArgumentError(
+          "USL fit: the points give no finite fit; accepted: points whose "
+          "throughputs a USL curve can follow");
+    }
+  }
   return fit;
 }
 

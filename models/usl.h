@@ -5,6 +5,7 @@
 #ifndef PERFLAB_MODELS_USL_H_
 #define PERFLAB_MODELS_USL_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -20,7 +21,9 @@ struct UslPeak {
   int64_t n = 0;        // the integer N with the highest C(N) (0 if none)
   double capacity = 0;  // C(n)
 };
-// Fails when sigma is outside [0, 1], kappa < 0, or kappa == 0 (no peak).
+// Fails when sigma is outside [0, 1], kappa < 0, or kappa == 0 (no peak), or
+// when N* is beyond 2^53 (kappa below (1 - sigma) / 2^106), where integers
+// are no longer all doubles.
 absl::StatusOr<UslPeak> UslPeakOf(double sigma, double kappa);
 
 struct UslPoint {
@@ -36,8 +39,16 @@ struct UslFit {
   double r_squared = 0;     // 1 - SSres / SStot
   int iterations = 0;       // Levenberg-Marquardt steps taken
 };
+// The bounds of a fit's input: they keep every square and cube of the
+// least-squares sums finite (N^3 lambda^2, throughput^2 times the points).
+inline constexpr size_t kMaxUslFitPoints = 1'000'000;
+inline constexpr double kMaxUslFitN = 1e9;
+inline constexpr double kMaxUslFitThroughput = 1e100;
+
 // Fits X(N) = lambda * C(N) with sigma, kappa >= 0 by projected
-// Levenberg-Marquardt. Needs >= 3 points with n >= 1 and throughput > 0.
+// Levenberg-Marquardt. Needs 3..kMaxUslFitPoints points with n in [1,
+// kMaxUslFitN] and throughput in (0, kMaxUslFitThroughput]; every number of
+// the result is finite (a fit that is not is refused).
 absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points);
 
 }  // namespace perflab::models

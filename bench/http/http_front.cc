@@ -18,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -140,6 +141,20 @@ struct Conn {
   bool peer_closed = false;      // EOF after a whole request: close after it
   bool draining = false;         // refused: input discarded until EOF
   Clock::time_point drain_until;
+
+  // Since when it has waited without a request to serve: an idle one since
+  // its last activity, a half-sent request since its first byte (a trickle
+  // of bytes does not make it younger).
+  Clock::time_point waiting_since() const {
+    return buffer.empty() ? idle_since : started;
+  }
+};
+
+// Virtual mode: a connection thread waiting in poll for a request to arrive
+// (idle) or to be completed (partial).
+struct Waiting {
+  Clock::time_point since;
+  bool partial = false;
 };
 
 }  // namespace
@@ -150,16 +165,19 @@ class HttpFront::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Listen();
-  void Serve(HttpFrontHandler handler);
+  absl::Status Serve(HttpFrontHandler handler);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   uint16_t port() const { return port_; }
   HttpFrontStats stats() const ABSL_LOCKS_EXCLUDED(mu_) {
     core::MutexLock lock(&mu_);
     HttpFrontStats s = stats_;
     s.open_connections = open_;
-    s.idle_connections = static_cast<int64_t>(idle_threads_.size());
+    for (const auto& [fd, w] : idle_threads_) {
+      ++(w.partial ? s.partial_connections : s.idle_connections);
+    }
     for (const auto& [fd, c] : idle_) {
-      s.idle_connections += !c->draining && c->buffer.empty() ? 1 : 0;
+      if (c->draining) continue;
+      ++(c->buffer.empty() ? s.idle_connections : s.partial_connections);
     }
     return s;
   }
@@ -178,7 +196,8 @@ class HttpFront::Impl {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SweepTimeouts() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void CloseIdle(IdleMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // At the cap: closes the longest-idle connection; false if none is idle.
+  // At the cap: closes the connection that has waited longest without a
+  // request to serve (idle or half-sent); false if every one is served.
   bool Evict() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Work() ABSL_LOCKS_EXCLUDED(mu_);
   // Virtual mode: a thread's connections (one, then any handed over).
@@ -213,12 +232,12 @@ class HttpFront::Impl {
   IdleMap idle_ ABSL_GUARDED_BY(mu_);
   // Connections with a request ready, oldest first (fixed-pool mode).
   std::deque<std::unique_ptr<Conn>> ready_ ABSL_GUARDED_BY(mu_);
-  // Virtual mode: sockets to shut down on Stop(), the idle ones (fd -> idle
-  // since, the candidates for eviction), sockets admitted by an eviction
+  // Virtual mode: sockets to shut down on Stop(), the ones waiting for a
+  // request (the candidates for eviction), sockets admitted by an eviction
   // waiting for its thread, the threads by id, and the ids of those that
   // ended (the poller joins them).
   std::set<int> live_fds_ ABSL_GUARDED_BY(mu_);
-  std::map<int, Clock::time_point> idle_threads_ ABSL_GUARDED_BY(mu_);
+  std::map<int, Waiting> idle_threads_ ABSL_GUARDED_BY(mu_);
   std::deque<int> handed_over_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, std::thread> conn_threads_ ABSL_GUARDED_BY(mu_);
   std::vector<int64_t> finished_ ABSL_GUARDED_BY(mu_);
@@ -286,12 +305,25 @@ absl::Status HttpFront::Impl::Listen() {
   return absl::OkStatus();
 }
 
-void HttpFront::Impl::Serve(HttpFrontHandler handler) {
+absl::Status HttpFront::Impl::Serve(HttpFrontHandler handler) {
   handler_ = std::move(handler);
-  poller_ = std::thread([this] { Poll(); });
-  for (int i = 0; i < options_.threads; ++i) {
-    workers_.emplace_back([this] { Work(); });
+  // A thread the system refuses (ulimit -u, memory) is one error, not an
+  // abort: what was started is stopped and joined.
+  try {
+    poller_ = std::thread([this] { Poll(); });
+    for (int i = 0; i < options_.threads; ++i) {
+      workers_.emplace_back([this] { Work(); });
+    }
+  } catch (const std::system_error& e) {
+    const size_t started = workers_.size();
+    Stop();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot start a server thread (", started, " of ", options_.threads,
+        " workers started): ", e.what(),
+        "; accepted: a process limit (ulimit -u) and memory that allow the "
+        "poller and every worker"));
   }
+  return absl::OkStatus();
 }
 
 void HttpFront::Impl::Stop() {
@@ -412,26 +444,27 @@ void HttpFront::Impl::SweepTimeouts() {
 
 bool HttpFront::Impl::Evict() {
   if (options_.threads == 0) {
-    auto oldest = std::min_element(
-        idle_threads_.begin(), idle_threads_.end(),
-        [](const auto& a, const auto& b) { return a.second < b.second; });
+    auto oldest = std::min_element(idle_threads_.begin(), idle_threads_.end(),
+                                   [](const auto& a, const auto& b) {
+                                     return a.second.since < b.second.since;
+                                   });
     if (oldest == idle_threads_.end()) return false;
     ::shutdown(oldest->first, SHUT_RDWR);  // its thread closes it
     idle_threads_.erase(oldest);
     ++stats_.evicted;
     return true;
   }
-  // A refused connection being drained first, then the longest idle; one
-  // with part of a request is busy (the header timeout bounds it).
+  // A refused connection being drained first, then the one waiting longest,
+  // idle or half-sent alike: a half-sent request kept at the cap would lock
+  // new clients out until its header timeout.
   auto victim = idle_.end();
   for (auto it = idle_.begin(); it != idle_.end(); ++it) {
     if (it->second->draining) {
       victim = it;
       break;
     }
-    if (!it->second->buffer.empty()) continue;
     if (victim == idle_.end() ||
-        it->second->idle_since < victim->second->idle_since) {
+        it->second->waiting_since() < victim->second->waiting_since()) {
       victim = it;
     }
   }
@@ -473,7 +506,20 @@ void HttpFront::Impl::Accept(int fd) {
   const int64_t id = next_thread_id_++;
   ++threads_alive_;
   stats_.peak_threads = std::max(stats_.peak_threads, threads_alive_);
-  conn_threads_[id] = std::thread([this, fd, id] { ServeConnection(fd, id); });
+  try {
+    conn_threads_[id] =
+        std::thread([this, fd, id] { ServeConnection(fd, id); });
+  } catch (const std::system_error&) {
+    // No thread for it (ulimit -u, memory): refused like a connection
+    // beyond the cap, and the server goes on.
+    conn_threads_.erase(id);
+    live_fds_.erase(fd);
+    --threads_alive_;
+    --open_;
+    --stats_.connections;
+    ++stats_.refused;
+    ::close(fd);
+  }
 }
 
 void HttpFront::Impl::Poll() {
@@ -588,9 +634,9 @@ void HttpFront::Impl::ServeSocket(int fd) {
       }
       const bool idle = buffer.empty();
       const Clock::time_point now = Clock::now();
-      if (idle) {
+      {
         core::MutexLock lock(&mu_);
-        idle_threads_.emplace(fd, now);
+        idle_threads_[fd] = Waiting{idle ? now : started, !idle};
       }
       const Clock::duration limit = idle ? keepalive_ : header_timeout_;
       const Clock::time_point from = idle ? now : started;
@@ -599,12 +645,15 @@ void HttpFront::Impl::ServeSocket(int fd) {
                                              : from + limit;
       pollfd pfd{fd, POLLIN, 0};
       const int n = ::poll(&pfd, 1, PollMs(deadline));
-      if (n < 0 && errno == EINTR) continue;
-      if (idle) {
+      const int poll_errno = errno;
+      {
         core::MutexLock lock(&mu_);
-        idle_threads_.erase(fd);
-        if (n == 0) ++stats_.idle_closes;
+        // Gone: evicted at the cap (its socket is shut down), so the thread
+        // closes it without counting an error.
+        if (idle_threads_.erase(fd) == 0) return;
+        if (n == 0 && idle) ++stats_.idle_closes;
       }
+      if (n < 0 && poll_errno == EINTR) continue;
       if (n == 0 && idle) return;
       if (n != 0) {
         peer_closed = !ReadAvailable(fd, buffer, cap, false);
@@ -649,11 +698,15 @@ bool HttpFront::Impl::ServeOne(int fd, std::string& buffer, bool peer_closed) {
         "HTTP/1.1 ", r.status, " ", Reason(r.status),
         "\r\nContent-Type: ", r.content_type,
         "\r\nContent-Length: ", r.body.size(),
+        r.allow.empty() ? "" : "\r\nAllow: ", r.allow,
         "\r\nConnection: ", close ? "close" : "keep-alive", "\r\n\r\n");
+    // A HEAD answer states the body's length and sends none.
+    const std::string_view body =
+        p.method == "HEAD" ? std::string_view() : std::string_view(r.body);
     if (r.writes == ResponseWrites::kHeadersThenBody) {
-      ok = SendAll(fd, head) && SendAll(fd, r.body);
+      ok = SendAll(fd, head) && SendAll(fd, body);
     } else {
-      head += r.body;
+      head += body;
       ok = SendAll(fd, head);
     }
   }
@@ -672,8 +725,8 @@ absl::StatusOr<std::unique_ptr<HttpFront>> HttpFront::Listen(
 
 HttpFront::HttpFront(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpFront::~HttpFront() = default;
-void HttpFront::Serve(HttpFrontHandler handler) {
-  impl_->Serve(std::move(handler));
+absl::Status HttpFront::Serve(HttpFrontHandler handler) {
+  return impl_->Serve(std::move(handler));
 }
 void HttpFront::Stop() { impl_->Stop(); }
 uint16_t HttpFront::port() const { return impl_->port(); }

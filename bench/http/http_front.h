@@ -28,8 +28,12 @@
 // worker sees it: a client that sends one byte a second holds no worker and
 // is answered 408 and closed header_timeout_s after its request began. At
 // max_connections (for threads == 0 also at max_virtual_threads) the
-// longest-idle connection not being served is closed to admit the new one;
-// only when every connection is busy is the new one refused. A worker's
+// connection that has waited longest without a request to serve is closed to
+// admit the new one: an idle one (by its last answer) or one holding half a
+// request (by that request's first byte), so clients that open connections
+// and send half a request cannot lock new clients out until the header
+// timeout. Only when every connection is being served is the new one
+// refused. A worker's
 // write to a client that does not read is bounded by a 10 s send timeout.
 //
 // Thread safety: every public method is thread-safe; the handler is called
@@ -61,7 +65,9 @@ struct HttpFrontOptions {
 };
 
 // One well-formed request, as read (a malformed one never reaches the
-// handler); the views point into the connection's buffer.
+// handler); the views point into the connection's buffer. The answer to a
+// HEAD request is sent without its body (RFC 9110 9.3.2), whatever the
+// handler puts in it.
 struct HttpFrontRequest {
   std::string_view head;    // request line and headers, up to "\r\n\r\n"
   std::string_view method;  // as sent
@@ -76,6 +82,8 @@ struct HttpFrontResponse {
   // One write, or headers then body as two (the Nagle + delayed-ACK stall
   // without TCP_NODELAY).
   ResponseWrites writes = ResponseWrites::kGathered;
+  // Non-empty: an "Allow" header with these methods (a 405 must have one).
+  std::string allow;
 };
 
 using HttpFrontHandler =
@@ -83,17 +91,18 @@ using HttpFrontHandler =
 
 // Counters since Serve(); queue_wait_ns is a sum so a mean can be derived.
 struct HttpFrontStats {
-  int64_t responses = 0;         // written in full
-  int64_t connections = 0;       // accepted
-  int64_t idle_closes = 0;       // closed by the keep-alive timeout
-  int64_t refused = 0;           // at the cap with every connection busy
-  int64_t evicted = 0;           // idle, closed at the cap for a new one
+  int64_t responses = 0;    // written in full
+  int64_t connections = 0;  // accepted
+  int64_t idle_closes = 0;  // closed by the keep-alive timeout
+  int64_t refused = 0;      // at the cap with every connection busy
+  int64_t evicted = 0;  // idle or half-sent, closed at the cap for a new one
   int64_t header_timeouts = 0;   // answered 408: too slow to send a request
   int64_t errors = 0;            // refused requests (4xx/5xx), failed writes
   int64_t peak_threads = 0;      // threads == 0: connection threads at once
   int64_t queue_wait_ns = 0;     // ready -> taken by a worker (fixed pool)
   int64_t open_connections = 0;  // right now
   int64_t idle_connections = 0;  // right now waiting for a request (evictable)
+  int64_t partial_connections = 0;  // right now holding half a request
 };
 
 class HttpFront {
@@ -107,8 +116,10 @@ class HttpFront {
   HttpFront(const HttpFront&) = delete;
   HttpFront& operator=(const HttpFront&) = delete;
 
-  // Starts the poller and the workers; call once.
-  void Serve(HttpFrontHandler handler);
+  // Starts the poller and the workers; call once. InvalidArgument (one line)
+  // when the system refuses a thread; nothing then runs. In virtual mode a
+  // connection whose thread is refused is closed and counted refused.
+  absl::Status Serve(HttpFrontHandler handler);
   // Closes the listener and every connection and joins all threads.
   void Stop();
   uint16_t port() const;

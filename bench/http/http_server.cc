@@ -107,8 +107,7 @@ absl::Status HttpServer::Impl::Start() {
   if (!front.ok()) return front.status();
   front_ = std::move(*front);
   started_ = Clock::now();
-  front_->Serve([this](const HttpFrontRequest& r) { return Handle(r); });
-  return absl::OkStatus();
+  return front_->Serve([this](const HttpFrontRequest& r) { return Handle(r); });
 }
 
 void HttpServer::Impl::Stop() {
@@ -152,11 +151,13 @@ void HttpServer::Impl::WaitOutFreeze() {
 }
 
 HttpFrontResponse HttpServer::Impl::Handle(const HttpFrontRequest& request) {
-  // Anything but a GET is dropped unanswered (counted an error).
-  if (!request.head.starts_with("GET ")) {
-    HttpFrontResponse drop;
-    drop.status = 0;
-    return drop;
+  // Methods are case-sensitive (RFC 9110 9.1): "get" is not GET.
+  if (request.method != "GET") {
+    HttpFrontResponse refused;
+    refused.status = 405;
+    refused.body = "{\"error\":\"only GET\"}";
+    refused.allow = "GET";
+    return refused;
   }
   WaitOutFreeze();
   BurnCpu(options_.cpu_ms);

@@ -6,10 +6,10 @@
 // The sockets, the threads and the request model (a fixed pool of `threads`
 // workers, or one OS thread per connection for threads == 0) are
 // http::HttpFront's, described in bench/http/http_front.h. This file adds the
-// handler and its options: it answers GET only (anything else is dropped
-// unanswered and counted an error), optionally waits for a whole-server
-// freeze to end, burns `cpu_ms` of CPU, blocks `handler_ms`, and then holds
-// one of `inner_pool` permits for `inner_ms` (the moved bottleneck).
+// handler and its options: it answers GET only (any other method gets 405
+// with "Allow: GET", on a connection that stays open), optionally waits for a
+// whole-server freeze to end, burns `cpu_ms` of CPU, blocks `handler_ms`, and
+// then holds one of `inner_pool` permits for `inner_ms` (the moved bottleneck).
 //
 // Every public method is thread-safe. The server binds loopback only and
 // stops promptly on Stop() or destruction (a freeze or a permit wait ends at

@@ -238,6 +238,9 @@ absl::Status CheckReplaceable(const std::string& path) {
         "choose another path)"));
   };
   if (path.empty()) return refuse("is an empty path");
+  // "-" names stdout elsewhere; a database cannot be written to a stream.
+  if (path == "-")
+    return refuse("is not a file (a database cannot go to stdout)");
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return absl::OkStatus();

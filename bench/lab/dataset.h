@@ -59,8 +59,8 @@ struct BuildReport {
 // OK if `path` may be replaced by a new dataset: it does not exist, or it is
 // a regular file that is a perflab dataset (an SQLite file whose
 // perflab_meta table names a perflab-orders generator, of any version).
-// Anything else -- a device, a directory, a symbolic link, another file --
-// is InvalidArgument in one line, and left alone.
+// Anything else -- "-", a device, a directory, a symbolic link, another
+// file -- is InvalidArgument in one line, and left alone.
 absl::Status CheckReplaceable(const std::string& path);
 
 // Writes a fresh database to `path` (a temp file created exclusively beside

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -153,6 +155,48 @@ TEST_F(AtomicFileTest, EmptyPathAndDashAreNotFiles) {
   fs::current_path(cwd);
   EXPECT_THAT(s.message(), HasSubstr("'-'"));
   EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+// Any name the file system takes (up to NAME_MAX, 255 bytes) is written,
+// new or replaced, alone or in a set: the temporary and backup names
+// beside it are shortened to fit, and none stays.
+TEST_F(AtomicFileTest, NamesUpToNameMaxAreWritten) {
+  for (size_t length : {234, 235, 250, 255}) {
+    const std::string name(length, 'n');
+    const std::string path = (dir_ / name).string();
+    ASSERT_TRUE(WriteFileAtomic(path, "one").ok()) << length;
+    ASSERT_TRUE(WriteFilesAtomic({{path, "two"}}).ok()) << length;
+    EXPECT_EQ(Read(path), "two") << length;
+    EXPECT_EQ(Names(dir_), std::set<std::string>{name}) << length;
+    absl::StatusOr<std::string> tmp = CreateTempFileBeside(path);
+    ASSERT_TRUE(tmp.ok()) << tmp.status();
+    const std::string tmp_name = fs::path(*tmp).filename().string();
+    EXPECT_LE(tmp_name.size(), 255u);
+    EXPECT_THAT(tmp_name, HasSubstr(".tmp."));
+    fs::remove(*tmp);
+    fs::remove(path);
+  }
+}
+
+// A path that cannot be examined for a reason other than "it does not
+// exist" is refused with that reason, not taken for a new file: under a
+// regular file, lstat says ENOTDIR.
+TEST_F(AtomicFileTest, APathThatCannotBeExaminedIsRefusedWithItsReason) {
+  const std::string file = (dir_ / "file").string();
+  ASSERT_TRUE(WriteFileAtomic(file, "x").ok());
+  const std::string under = file + "/out.txt";
+  const std::string reason = std::strerror(ENOTDIR);
+  EXPECT_THAT(WriteFileAtomic(under, "y").message(),
+              HasSubstr("cannot write: " + reason));
+  EXPECT_THAT(CheckWritable(under).message(),
+              HasSubstr("cannot write: " + reason));
+  // A temporary file in a directory that does not exist: the OS reason, not
+  // "File exists" after a hundred retries.
+  EXPECT_THAT(CreateTempFileBeside((dir_ / "missing" / "x").string())
+                  .status()
+                  .message(),
+              HasSubstr(std::strerror(ENOENT)));
+  EXPECT_EQ(Read(file), "x");
 }
 
 // The write itself fails half way (the file size limit is below the new

@@ -4,9 +4,12 @@
 // on a wall-clock threshold.
 #include "core/subprocess.h"
 
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -30,6 +33,28 @@ bool Gone(pid_t pid) {
   errno = 0;
   const bool no_process = ::kill(pid, 0) < 0 && errno == ESRCH;
   return not_our_child && no_process;
+}
+
+// True when `pid` (not necessarily our child) exits within 10 s: its pidfd
+// turns readable on exit, zombie or not.
+bool ExitsSoon(pid_t pid) {
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return errno == ESRCH;  // already gone and reaped
+  pollfd p{fd, POLLIN, 0};
+  int ready = 0;
+  while ((ready = ::poll(&p, 1, 10'000)) < 0 && errno == EINTR) {
+  }
+  ::close(fd);
+  return ready > 0;
+}
+
+// The first line `child` printed, as a process id.
+pid_t ReadPid(Subprocess& child) {
+  auto read = child.ReadOutput(kNever, [](std::string_view out) {
+    return out.find('\n') != std::string_view::npos;
+  });
+  if (!read.ok()) return -1;
+  return static_cast<pid_t>(std::stol(child.output()));
 }
 
 TEST(Subprocess, CapturesStdoutAndReturnsTheExitCode) {
@@ -212,6 +237,48 @@ TEST(Subprocess, AMovedHandleOwnsTheChild) {
   EXPECT_EQ(moved.pid(), pid);
   EXPECT_EQ(moved.Stop().signal, SIGTERM);
   EXPECT_TRUE(Gone(pid));
+}
+
+// What the child started ends with it: Stop signals the child's process
+// group, not its pid alone, so a shell's background job goes too.
+TEST(Subprocess, StopEndsWhatTheChildStartedToo) {
+  auto child = Subprocess::Spawn({"/bin/sh", "-c", "sleep 100 & echo $!; wait"},
+                                 {.stdout_to = Output::kCapture,
+                                  .stop_grace = std::chrono::milliseconds(0)});
+  ASSERT_TRUE(child.ok()) << child.status();
+  const pid_t grandchild = ReadPid(*child);
+  ASSERT_GT(grandchild, 0);
+  child->Stop();
+  const bool ended = ExitsSoon(grandchild);
+  if (!ended) ::kill(grandchild, SIGKILL);
+  EXPECT_TRUE(ended) << "the background sleep outlived Stop";
+}
+
+// A parent killed with SIGKILL (no cleanup can run) still takes its child
+// with it: the child asked for PR_SET_PDEATHSIG before exec.
+TEST(Subprocess, AChildDiesWithItsKilledParent) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t parent = ::fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    ::close(fds[0]);
+    auto child = Subprocess::Spawn({"/bin/sleep", "100"});
+    const pid_t pid = child.ok() ? child->pid() : -1;
+    if (::write(fds[1], &pid, sizeof pid) != sizeof pid) ::_exit(1);
+    for (;;) ::pause();
+  }
+  ::close(fds[1]);
+  pid_t grandchild = -1;
+  const ssize_t n = ::read(fds[0], &grandchild, sizeof grandchild);
+  ::close(fds[0]);
+  ::kill(parent, SIGKILL);
+  ::waitpid(parent, nullptr, 0);
+  ASSERT_EQ(n, static_cast<ssize_t>(sizeof grandchild));
+  ASSERT_GT(grandchild, 0);
+  const bool ended = ExitsSoon(grandchild);
+  if (!ended) ::kill(grandchild, SIGKILL);
+  EXPECT_TRUE(ended) << "the child outlived its SIGKILLed parent";
 }
 
 }  // namespace

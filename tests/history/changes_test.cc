@@ -33,6 +33,20 @@ History MakeHistory() {
   return h;
 }
 
+// The window of the newest N commits includes its oldest one: with 8 of 24
+// it starts at commit 16, the commit of the rise, which is flagged; with 7
+// it starts after it.
+TEST(FindChanges, TheWindowsOldestCommitCounts) {
+  const History h = MakeHistory();
+  ChangesOptions o;
+  o.since = 8;
+  absl::StatusOr<Changes> c = FindChanges(h, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->regression);
+  o.since = 7;
+  EXPECT_FALSE(FindChanges(h, o)->regression);
+}
+
 TEST(FindChanges, MapsTheChangeToItsCommitAndFlagsTheRegression) {
   const History h = MakeHistory();
   ChangesOptions o;

@@ -74,6 +74,36 @@ TEST(Store, CreatesTheSchemaAtomicallyAndRoundTrips) {
   sqlite3_close(raw);
 }
 
+// SQLite reads text in a REAL column as 0: a value edited into text, or a
+// negative one, makes the load fail naming it, instead of entering the
+// series as a 0 (a fake 100 % improvement).
+TEST(Store, TextOrANegativeInANumericColumnIsRefused) {
+  const std::string db = testing::TempDir() + "/edited.sqlite";
+  fs::remove(db);
+  {
+    Store store = *Store::Open(db, true);
+    const int64_t m = *store.MachineId(kMachine);
+    ASSERT_TRUE(store
+                    .AddRun({"cccc", "", 1000, "one"}, RunKey{m, "BM_", false},
+                            true, {{"BM_X", 0, 10, 9, "ns", {}, "{}"}})
+                    .ok());
+    ASSERT_TRUE(store.Load(m, "cpu_time").ok());
+  }
+  for (const char* edit : {"UPDATE samples SET cpu_time = 'fast'",
+                           "UPDATE samples SET cpu_time = -9"}) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, edit, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+    Store store = *Store::Open(db, false);
+    absl::StatusOr<History> h =
+        store.Load(*store.MachineId(kMachine), "cpu_time");
+    ASSERT_FALSE(h.ok()) << edit;
+    EXPECT_NE(h.status().message().find("BM_X: cpu_time is"), std::string::npos)
+        << h.status();
+  }
+}
+
 TEST(Store, AFailedRunLeavesNothing) {
   const std::string db = testing::TempDir() + "/h.sqlite";
   Store store = *Store::Open(db, true);

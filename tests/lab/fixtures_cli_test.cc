@@ -1,5 +1,6 @@
 // `perflab fixtures build`, run in-process through the CLI.
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,23 @@ TEST(FixturesCliTest, UnwritableOutputIsAnErrorNotAHalfFile) {
     EXPECT_THAT(r.err, HasSubstr("--out: got '" + bad + "'"));
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+// "-" is not a file name here (a database cannot go to stdout): refused, and
+// no file called "-" (or "-.tmp.*") appears in the working directory.
+TEST(FixturesCliTest, DashIsNoOutputFile) {
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  const std::string dir = testing::TempPath("dash_dir");
+  std::filesystem::create_directories(dir);
+  std::filesystem::current_path(dir);
+  CliResult r = RunCli({"fixtures", "build", "--scale", "0.01", "--out", "-"});
+  const bool empty = std::filesystem::is_empty(".");
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("--out: got '-'"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(empty);
 }
 
 }  // namespace

@@ -40,6 +40,29 @@ TEST(Usl, PeakNeedsPositiveKappa) {
   EXPECT_FALSE(UslPeakOf(0.05, std::nan("")).ok());
 }
 
+// N* = sqrt(1 - sigma) / sqrt(kappa), so no quotient overflows on the way:
+// for kappa = 1e-320 the quotient 0.95 / 1e-320 is beyond DBL_MAX while N*
+// (about 9.75e159, by hand) is not, and it is named in the refusal (beyond
+// 2^53 the best integer N cannot be told apart). Below that bound the peak
+// is found and every number is finite.
+TEST(Usl, PeakOfATinyKappaIsFiniteOrRefusedNamingIt) {
+  absl::StatusOr<UslPeak> far = UslPeakOf(0.05, 1e-320);
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(far.status().message().find("9.74"), std::string::npos)
+      << far.status();
+  EXPECT_NE(far.status().message().find("e+159"), std::string::npos)
+      << far.status();
+  EXPECT_NE(far.status().message().find("2^53"), std::string::npos);
+  // sqrt(0.95 / 1e-20) = 9.7468e9, checked by hand.
+  absl::StatusOr<UslPeak> near = UslPeakOf(0.05, 1e-20);
+  ASSERT_TRUE(near.ok()) << near.status();
+  EXPECT_NEAR(near->n_exact, 9.746794344808963e9, 1e-3);
+  EXPECT_LE(std::abs(static_cast<double>(near->n) - near->n_exact), 1.0);
+  EXPECT_TRUE(std::isfinite(near->capacity));
+  EXPECT_GT(near->capacity, 1);
+}
+
 TEST(Amdahl, SeedFigures) {
   ExpectPrinted(AmdahlSpeedup(0.05, 16), 9.1, 1);
   ExpectPrinted(AmdahlSpeedup(0.05, 16) / 16 * 100, 57, 0);  // efficiency %
@@ -144,6 +167,17 @@ TEST(Cost, RejectsBadInput) {
   EXPECT_FALSE(CostPerMillion(86, 0, 1).ok());
   EXPECT_FALSE(CostPerMillion(86, 8, -1).ok());
   EXPECT_FALSE(CostPerMillion(86, 8, 1, {.target_utilisation = 1.5}).ok());
+}
+
+// Finite inputs whose cost is not (1e300 vCPU at 1e-300 req/s): refused,
+// not printed as null.
+TEST(Cost, ACostBeyondTheLargestDoubleIsRefused) {
+  absl::StatusOr<Cost> c = CostPerMillion(1e-300, 1e300, 1);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("beyond the largest double"),
+            std::string::npos)
+      << c.status();
+  EXPECT_TRUE(CostPerMillion(1e-3, 1e3, 1).ok());
 }
 
 TEST(Percentiles, NearestRank) {

@@ -573,7 +573,64 @@ TEST(MvaSchweitzerBard, OneClientIsExact) {
   EXPECT_NEAR(r->response_s[0], 0.5, 1e-9);
 }
 
+// The Utilisation Law holds for the approximation as for any solution:
+// U_k = sum_c X_c D_ck / c_k from the solver's own throughputs, below 1, on
+// random networks with c-server stations.
+TEST(MvaSchweitzerBard, UtilisationIsThroughputTimesDemandPerServer) {
+  core::Xoshiro256 rng(3636);
+  int multi_server_seen = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    const MultiClassNetwork net = RandomMultiClass(rng, true);
+    absl::StatusOr<MultiClassResult> r = SolveSchweitzerBard(net);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (size_t k = 0; k < net.stations.size(); ++k) {
+      const MultiClassStation& s = net.stations[k];
+      double law = 0;
+      if (s.kind == StationKind::kQueue) {
+        for (size_t c = 0; c < net.clients.size(); ++c) {
+          law += r->throughput_per_s[c] * s.demand_s[c];
+        }
+        law /= static_cast<double>(s.servers);
+        multi_server_seen += s.servers > 1 ? 1 : 0;
+      }
+      EXPECT_NEAR(r->utilisation[k], law, 1e-12 + 1e-9 * law) << trial;
+      EXPECT_LE(r->utilisation[k], 1 + 1e-9) << trial;
+    }
+  }
+  EXPECT_GT(multi_server_seen, 20);
+}
+
 // --- Bad input -------------------------------------------------------------
+
+// A server count sizes memory (exact MVA keeps c probabilities per point):
+// beyond kMaxServers it is refused outright, and within it a lattice too
+// large for memory is refused naming the limit and the approximation, which
+// solves it.
+TEST(MvaInput, ServerCountsAreBounded) {
+  for (int64_t servers : {kMaxServers + 1, int64_t{2147483647}}) {
+    SingleClassNetwork net;
+    net.stations = {{"cpu", StationKind::kQueue, 0.01, servers}};
+    absl::StatusOr<std::vector<MvaPoint>> r = SolveExactMva(net, 2);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("1..1000000"), std::string::npos)
+        << r.status();
+    EXPECT_FALSE(SolveSchweitzerBard(AsMultiClass(net, 2)).ok());
+  }
+  SingleClassNetwork big;
+  big.stations = {{"cpu", StationKind::kQueue, 0.01, kMaxServers}};
+  // 101 points x (1 + 10^6) numbers > 64 x 10^6.
+  absl::StatusOr<std::vector<MvaPoint>> r = SolveExactMva(big, 100);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("64000000"), std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("Schweitzer-Bard"), std::string::npos);
+  absl::StatusOr<MultiClassResult> approx =
+      SolveSchweitzerBard(AsMultiClass(big, 100));
+  ASSERT_TRUE(approx.ok()) << approx.status();
+  // 100 clients on a million servers never queue: X = N / D.
+  EXPECT_NEAR(approx->throughput_per_s[0], 100 / 0.01, 1e-6 * 100 / 0.01);
+}
 
 TEST(MvaInput, RejectsWhatHasNoAnswer) {
   SingleClassNetwork ok;

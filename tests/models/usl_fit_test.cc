@@ -136,5 +136,35 @@ TEST(UslFit, RejectsFewerThanThreeDifferentN) {
   EXPECT_TRUE(FitUsl({{1, 100}, {4, 300}, {8, 450}}).ok());
 }
 
+// Beyond the stated bounds a point is refused; within them, on random
+// points of every magnitude the bounds allow (N up to 1e9, throughput up to
+// 1e100), a fit either succeeds with every number finite or is refused:
+// never a NaN with success.
+TEST(UslFit, EveryAcceptedFitIsFinite) {
+  EXPECT_FALSE(FitUsl({{1, 1e101}, {2, 1e100}, {4, 1e100}}).ok());
+  EXPECT_FALSE(FitUsl({{1, 10}, {2, 19}, {2e9, 30}}).ok());
+  EXPECT_FALSE(FitUsl({{1, 10}, {2, 19}, {4, std::nan("")}}).ok());
+  core::SplitMix64 rng(3636);
+  int fitted = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<UslPoint> pts;
+    const double x_scale = std::pow(10.0, 200 * rng.Uniform01() - 100);
+    const double n_scale = std::pow(10.0, 9 * rng.Uniform01());
+    for (int i = 0; i < 3 + trial % 5; ++i) {
+      pts.push_back(
+          {1 + std::floor(n_scale * rng.Uniform01()) + i,
+           std::min(kMaxUslFitThroughput, x_scale * (0.01 + rng.Uniform01()))});
+    }
+    absl::StatusOr<UslFit> fit = FitUsl(pts);
+    if (!fit.ok()) continue;
+    ++fitted;
+    for (double v : {fit->sigma, fit->kappa, fit->lambda, fit->rms_residual,
+                     fit->r_squared}) {
+      EXPECT_TRUE(std::isfinite(v)) << trial;
+    }
+  }
+  EXPECT_GT(fitted, 200);
+}
+
 }  // namespace
 }  // namespace perflab::models

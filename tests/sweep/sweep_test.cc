@@ -429,6 +429,47 @@ TEST(SweepPartial, CountsThatOverflowWhenMergedAreRejected) {
   EXPECT_NE(d.status().message().find("2^63"), std::string::npos);
 }
 
+// Shard 1 of 2 and shard 2 of 3 cover runs {0, 2, 4...} and {1, 4, 7...}:
+// together they are no whole sweep, though neither misses a shard of its own
+// count's "1..N" once the other is there.
+TEST(SweepPartial, PartsCutIntoDifferentShardCountsDoNotMerge) {
+  Experiment e = Make({"servers=1,2,3"}, 2);
+  const Partial half{
+      e, {1, 2}, *RunRuns(e, ShardRuns(e, {1, 2}), FakeFn(true), {})};
+  const Partial third{
+      e, {2, 3}, *RunRuns(e, ShardRuns(e, {2, 3}), FakeFn(true), {})};
+  absl::StatusOr<Merged> m = MergeParts({half, third}, {"half", "third"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("shards=3 vs"), std::string::npos)
+      << m.status();
+}
+
+// A key given twice in one run (with a fingerprint made to match) would be
+// counted twice by the aggregate: refused, naming it.
+TEST(SweepPartial, AKeyGivenTwiceInARunIsRefused) {
+  Experiment e = Make({}, 1);
+  RunResult twice{0, RunSeed(e, 0), {{"x", 1}, {"x", 2}}, ""};
+  absl::StatusOr<Partial> p =
+      ParsePartial(PartialToJson({e, {1, 1}, {twice}}), "twice");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("gives value 'x' twice"),
+            std::string::npos)
+      << p.status();
+}
+
+// Runs whose values are near DBL_MAX: the plain sum of two is infinite, the
+// mean is not (1.7e308, the value itself) and is written as a number.
+TEST(SweepAggregate, AMeanOfValuesNearTheLargestDoubleIsFinite) {
+  Experiment e = Make({}, 2);
+  std::vector<RunResult> runs = {{0, RunSeed(e, 0), {{"x", 1.7e308}}, ""},
+                                 {1, RunSeed(e, 1), {{"x", 1.7e308}}, ""}};
+  absl::StatusOr<core::Document> d = Aggregate(e, runs);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const std::string json = core::ToJson(*d);
+  EXPECT_EQ(json.find("null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"mean\":1.7e+308"), std::string::npos) << json;
+}
+
 TEST(SweepPartial, AManyShardGapIsNamedShortly) {
   Experiment e = Make({}, 1);
   absl::StatusOr<Partial> p = ParsePartial(

@@ -253,6 +253,27 @@ TEST(CliValidators, SeedsInZeroToTwoToThe64) {
   }
 }
 
+// Numbers that size a loop or a wait are bounded both ways: a rate of
+// 1e-300 req/s (a send interval beyond any duration) and a worker count of
+// 1e-320 are refused, naming the range; the bounds themselves pass.
+TEST(CliValidators, RatesAndCountsAreBoundedBothWays) {
+  testing::ExpectOneLineExit2(
+      {"load", "http://127.0.0.1:9/", "--rate", "1e-300"},
+      "a number in [0.001, 1e+09]");
+  testing::ExpectOneLineExit2({"load", "http://127.0.0.1:9/", "--rate", "2e9"},
+                              "--rate");
+  testing::ExpectOneLineExit2(
+      {"models", "amdahl", "--serial", "0.1", "--n", "1e-320"},
+      "a number in [1, 1e+09]");
+  testing::ExpectOneLineExit2(
+      {"models", "usl", "--sigma", "0.1", "--kappa", "0.01", "--n", "2e9"},
+      "--n");
+  EXPECT_EQ(
+      testing::RunCli({"models", "amdahl", "--serial", "0.1", "--n", "1,1e9"})
+          .code,
+      0);
+}
+
 TEST(CliEachNameOnce, RefusesARepeatedName) {
   EXPECT_TRUE(EachNameOnce("--stage", {"db=5", "app=6", "dbx=1"}).ok());
   absl::Status s = EachNameOnce("--stage", {"db=5", "app=1", "db=6"});

@@ -92,6 +92,31 @@ rapidjson::Document Parse(const std::string& text) {
   return d;
 }
 
+// A negative time is no measurement: refused in one line naming the row,
+// for both time metrics, never taken into the comparison. A FIFO or device
+// given as a file is refused at once, naming the cap.
+TEST(CompareCli, NegativeTimesAndNonFilesAreRefused) {
+  std::vector<double> times = kBase;
+  times[4] = -99;
+  const std::string base = Write("base_ok.json", GbenchJson({{"BM_A", kBase}}));
+  const std::string bad = Write("negative.json", GbenchJson({{"BM_A", times}}));
+  for (const char* metric : {"real_time", "cpu_time"}) {
+    auto r = RunCli({"compare", base, bad, "--metric", metric});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("benchmarks[4] (BM_A) has"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("accepted: a time >= 0"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  }
+  auto dev = RunCli({"compare", "/dev/zero", base});
+  EXPECT_EQ(dev.code, 2);
+  EXPECT_NE(dev.err.find("'/dev/zero': a device; accepted: a regular file of "
+                         "at most 64 MiB"),
+            std::string::npos)
+      << dev.err;
+}
+
 TEST(CompareCli, TenPercentSlowdownAtNineRepetitionsIsSlower) {
   std::string base = Write("slow_base.json", GbenchJson({{"BM_A", kBase}}));
   std::string cont =

@@ -74,6 +74,11 @@ absl::StatusOr<std::vector<BenchmarkSamples>> ParseGbenchJson(
                               "a counter present in every row"));
     }
     std::string unit;
+    if (is_time && m->value.GetDouble() < 0) {
+      return Bad(absl::StrCat(where, " (", name, ") has ", std::string(metric),
+                              " ", m->value.GetDouble(),
+                              "; accepted: a time >= 0"));
+    }
     if (is_time) {
       if (!row.HasMember("time_unit") || !row["time_unit"].IsString()) {
         return Bad(absl::StrCat(where, " (", name, ") has no \"time_unit\""));

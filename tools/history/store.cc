@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -311,7 +312,18 @@ absl::StatusOr<History> Store::Load(int64_t machine, absl::string_view metric) {
       s.commits.push_back(index);
       s.values.emplace_back();
     }
-    s.values.back().push_back(sqlite3_column_double(st->get(), 6));
+    // SQLite reads text as 0: a value edited into text (or a negative or
+    // non-finite one) is refused, not counted.
+    const int type = sqlite3_column_type(st->get(), 6);
+    const double v = sqlite3_column_double(st->get(), 6);
+    if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !std::isfinite(v) ||
+        v < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "history database: commit ", sha.substr(0, 12), " benchmark ",
+          text(4), ": ", metric, " is '", text(6),
+          "'; accepted: a finite number >= 0 (was the database edited?)"));
+    }
+    s.values.back().push_back(v);
   }
   if (rc != SQLITE_DONE) return Error("load");
   for (auto& [name, s] : by_name) h.series.push_back(std::move(s));

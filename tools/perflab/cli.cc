@@ -146,6 +146,12 @@ CLI::Validator PositiveAtMost(double max) {
                   [max](double v) { return v > 0 && v <= max; });
 }
 
+CLI::Validator NumberBetween(double min, double max) {
+  return NumberIn(absl::StrCat("a number in [", DefaultText(min), ", ",
+                               DefaultText(max), "]"),
+                  [min, max](double v) { return v >= min && v <= max; });
+}
+
 CLI::Validator Seconds(bool positive) {
   return NumberIn(absl::StrFormat("a number of seconds in %c0, %.0f]",
                                   positive ? '(' : '[', kMaxDurationS),

@@ -101,6 +101,9 @@ CLI::Validator Fraction();                  // finite number in [0, 1)
 CLI::Validator Probability();               // finite number in [0, 1]
 CLI::Validator Percent();                   // finite number in (0, 100]
 CLI::Validator PositiveAtMost(double max);  // finite number in (0, max]
+// A finite number in [min, max]: a count or rate that sizes a loop or a
+// wait is bounded both ways.
+CLI::Validator NumberBetween(double min, double max);
 
 // The longest duration any flag accepts: far beyond a lab run, and far
 // inside what the code converts durations to (int64 nanoseconds of

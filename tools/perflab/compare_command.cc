@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/input_file.h"
 #include "core/json.h"
 #include "rapidjson/document.h"
 #include "tools/compare/compare.h"
@@ -36,16 +37,7 @@ std::vector<std::string> Formats() { return {"table", "json", "csv", "md"}; }
 
 absl::StatusOr<std::string> Slurp(const std::string& role,
                                   const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(role, " '", path,
-                     "': cannot open; accepted: a readable "
-                     "JSON file"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return core::ReadInputFile(role, path);
 }
 
 enum class Kind { kBenchmark, kResult };

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/lab/dataset.h"
+#include "core/interrupt.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
@@ -33,6 +34,8 @@ absl::StatusOr<core::Document> RunBuild(const BuildFlags& flags) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--out: got '", path, "'; accepted: a file path, not a directory"));
   }
+  // An interrupt removes the temporary database (registered by the writer).
+  core::InstallInterruptCleanup();
   auto built = lab::BuildDataset(path, options);
   if (!built.ok()) {
     // The generator itself cannot fail on valid options: a failure here is

@@ -14,9 +14,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/case_study.h"
+#include "core/input_file.h"
 #include "models/amdahl.h"
 #include "models/cost.h"
 #include "models/little.h"
+#include "models/moments.h"
 #include "models/percentiles.h"
 #include "models/queues.h"
 #include "models/usl.h"
@@ -34,6 +36,8 @@ std::vector<models::Stage> SeedStages() {
   return {{"app", 30}, {"db", 650}, {"serialisation", 20}, {"other", 100}};
 }
 
+// The largest worker count N the Amdahl and USL commands take.
+constexpr double kMaxWorkers = 1e9;
 // The laws chapter's what-if: speed one stage up 10x.
 constexpr double kSeedSpeedup = 10;
 // M/G/1 with the exponential's cv of 1 is M/M/1.
@@ -93,19 +97,14 @@ void SetQueueFields(Document& doc, const models::QueueMetrics& m) {
 
 // Reads numbers one per line ('#' comments and blank lines skipped).
 absl::StatusOr<std::vector<double>> ReadNumbers(const std::string& path) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    file.open(path);
-    if (!file) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input: cannot read '", path, "'"));
-    }
-    in = &file;
-  }
+  absl::StatusOr<std::string> text = core::ReadInputFile(
+      "--input", path,
+      {.max_bytes = core::kMaxNumbersInputBytes, .allow_stdin = true});
+  if (!text.ok()) return text.status();
+  std::istringstream in(*text);
   std::vector<double> values;
   std::string line;
-  for (int lineno = 1; std::getline(*in, line); ++lineno) {
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
     absl::string_view text = absl::StripAsciiWhitespace(line);
     if (text.empty() || text[0] == '#') continue;
     double v = 0;
@@ -176,11 +175,11 @@ void AddAmdahl(CLI::App* models, Registry& reg) {
   cmd->add_option("--serial", f->serial, "serial fraction s in [0, 1)")
       ->required()
       ->check(Fraction());
-  cmd->add_option(
-         "--n", f->n,
-         WithDefault("worker counts, comma-separated", DefaultText(f->n)))
+  cmd->add_option("--n", f->n,
+                  WithDefault("worker counts in [1, 1e9], comma-separated",
+                              DefaultText(f->n)))
       ->delimiter(',')
-      ->check(Positive());
+      ->check(NumberBetween(1, kMaxWorkers));
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     Document doc(absl::StrCat("Amdahl: serial fraction ", f->serial));
     doc.Set("serial", "serial fraction s", f->serial, 3)
@@ -251,9 +250,9 @@ void AddUsl(CLI::App* models, Registry& reg) {
                                DefaultText(case_study::kUslKappa), ")"))
       ->required()
       ->check(Positive());
-  cmd->add_option("--n", f->n, "N values, comma-separated")
+  cmd->add_option("--n", f->n, "N values in [1, 1e9], comma-separated")
       ->delimiter(',')
-      ->check(Positive());
+      ->check(NumberBetween(1, kMaxWorkers));
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::UslPeak> peak =
         models::UslPeakOf(f->sigma, f->kappa);
@@ -289,12 +288,11 @@ void AddUslFit(CLI::App* models, Registry& reg) {
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     std::vector<std::string> specs = f->points;
     if (!f->input.empty()) {
-      std::ifstream file(f->input);
-      if (f->input != "-" && !file) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--input: cannot read '", f->input, "'"));
-      }
-      std::istream& in = f->input == "-" ? std::cin : file;
+      absl::StatusOr<std::string> text = core::ReadInputFile(
+          "--input", f->input,
+          {.max_bytes = core::kMaxNumbersInputBytes, .allow_stdin = true});
+      if (!text.ok()) return text.status();
+      std::istringstream in(*text);
       for (std::string line; std::getline(in, line);) {
         absl::string_view t = absl::StripAsciiWhitespace(line);
         if (t.empty() || t[0] == '#' || t[0] == 'n') continue;  // header
@@ -305,12 +303,15 @@ void AddUslFit(CLI::App* models, Registry& reg) {
     }
     std::vector<models::UslPoint> pts;
     for (const std::string& s : specs) {
-      std::pair<std::string, std::string> nx = absl::StrSplit(s, ':');
+      const std::vector<std::string> nx = absl::StrSplit(s, ':');
       models::UslPoint p;
-      if (!absl::SimpleAtod(nx.first, &p.n) ||
-          !absl::SimpleAtod(nx.second, &p.throughput)) {
+      // Exactly two columns: a third is a mistake, not a comment.
+      if (nx.size() != 2 || !absl::SimpleAtod(nx[0], &p.n) ||
+          !absl::SimpleAtod(nx[1], &p.throughput)) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "--point: got '", s, "'; accepted: N:THROUGHPUT, both numbers"));
+            f->input.empty() ? "--point" : "--point/--input", ": got '", s,
+            "'; accepted: N:THROUGHPUT (or N,THROUGHPUT lines), "
+            "two numbers"));
       }
       pts.push_back(p);
     }
@@ -466,12 +467,10 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
     absl::StatusOr<std::vector<double>> values = ReadNumbers(f->input);
     if (!values.ok()) return values.status();
     std::sort(values->begin(), values->end());
-    double sum = 0;
-    for (double v : *values) sum += v;
     auto n = static_cast<int64_t>(values->size());
     Document doc("Nearest-rank percentiles");
     doc.Set("count", "samples", n)
-        .Set("mean", "mean", sum / static_cast<double>(n), 3)
+        .Set("mean", "mean", models::MeanOf(*values), 3)
         .Set("max", "max", values->back(), 3);
     auto& t = doc.AddTable("percentiles", "",
                            {{"p", "percentile", 2},

@@ -86,9 +86,11 @@ absl::StatusOr<models::MultiClassStation> ParseStation(const std::string& spec,
       if (!v.ok()) return v.status();
       visits = *v;
     } else if (p.first == "servers") {
-      if (!absl::SimpleAtoi(p.second, &s.servers) || s.servers < 1) {
+      if (!absl::SimpleAtoi(p.second, &s.servers) || s.servers < 1 ||
+          s.servers > models::kMaxServers) {
         return BadStation(spec, absl::StrCat("servers '", p.second,
-                                             "' is not a whole number >= 1"));
+                                             "' is not a whole number in 1..",
+                                             models::kMaxServers));
       }
     } else if (p.first == "kind") {
       if (p.second == "queue" || p.second == "ps") {
@@ -113,6 +115,11 @@ absl::StatusOr<models::MultiClassStation> ParseStation(const std::string& spec,
   return s;
 }
 
+// The largest population (of --clients or a --class) and the most rows (one
+// per N of A..B) --clients takes: each row is a solve.
+constexpr int64_t kMaxClients = 1'000'000'000;
+constexpr int64_t kMaxRows = 100'000;
+
 struct ClassSpec {
   std::string name;
   int64_t clients = 0;
@@ -124,7 +131,8 @@ absl::StatusOr<ClassSpec> ParseClass(const std::string& spec) {
     return absl::InvalidArgumentError(
         absl::StrCat("--class: got '", spec, "': ", why,
                      "; accepted: NAME:clients=N[,think_ms=Z] with N a whole "
-                     "number >= 0, Z >= 0"));
+                     "number in 0..",
+                     kMaxClients, ", Z >= 0"));
   };
   std::pair<std::string, std::string> name_rest = absl::StrSplit(spec, ':');
   ClassSpec c;
@@ -134,7 +142,8 @@ absl::StatusOr<ClassSpec> ParseClass(const std::string& spec) {
   for (absl::string_view kv : absl::StrSplit(name_rest.second, ',')) {
     std::pair<std::string, std::string> p = absl::StrSplit(kv, '=');
     if (p.first == "clients") {
-      if (!absl::SimpleAtoi(p.second, &c.clients) || c.clients < 0) {
+      if (!absl::SimpleAtoi(p.second, &c.clients) || c.clients < 0 ||
+          c.clients > kMaxClients) {
         return bad(absl::StrCat("clients '", p.second, "'"));
       }
       has_clients = true;
@@ -151,7 +160,7 @@ absl::StatusOr<ClassSpec> ParseClass(const std::string& spec) {
   return c;
 }
 
-// "N" or "A..B" with 1 <= A <= B.
+// "N" or "A..B" with 1 <= A <= B <= kMaxClients, at most kMaxRows rows.
 absl::StatusOr<std::pair<int64_t, int64_t>> ParseClients(
     const std::string& text) {
   std::vector<std::string> parts = absl::StrSplit(text, "..");
@@ -160,10 +169,12 @@ absl::StatusOr<std::pair<int64_t, int64_t>> ParseClients(
                 ? absl::SimpleAtoi(parts[0], &lo) && (hi = lo, true)
                 : parts.size() == 2 && absl::SimpleAtoi(parts[0], &lo) &&
                       absl::SimpleAtoi(parts[1], &hi);
-  if (!ok || lo < 1 || hi < lo) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--clients: got '", text,
-                     "'; accepted: N or A..B, whole numbers with 1 <= A <= B"));
+  if (!ok || lo < 1 || hi < lo || hi > kMaxClients || hi - lo >= kMaxRows) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--clients: got '", text,
+        "'; accepted: N or A..B, whole numbers with 1 <= A <= B <= ",
+        kMaxClients, " and at most ", kMaxRows, " rows (B - A < ", kMaxRows,
+        ")"));
   }
   return std::make_pair(lo, hi);
 }
@@ -214,11 +225,20 @@ StatusOrDoc SingleClass(const Flags& f,
     doc.Set("bottleneck", "bottleneck (largest demand / servers)",
             net.stations[static_cast<size_t>(bottleneck)].name)
         .Set("max_demand_ms", "bottleneck demand D_max (ms)",
-             b1->max_demand_s * 1000, 3)
-        .Set("max_throughput_per_s", "throughput ceiling 1 / D_max (req/s)",
-             1 / b1->max_demand_s, 3)
-        .Set("knee_clients", "knee N* = (D + Z) / D_max (clients)",
-             b1->knee_clients, 2);
+             b1->max_demand_s * 1000, 3);
+    // A D_max near the smallest double puts the ceiling and the knee beyond
+    // the largest one: left out and said so, never printed as null.
+    const double ceiling = 1 / b1->max_demand_s;
+    if (std::isfinite(ceiling) && std::isfinite(b1->knee_clients)) {
+      doc.Set("max_throughput_per_s", "throughput ceiling 1 / D_max (req/s)",
+              ceiling, 3)
+          .Set("knee_clients", "knee N* = (D + Z) / D_max (clients)",
+               b1->knee_clients, 2);
+    } else {
+      doc.Note(
+          "no throughput ceiling or knee: 1 / D_max or (D + Z) / D_max is "
+          "beyond the largest double");
+    }
   }
   std::vector<core::Column> cols = {
       {"clients", "N", 0},
@@ -372,6 +392,13 @@ void AddMvaCommand(CLI::App* models, Registry& registry) {
       absl::StatusOr<models::MultiClassStation> s =
           ParseStation(spec, n_classes);
       if (!s.ok()) return s.status();
+      for (const models::MultiClassStation& before : stations) {
+        if (before.name == s->name) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--station: '", s->name,
+              "' is named twice; accepted: one --station per name"));
+        }
+      }
       stations.push_back(*s);
     }
     if (classes.empty()) return SingleClass(*f, stations);

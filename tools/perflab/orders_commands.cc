@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/http/order_service/server.h"
 #include "bench/lab/dataset.h"
+#include "core/interrupt.h"
 #include "tools/perflab/commands.h"
 #include "tools/perflab/serve_flags.h"
 
@@ -33,6 +34,16 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   o.threads = *threads;
   o.port = static_cast<uint16_t>(f.port);
   lab::DatasetOptions dataset{.scale = f.scale};
+  // Checked before any line on stderr announces a build.
+  if (absl::StatusOr<lab::DatasetShape> shape = lab::ShapeFor(dataset);
+      !shape.ok()) {
+    return shape.status();
+  }
+  if (f.dataset == "-") {
+    return absl::InvalidArgumentError(
+        "--dataset: got '-'; accepted: the path of a SQLite file (a "
+        "database cannot be read from stdin)");
+  }
   o.handler.dataset_path =
       f.dataset.empty() ? lab::DefaultDatasetPath(f.scale) : f.dataset;
   if (!lab::CheckDataset(o.handler.dataset_path, dataset).ok()) {
@@ -42,6 +53,9 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
       return absl::InvalidArgumentError(
           absl::StrCat("--dataset: ", s.message()));
     }
+    // An interrupt during generation removes the temporary database; the
+    // service's own stop signals are set up after.
+    core::InstallInterruptCleanup();
     std::cerr << "perflab orders-service: generating the dataset (scale "
               << f.scale << ") at " << o.handler.dataset_path << "\n";
     absl::StatusOr<lab::BuildReport> built =

@@ -62,6 +62,9 @@ absl::StatusOr<core::Document> RunServe(ServeFlags f) {
 // The highest --rate: one request a nanosecond, the load client's clock
 // resolution; beyond it the interval between sends rounds to zero.
 constexpr double kMaxRatePerS = 1e9;
+// One request per 1,000 s: a slower pace is no load test, and the interval
+// between sends must stay a representable duration.
+constexpr double kMinRatePerS = 1e-3;
 
 // The open loop's connections when --connections is not given (the closed
 // loop has one per --clients).
@@ -206,7 +209,7 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
   load->add_option("--rate", lf->rate,
                    "open loop: req/s from the intended send (with --clients: "
                    "each client's pace)")
-      ->check(PositiveAtMost(kMaxRatePerS));
+      ->check(NumberBetween(kMinRatePerS, kMaxRatePerS));
   load->add_option("--clients", lf->clients, "closed loop: connections")
       ->check(IntIn(1, 1024));
   load->add_option(

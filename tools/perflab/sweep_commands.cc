@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/atomic_file.h"
+#include "core/input_file.h"
 #include "core/interrupt.h"
 #include "tools/perflab/commands.h"
 #include "tools/sweep/aggregate.h"
@@ -102,16 +103,10 @@ absl::StatusOr<core::Document> RunSweep(SweepArgs& a) {
 absl::StatusOr<core::Document> RunMerge(const std::vector<std::string>& files) {
   std::vector<sweep::Partial> parts;
   for (const std::string& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot read part '", f,
-                       "'; accepted: files written by "
-                       "perflab sweep --shard I/N --out FILE"));
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<sweep::Partial> p = sweep::ParsePartial(text.str(), f);
+    absl::StatusOr<std::string> text = core::ReadInputFile(
+        "part", f, {.max_bytes = core::kMaxPartialInputBytes});
+    if (!text.ok()) return text.status();
+    absl::StatusOr<sweep::Partial> p = sweep::ParsePartial(*text, f);
     if (!p.ok()) return p.status();
     parts.push_back(std::move(*p));
   }

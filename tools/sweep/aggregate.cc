@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "models/hdr_codec.h"
 #include "models/histogram.h"
+#include "models/moments.h"
 #include "models/student_t.h"
 
 namespace perflab::sweep {
@@ -104,18 +105,16 @@ absl::StatusOr<core::Document> Aggregate(
       if (use_histogram && IsPercentile(key)) continue;
       const std::vector<double>& xs = stats[key].xs;
       int64_t n = std::ssize(xs);
-      double sum = 0, lo = xs[0], hi = xs[0];
+      double lo = xs[0], hi = xs[0];
       for (double x : xs) {
-        sum += x;
         lo = std::min(lo, x);
         hi = std::max(hi, x);
       }
-      double mean = sum / static_cast<double>(n);
+      // Finite for finite runs, values near DBL_MAX included.
+      const double mean = models::MeanOf(xs);
       core::Value half;  // empty for n = 1: no spread to speak of
       if (n >= 2) {
-        double ss = 0;
-        for (double x : xs) ss += (x - mean) * (x - mean);
-        double sd = std::sqrt(ss / static_cast<double>(n - 1));
+        const double sd = models::SampleSdOf(xs, mean);
         auto [it, fresh] = t_cache.try_emplace(n, 0.0);
         if (fresh) it->second = models::StudentTQuantile(0.975, n - 1.0);
         half = it->second * sd / std::sqrt(static_cast<double>(n));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -266,8 +267,14 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
       return Bad(name, absl::StrCat("run ", i, " of the shard is not run ", k,
                                     " with seed ", RunSeed(e, k)));
     }
+    // A key given twice would be counted twice by the aggregate.
+    std::set<absl::string_view> seen;
     for (const auto& m : r["values"].GetObject()) {
       const absl::string_view key(m.name.GetString(), m.name.GetStringLength());
+      if (!seen.insert(key).second) {
+        return Bad(name, absl::StrCat("run ", k, " gives value '", key,
+                                      "' twice; accepted: each key once"));
+      }
       if (!IsMetricKey(key)) {
         return Bad(name, absl::StrCat("run ", k,
                                       " has a value whose key is not a "

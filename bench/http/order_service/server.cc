@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "bench/http/http_front.h"
 #include "bench/http/http_server.h"
@@ -122,8 +121,7 @@ absl::Status OrdersService::Impl::Start() {
     core::MutexLock lock(&mu_);
     handler_ = std::move(*handler);
   }
-  front_->Serve([this](const HttpFrontRequest& r) { return Serve(r); });
-  return absl::OkStatus();
+  return front_->Serve([this](const HttpFrontRequest& r) { return Serve(r); });
 }
 
 void OrdersService::Impl::Stop() {
@@ -157,9 +155,11 @@ OrdersServiceStats OrdersService::Impl::stats() const {
 
 HttpFrontResponse OrdersService::Impl::Serve(const HttpFrontRequest& request) {
   HttpFrontResponse r;
-  if (absl::AsciiStrToLower(std::string(request.method)) != "get") {
+  // Methods are case-sensitive (RFC 9110 9.1): "get" is not GET.
+  if (request.method != "GET") {
     r.status = 405;
     r.body = "{\"error\":\"only GET\"}";
+    r.allow = "GET";
   } else {
     const int64_t inventory =
         request.target == "/stats" ? stub_->stats().connections : 0;
