@@ -13,11 +13,14 @@ line, exit 2, the output folder untouched. Exit 77 (skipped) when
 import hashlib
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 PERFLAB = SOURCE = None
 PYTHON = "/usr/bin/python3"
@@ -65,19 +68,24 @@ def digests(folder):
     return out
 
 
+SCRATCH = None  # one render shared by the classes below, removed at exit
+
+
+def first_render():
+    global SCRATCH
+    if SCRATCH is None:
+        SCRATCH = tempfile.TemporaryDirectory(prefix="perflab-report-test.")
+        r = run(os.path.join(SCRATCH.name, "first"), "--bench",
+                os.path.join(SOURCE, "reports", "bench"))
+        if r.returncode != 0:
+            raise AssertionError(f"report failed: {r.stderr}")
+    return SCRATCH.name, os.path.join(SCRATCH.name, "first")
+
+
 class Report(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.scratch = tempfile.TemporaryDirectory(prefix="perflab-report-test.")
-        cls.tmp = cls.scratch.name
-        cls.first = os.path.join(cls.tmp, "first")
-        r = run(cls.first, "--bench", os.path.join(SOURCE, "reports", "bench"))
-        if r.returncode != 0:
-            raise AssertionError(f"report failed: {r.stderr}")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.scratch.cleanup()
+        cls.tmp, cls.first = first_render()
 
     def test_two_renders_are_byte_identical(self):
         second = os.path.join(self.tmp, "second")
@@ -249,7 +257,7 @@ class Report(unittest.TestCase):
         keep = ({os.path.basename(p) for p in tracked.stdout.split()}
                 if tracked.returncode == 0 and tracked.stdout else None)
         want = {n: d for n, d in digests(committed).items()
-                if (n == "README.md" or n.endswith((".svg", ".csv")))
+                if (n in ("README.md", "index.html") or n.endswith((".svg", ".csv")))
                 and (keep is None or n in keep)}
         got = digests(self.first)
         stale = sorted(n for n in set(want) | set(got) if want.get(n) != got.get(n))
@@ -257,11 +265,130 @@ class Report(unittest.TestCase):
                          "and commit reports/ (files that differ: " + ", ".join(stale) + ")")
 
 
+class PageParser(HTMLParser):
+    """Ids, id references, tags, and every table (caption, header, rows) of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids, self.refs, self.tags, self.tables, self.urls = [], [], [], [], []
+        self.cell = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if "id" in a:
+            self.ids.append(a["id"])
+        for k, v in attrs:
+            v = v or ""
+            self.refs += re.findall(r"url\(#([^)]+)\)", v)
+            if k in ("href", "xlink:href") and v.startswith("#"):
+                self.refs.append(v[1:])
+            if k in ("href", "src", "xlink:href") and not v.startswith("#"):
+                self.urls.append(v)
+        if tag == "table":
+            self.tables.append({"caption": "", "header": [], "rows": []})
+        elif tag == "tr" and self.tables:
+            self.tables[-1]["rows"].append([])
+        elif tag in ("td", "th", "caption"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            t = self.tables[-1]
+            (t["header"] if tag == "th" else t["rows"][-1]).append(self.cell)
+            self.cell = None
+        elif tag == "caption":
+            self.tables[-1]["caption"], self.cell = self.cell, None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def parse_page(path):
+    p = PageParser()
+    with open(path, encoding="utf-8") as f:
+        p.feed(f.read())
+    for t in p.tables:
+        t["rows"] = [r for r in t["rows"] if r]
+    return p
+
+
+def number_of(text):
+    return float(text.replace(",", ""))
+
+
+class Page(unittest.TestCase):
+    """reports/index.html as a file (the browser test opens it)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.first = first_render()[1]
+        cls.index = os.path.join(cls.first, "index.html")
+        cls.page = parse_page(cls.index)
+        with open(cls.index, encoding="utf-8") as f:
+            cls.text = f.read()
+
+    def test_needs_no_network_and_no_script(self):
+        self.assertNotIn("script", self.page.tags)
+        self.assertNotIn("link", self.page.tags)  # no stylesheet or font fetched
+        self.assertNotIn("img", self.page.tags)  # every plot is inline
+        self.assertNotRegex(self.text, r"@import|@font-face|url\((?!#)")
+        # Links only to the CSVs beside it (a relative name, no scheme); a
+        # plot's raster part (the heat map) is inline as a data: URI.
+        for url in self.page.urls:
+            self.assertRegex(url, r"^([A-Za-z0-9_./-]+|data:image/png;base64,[A-Za-z0-9+/=\s]+)$",
+                             url[:80])
+
+    def test_every_plot_inline_with_unique_ids_and_resolved_references(self):
+        svgs = sorted(n[:-4] for n in os.listdir(self.first) if n.endswith(".svg"))
+        self.assertEqual(self.page.tags.count("svg"), len(svgs))
+        dupes = sorted({i for i in self.page.ids if self.page.ids.count(i) > 1})
+        self.assertEqual(dupes, [])
+        # A clip path or marker found in another plot would draw that plot's shape.
+        self.assertEqual(sorted(set(self.page.refs) - set(self.page.ids)), [])
+        for slug in svgs:
+            with self.subTest(svg=slug):
+                start = self.text.index(f'<section id="{slug}"')
+                block = self.text[start:self.text.index("</section>", start)]
+                self.assertIn("<svg ", block)
+                self.assertIn("<table>", block)
+                self.assertIn(f'href="{slug}.csv"', block)
+                with open(os.path.join(self.first, slug + ".svg"), encoding="utf-8") as f:
+                    svg = f.read()
+                # This plot's own drawing: its title text, under its own prefixed id.
+                title = re.search(r'<g id="title">\s*<text[^>]*>([^<]+)</text>', svg)
+                self.assertIsNotNone(title, slug)
+                self.assertRegex(block, f'<g id="{slug}-title">\\s*<text[^>]*>'
+                                 + re.escape(title.group(1)) + "</text>")
+
+    def test_capstone_table_factors_are_the_steps_own(self):
+        table = next(t for t in self.page.tables if t["caption"].startswith("The ten steps"))
+        h = table["header"]
+        rps, factor = h.index("perflab RPS"), h.index("perflab factor (x)")
+        self.assertEqual(len(table["rows"]), 10)
+        for prev, row in zip(table["rows"], table["rows"][1:]):
+            # Each factor is this step's RPS over the previous step's.
+            self.assertAlmostEqual(number_of(row[factor]),
+                                   number_of(row[rps]) / number_of(prev[rps]), delta=0.002)
+        held = [r for r in table["rows"] if r[h.index("row is")] == "held out"]
+        self.assertEqual(len(held), 4)
+        self.assertTrue(any(t["caption"].startswith("Fidelity") for t in self.page.tables))
+
+    def test_leave_one_row_out_is_shown(self):
+        self.assertIn('id="leave-one-row-out"', self.text)
+        start = self.text.index('id="leave-one-row-out"')
+        self.assertIn("<table>", self.text[start:])
+
+
 class BadInput(unittest.TestCase):
     def setUp(self):
         scratch = tempfile.TemporaryDirectory(prefix="perflab-report-bad.")
         self.addCleanup(scratch.cleanup)
         self.tmp = scratch.name
+        inputs = tempfile.TemporaryDirectory(prefix="perflab-report-inputs.")
+        self.addCleanup(inputs.cleanup)
+        self.inputs = inputs.name  # bad inputs live apart: self.tmp holds only the report
         self.out = os.path.join(self.tmp, "reports")
         os.makedirs(os.path.join(self.out, "bench"))
         with open(os.path.join(self.out, "README.md"), "w", encoding="utf-8") as f:
@@ -310,6 +437,50 @@ class BadInput(unittest.TestCase):
         fields = {r["key"]: r["value"] for r in capstone.parse_run(text, "run")["fields"]}
         with self.assertRaisesRegex(ReportError, "closed_loop_clients"):
             capstone.rig_of(fields, "run")
+
+    def test_history_database_of_another_kind(self):
+        import sqlite3
+        other = os.path.join(self.inputs, "other.sqlite")
+        db = sqlite3.connect(other)
+        db.execute("CREATE TABLE t (x)")  # a valid SQLite file, not perflab's
+        db.commit()
+        db.close()
+        r = run(self.out, "--history", other)
+        self.assertOneLineExit2(r, "other.sqlite", "application_id 0",
+                                "perflab history run")
+
+    def test_history_database_of_another_schema(self):
+        newer = os.path.join(self.inputs, "newer.sqlite")
+        shutil.copy(os.path.join(SOURCE, "tests", "fuzz", "corpus", "history_store_fuzz",
+                                 "eight_commits.sqlite"), newer)
+        import sqlite3
+        db = sqlite3.connect(newer)
+        db.execute("PRAGMA user_version = 2")
+        db.commit()
+        db.close()
+        r = run(self.out, "--history", newer)
+        self.assertOneLineExit2(r, "newer.sqlite", "schema version 2")
+
+    def test_history_that_is_not_a_file(self):
+        r = run(self.out, "--history", os.path.join(self.tmp, "absent.sqlite"))
+        self.assertOneLineExit2(r, "--history", "absent.sqlite")
+
+    def test_real_run_without_its_tables(self):
+        path = os.path.join(self.inputs, "real.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write('{"title": "something else", "rows": []}')
+        r = run(self.out, "--real-run", path)
+        self.assertOneLineExit2(r, "real.json", "capstone --real --format json")
+
+    def test_report_folder_that_is_a_file(self):
+        with open(os.path.join(self.inputs, "file"), "w", encoding="utf-8") as f:
+            f.write("x\n")
+        r = run(os.path.join(self.inputs, "file"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("is not a folder", r.stderr)
+        with open(os.path.join(self.inputs, "file"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "x\n")
 
     def test_missing_perflab(self):
         r = subprocess.run([PYTHON, script(), "--perflab", os.path.join(self.tmp, "nope"),

@@ -44,14 +44,18 @@ def fmt(v, digits=1):
     return f"{v:,.{digits}f}"
 
 
+def show(v, digits=3):
+    """A table cell for a reader: thousands separated, at most `digits` decimals
+    (the index page and the HTML page print the same text)."""
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}".rstrip("0").rstrip(".") if not v.is_integer() else f"{int(v):,}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return cell(v)
+
+
 def markdown_table(columns, rows, digits=3):
-    def show(v):
-        if isinstance(v, float):
-            return f"{v:,.{digits}f}".rstrip("0").rstrip(".") if not v.is_integer() else f"{int(v):,}"
-        if isinstance(v, int) and not isinstance(v, bool):
-            return f"{v:,}"
-        return cell(v)
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
-        lines.append("| " + " | ".join(show(v) for v in r) + " |")
+        lines.append("| " + " | ".join(show(v, digits) for v in r) + " |")
     return "\n".join(lines)
