@@ -254,14 +254,15 @@ void BM_HttpFront_EmptyHandler(benchmark::State& state) {
        .keepalive_timeout_s = std::numeric_limits<double>::infinity(),
        .max_connections = 1 << 20,
        .tcp_nodelay = true});
+  absl::Status serving = front.status();
   if (front.ok()) {
-    (*front)->Serve([](const HttpFrontRequest&) {
+    serving = (*front)->Serve([](const HttpFrontRequest&) {
       return HttpFrontResponse{.status = 200, .body = *body};
     });
   }
   saved.Restore();
-  if (!front.ok()) {
-    state.SkipWithError(front.status().ToString().c_str());
+  if (!serving.ok()) {
+    state.SkipWithError(serving.ToString().c_str());
     return;
   }
   DriveServer(state, (*front)->port(), saved.split(), false,

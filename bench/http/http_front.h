@@ -83,7 +83,7 @@ struct HttpFrontResponse {
   // without TCP_NODELAY).
   ResponseWrites writes = ResponseWrites::kGathered;
   // Non-empty: an "Allow" header with these methods (a 405 must have one).
-  std::string allow;
+  std::string allow{};
 };
 
 using HttpFrontHandler =
