@@ -180,6 +180,23 @@ TEST(CalibrationIo, NegativeValue) {
             "value -0.5 is out of range");
 }
 
+TEST(CalibrationIo, CoreCountsAreBounded) {
+  // effective_cores becomes the simulated CPU's servers: 1024 is accepted,
+  // one more (or a billion) is refused before anything is sized by it.
+  const auto entry = [](const std::string& value) {
+    return absl::StrCat(R"("effective_cores": {"value": )", value,
+                        R"(, "unit": "cores", "source": "s", )",
+                        R"("provenance": {"kind": "assumed", "why": "w"}})");
+  };
+  EXPECT_TRUE(
+      ParseCalibration(ValidJson("effective_cores", entry("1024"))).ok());
+  ExpectBad(
+      ValidJson("effective_cores", entry("1025")),
+      "value 1025 is out of range; accepted: a finite number in [0, 1024] "
+      "cores");
+  ExpectBad(ValidJson("effective_cores", entry("1e9")), "out of range");
+}
+
 TEST(CalibrationIo, NonFiniteValue) {
   // JSON has no NaN or Infinity: they are malformed; a huge exponent too.
   ExpectBad(WithFirst(absl::StrCat(R"({"value": NaN, "unit": ")", FirstUnit(),

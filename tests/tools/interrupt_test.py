@@ -338,7 +338,9 @@ def case_report(c, rng):
     reports = os.path.join(c.out, "reports")
     os.makedirs(os.path.join(reports, "bench"))
     for n, text in (("README.md", "the previous report\n"), ("laws.svg", "<svg/>\n"),
-                    ("bench/summary.json", "{}\n")):
+                    ("bench/summary.json",
+                     '{"pairs": [{"family": "db", "label": "a pair", "before_ns": 2, '
+                     '"after_ns": 1, "ratio": 2}]}\n')):
         with open(os.path.join(reports, n), "w") as f:
             f.write(text)
     # A folder a SIGKILLed report left: its process is gone, the next run removes it.

@@ -383,8 +383,10 @@ class Page(unittest.TestCase):
             # Each factor is this step's RPS over the previous step's.
             self.assertAlmostEqual(number_of(row[factor]),
                                    number_of(row[rps]) / number_of(prev[rps]), delta=0.002)
-        held = [r for r in table["rows"] if r[h.index("row is")] == "held out"]
-        self.assertEqual(len(held), 4)
+        # The reference calibration's copied fields read every row but
+        # keep-alive (cells, choices or runs; fixtures/calibration/README.md).
+        held = [r[0] for r in table["rows"] if r[h.index("row is")] == "held out"]
+        self.assertEqual(len(held), 1, held)
         self.assertTrue(any(t["caption"].startswith("Fidelity") for t in self.page.tables))
 
     def test_leave_one_row_out_is_shown(self):

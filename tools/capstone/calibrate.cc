@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/input_file.h"
 #include "core/interrupt.h"
 #include "core/json.h"
 #include "core/subprocess.h"
@@ -33,15 +34,7 @@ absl::Status Bad(const std::string& what) {
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Bad(absl::StrCat("'", path,
-                            "': cannot read; accepted: a readable "
-                            "file"));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return core::ReadInputFile(absl::StrCat("'", path, "'"), path);
 }
 
 // "BM_X/iterations:12/real_time" -> "BM_X/real_time" (run names in the map

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/case_study.h"
+#include "core/input_file.h"
 #include "core/json.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
@@ -348,6 +349,14 @@ absl::Status ReadField(const sim::CalibrationField& field,
         absl::StrCat(where, ": value ", v, " is out of range; accepted: ",
                      "a finite number >= 0 in ", std::string(field.unit)));
   }
+  // A core count becomes the simulated CPU's servers: a billion of them is
+  // no machine, and would exhaust memory before saying so.
+  if (std::string_view(field.unit) == "cores" && v > kMaxCalibrationCores) {
+    return Bad(absl::StrCat(where, ": value ", v,
+                            " is out of range; accepted: a finite number in "
+                            "[0, ",
+                            kMaxCalibrationCores, "] cores"));
+  }
   auto unit = entry.FindMember("unit");
   if (unit == entry.MemberEnd() || !unit->value.IsString() ||
       std::string_view(unit->value.GetString(),
@@ -503,15 +512,12 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
 }
 
 absl::StatusOr<CalibrationFile> ReadCalibrationFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Bad(absl::StrCat("calibration file '", path, "': cannot read (",
-                            std::strerror(errno),
-                            "); accepted: a readable JSON file"));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  absl::StatusOr<CalibrationFile> file = ParseCalibration(buffer.str());
+  // Bounded, and a FIFO or device is refused at once rather than read for
+  // ever (core/input_file.h).
+  absl::StatusOr<std::string> text =
+      core::ReadInputFile(absl::StrCat("calibration file '", path, "'"), path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<CalibrationFile> file = ParseCalibration(*text);
   if (!file.ok()) {
     return Bad(absl::StrCat(path, ": ", file.status().message()));
   }

@@ -31,6 +31,9 @@ inline constexpr std::string_view kCalibrationFormat = "perflab-calibration-1";
 // Where perflab calibrate writes and perflab capstone (also --real) reads
 // when no --calibration is given, relative to the working directory.
 inline constexpr char kDefaultCalibrationPath[] = "reports/calibration.json";
+// The largest core count a calibration field may hold (effective_cores,
+// generator_cores): far beyond any machine, small enough to simulate.
+inline constexpr double kMaxCalibrationCores = 1024;
 
 struct CalibrationFile {
   std::string name;         // short identity, e.g. "seed-h2" or "this-machine"

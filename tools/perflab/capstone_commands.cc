@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
+#include "core/input_file.h"
 #include "core/interrupt.h"
 #include "tools/capstone/calibrate.h"
 #include "tools/capstone/calibration_io.h"
@@ -82,16 +83,7 @@ core::Document StepList() {
 }
 
 absl::StatusOr<std::string> Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--calibration '", path,
-                     "': cannot read; accepted: a readable "
-                     "perflab-calibration-1 file"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return core::ReadInputFile(absl::StrCat("--calibration '", path, "'"), path);
 }
 
 // --validate: the seed-h2 derivation left one row out at a time, so it reads
@@ -240,11 +232,11 @@ struct CalibrateArgs {
 // The schema of fixtures/calibration/README.md: every field, its unit and
 // meaning, and the benchmark the map measures it with (or seed-h2).
 absl::StatusOr<core::Document> Schema(const CalibrateArgs& a) {
-  std::ifstream in(a.options.map_path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
+  absl::StatusOr<std::string> text = core::ReadInputFile(
+      absl::StrCat("--map '", a.options.map_path, "'"), a.options.map_path);
+  if (!text.ok()) return text.status();
   absl::StatusOr<std::vector<capstone::FieldSource>> map =
-      capstone::ParseCalibrationMap(text.str());
+      capstone::ParseCalibrationMap(*text);
   if (!map.ok()) return map.status();
   core::Document doc("calibration fields (perflab-calibration-1)");
   core::Table& t = doc.AddTable("fields", "Fields",
