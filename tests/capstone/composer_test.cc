@@ -431,7 +431,7 @@ TEST(Composer, MarksFollowTheProvenance) {
     EXPECT_THAT(count, ::testing::EndsWith(" of 1")) << path;
     std::vector<sim::Provenance> planted = file->provenance;
     planted.back().kind = sim::SourceKind::kFitted;
-    planted.back().selected_on.push_back("keep-alive");
+    planted.back().selected_on.emplace_back("keep-alive");
     EXPECT_THAT(held_out(planted, &count), IsEmpty()) << path;
     EXPECT_THAT(count, ::testing::EndsWith(" of 0")) << path;
   }

@@ -34,7 +34,7 @@ class InputFileTest : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
   std::string Put(const std::string& name, const std::string& text) {
-    const std::string path = (dir_ / name).string();
+    std::string path = (dir_ / name).string();
     std::ofstream(path, std::ios::binary) << text;
     return path;
   }

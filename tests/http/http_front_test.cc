@@ -278,12 +278,12 @@ TEST_P(HttpFrontModes, AllowHeaderAndHeadWithoutBody) {
 // The buffer holds a whole request with its largest accepted body: a
 // 100 KiB POST is read and answered, not left to time out with 408.
 TEST_P(HttpFrontModes, ABodyUpToTheLimitIsBufferedWhole) {
-  auto front = StartFront(
-      {.threads = GetParam(),
-       .limits = {.max_body_bytes = 200 * 1024, .header_timeout_s = 5}});
+  auto front = StartFront({.threads = GetParam(),
+                           .limits = {.max_body_bytes = size_t{200} * 1024,
+                                      .header_timeout_s = 5}});
   ASSERT_NE(front, nullptr);
   RawClient client(front->port());
-  const std::string body(100 * 1024, 'x');
+  const std::string body(size_t{100} * 1024, 'x');
   ASSERT_TRUE(client.Send("POST /p HTTP/1.1\r\nContent-Length: " +
                           std::to_string(body.size()) + "\r\n\r\n" + body));
   const std::string got = client.ReadResponse();

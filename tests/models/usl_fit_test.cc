@@ -148,6 +148,7 @@ TEST(UslFit, EveryAcceptedFitIsFinite) {
   int fitted = 0;
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<UslPoint> pts;
+    pts.reserve(3 + trial % 5);
     const double x_scale = std::pow(10.0, 200 * rng.Uniform01() - 100);
     const double n_scale = std::pow(10.0, 9 * rng.Uniform01());
     for (int i = 0; i < 3 + trial % 5; ++i) {
