@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "bench/http/load_client.h"
 #include "gtest/gtest.h"
-#include "tests/http/raw_client.h"
+#include "tests/http/only_get_allowed.h"
 #include "tests/http/run_against.h"
 
 namespace perflab::http {
@@ -141,29 +141,7 @@ TEST(HttpServer, LeavesNoSocketOrThreadBehind) {
 TEST(HttpServer, OtherMethodsGet405WithAllowAndTheConnectionStays) {
   auto server = HttpServer::Start({.threads = 2});
   ASSERT_TRUE(server.ok()) << server.status();
-  RawClient client((*server)->port());
-  const std::string requests[] = {
-      "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
-      "BREW / HTTP/1.1\r\n\r\n", "get / HTTP/1.1\r\n\r\n"};
-  for (const std::string& request : requests) {
-    ASSERT_TRUE(client.Send(request));
-    const std::string got = client.ReadResponse();
-    EXPECT_TRUE(absl::StartsWith(got, "HTTP/1.1 405 Method Not Allowed\r\n"))
-        << request << got;
-    EXPECT_TRUE(absl::StrContains(got, "\r\nAllow: GET\r\n")) << got;
-    EXPECT_TRUE(absl::StrContains(got, "Connection: keep-alive")) << got;
-  }
-  ASSERT_TRUE(client.Send("GET / HTTP/1.1\r\n\r\n"));
-  EXPECT_TRUE(absl::StartsWith(client.ReadResponse(), "HTTP/1.1 200 OK\r\n"));
-  // HEAD last, closing: its answer has no body, so reading to the end of
-  // the stream shows exactly the head.
-  ASSERT_TRUE(client.Send("HEAD / HTTP/1.1\r\nConnection: close\r\n\r\n"));
-  const std::optional<std::string> head = client.ReadToEof();
-  ASSERT_TRUE(head.has_value());
-  EXPECT_TRUE(absl::StartsWith(*head, "HTTP/1.1 405 Method Not Allowed\r\n"))
-      << *head;
-  EXPECT_TRUE(absl::StrContains(*head, "\r\nAllow: GET\r\n")) << *head;
-  EXPECT_TRUE(absl::EndsWith(*head, "\r\n\r\n")) << *head;
+  ExpectOnlyGetAllowed((*server)->port(), "/");
 }
 
 }  // namespace

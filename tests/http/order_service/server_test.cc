@@ -13,7 +13,7 @@
 #include "bench/http/net.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/http/raw_client.h"
+#include "tests/http/only_get_allowed.h"
 #include "tests/lab/test_db.h"
 
 namespace perflab::http {
@@ -254,31 +254,7 @@ TEST(OrdersService, OtherMethodsGet405WithAllowAndTheConnectionStays) {
   auto s = StartService(
       {.inventory_ms = 0, .handler = {.dataset_path = "", .join = true}});
   ASSERT_NE(s, nullptr);
-  RawClient client(s->port());
-  const std::string requests[] = {
-      "POST /customers/1/orders HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
-      "BREW /customers/1/orders HTTP/1.1\r\n\r\n",
-      "get /customers/1/orders HTTP/1.1\r\n\r\n"};
-  for (const std::string& request : requests) {
-    ASSERT_TRUE(client.Send(request));
-    const std::string got = client.ReadResponse();
-    EXPECT_TRUE(absl::StartsWith(got, "HTTP/1.1 405 Method Not Allowed\r\n"))
-        << request << got;
-    EXPECT_TRUE(absl::StrContains(got, "\r\nAllow: GET\r\n")) << got;
-    EXPECT_TRUE(absl::StrContains(got, "Connection: keep-alive")) << got;
-  }
-  ASSERT_TRUE(client.Send("GET /customers/1/orders HTTP/1.1\r\n\r\n"));
-  EXPECT_TRUE(absl::StartsWith(client.ReadResponse(), "HTTP/1.1 200 OK\r\n"));
-  // HEAD last, closing: its answer has no body, so reading to the end of
-  // the stream shows exactly the head.
-  ASSERT_TRUE(client.Send(
-      "HEAD /customers/1/orders HTTP/1.1\r\nConnection: close\r\n\r\n"));
-  const std::optional<std::string> head = client.ReadToEof();
-  ASSERT_TRUE(head.has_value());
-  EXPECT_TRUE(absl::StartsWith(*head, "HTTP/1.1 405 Method Not Allowed\r\n"))
-      << *head;
-  EXPECT_TRUE(absl::StrContains(*head, "\r\nAllow: GET\r\n")) << *head;
-  EXPECT_TRUE(absl::EndsWith(*head, "\r\n\r\n")) << *head;
+  ExpectOnlyGetAllowed(s->port(), "/customers/1/orders");
 }
 
 }  // namespace
