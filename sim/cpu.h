@@ -10,7 +10,9 @@
 // the head takes the core. A woken job joins the tail. Dispatching a job other
 // than the one the core last ran costs a switch plus a cache refill that grows
 // with the working set the job brings back, as CPU time of the category
-// `scheduling`. O(C) per slice.
+// `scheduling`. A job of a thread (Run's `thread`) that finishes keeps its
+// core for the thread's next job of the same instant, as a thread runs on
+// until it blocks: the rest of its quantum, no switch. O(C) per slice.
 //
 // Both report the cores used (time-weighted) and the CPU time spent per
 // category (database, HTTP, serialisation, GC, other, scheduling), so a model
@@ -175,6 +177,12 @@ class Cpu {
   // Dispatches that charged a switch since ResetStats() (time-sliced; 0 under
   // processor sharing).
   int64_t switches() const;
+  // Time-sliced, since ResetStats() (0 under processor sharing), as the
+  // kernel's schedstat counts them: the times a job was put on a core, a
+  // thread continuing on its own core not counted again; and the time jobs
+  // waited runnable in the queue, summed over jobs.
+  int64_t slices() const;
+  Time run_queue_wait_ns() const;
   void ResetStats();
   // Mean cores busy since ResetStats(): jobs' progress plus charged work.
   double CoresUsed() const;
@@ -207,6 +215,7 @@ class Cpu {
     uint64_t key;    // its thread, or an id of its own
     CpuUse use;
     std::coroutine_handle<> handle;
+    Time queued_at = 0;  // when it last joined the run queue
   };
   struct Core {
     bool busy = false;
@@ -215,6 +224,11 @@ class Cpu {
     Time slice_left = 0;     // the job's work still due in this slice
     Time from = 0;           // progress credited up to here
     uint64_t last_key = 0;   // the job it last ran; 0: none yet
+    Time quantum_left = 0;   // of the quantum its current thread started
+    // Idle, kept for last_key's next job of this instant (a thread runs on
+    // until it blocks); the queue's head takes it at the tick after.
+    bool held = false;
+    uint64_t held_at_tick = 0;  // the tick that set `held`
   };
   struct Sliced {
     CpuScheduling scheduling;
@@ -223,6 +237,9 @@ class Cpu {
     int64_t busy = 0;             // cores running a job
     uint64_t next_key = 0;
     int64_t switches = 0;
+    int64_t slices = 0;
+    Time waited = 0;     // summed queue waits of dispatched jobs
+    uint64_t ticks = 0;  // OnSliceTick calls, to tell holds apart
   };
   void AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
                  int64_t working_set_bytes, uint64_t thread);
@@ -232,6 +249,9 @@ class Cpu {
   Time SliceEnd(const Core& c) const;
   void Credit(Core& c, Time now);
   void Dispatch(Core& c, const SlicedJob& job);
+  void Continue(Core& c, const SlicedJob& job);
+  void Enqueue(SlicedJob job);
+  SlicedJob PopHead();  // the queue's head, its wait counted
   void EndSlice(Core& c, Time now);
   void SlicedTotals(__int128& used,
                     std::array<double, kAllCpuUses>& by_use) const;

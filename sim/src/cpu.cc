@@ -26,6 +26,8 @@ CpuDiscipline Cpu::discipline() const {
 }
 
 int64_t Cpu::switches() const { return sliced_ ? sliced_->switches : 0; }
+int64_t Cpu::slices() const { return sliced_ ? sliced_->slices : 0; }
+Time Cpu::run_queue_wait_ns() const { return sliced_ ? sliced_->waited : 0; }
 
 double Cpu::Rate() const {
   const int64_t n = static_cast<int64_t>(jobs_.size());
@@ -77,6 +79,8 @@ void Cpu::ResetStats() {
   if (sliced_) {
     SlicedAdvance();
     sliced_->switches = 0;
+    sliced_->slices = 0;
+    sliced_->waited = 0;
   } else {
     Advance();
   }

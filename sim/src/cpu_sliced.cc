@@ -114,6 +114,7 @@ void Cpu::Credit(Core& c, Time now) {
   const Time r = p - o;
   c.overhead_left -= o;
   c.slice_left -= r;
+  c.quantum_left -= r;
   c.job.left -= r;
   used_ += p;
   used_by_use_[static_cast<int>(CpuUse::kScheduling)] += static_cast<double>(o);
@@ -142,23 +143,69 @@ void Cpu::SlicedTotals(__int128& used,
   }
 }
 
+namespace {
+
+// Keys of jobs without a thread have the top bit set (AddSliced).
+bool IsThread(uint64_t key) { return (key >> 63) == 0; }
+
+}  // namespace
+
+void Cpu::Enqueue(SlicedJob job) {
+  job.queued_at = sim_->now();
+  sliced_->queue.push_back(job);
+}
+
+Cpu::SlicedJob Cpu::PopHead() {
+  Sliced& s = *sliced_;
+  const SlicedJob job = s.queue.front();
+  s.queue.pop_front();
+  s.waited += sim_->now() - job.queued_at;
+  return job;
+}
+
 void Cpu::Dispatch(Core& c, const SlicedJob& job) {
   if (!c.busy) ++sliced_->busy;
   c.busy = true;
+  c.held = false;
   c.job = job;
   c.from = sim_->now();
   c.overhead_left = 0;
+  ++sliced_->slices;
   if (c.last_key != job.key) {
     c.overhead_left = sliced_->scheduling.switch_ns + job.refill_ns;
     ++sliced_->switches;
     c.last_key = job.key;
   }
-  c.slice_left = std::min(sliced_->scheduling.quantum_ns, job.left);
+  c.quantum_left = sliced_->scheduling.quantum_ns;
+  c.slice_left = std::min(c.quantum_left, job.left);
+}
+
+// The thread's next job on the core it held: no switch, no new slice, the
+// rest of its quantum; with the quantum spent and others waiting, it goes
+// to the tail like a preempted one.
+void Cpu::Continue(Core& c, const SlicedJob& job) {
+  Sliced& s = *sliced_;
+  c.held = false;
+  if (c.quantum_left <= 0) {
+    if (!s.queue.empty()) {
+      Enqueue(job);
+      Dispatch(c, PopHead());
+      return;
+    }
+    c.quantum_left = s.scheduling.quantum_ns;
+  }
+  ++s.busy;
+  c.busy = true;
+  c.job = job;
+  c.from = sim_->now();
+  c.overhead_left = 0;
+  c.slice_left = std::min(c.quantum_left, job.left);
 }
 
 void Cpu::SlicedReschedule() {
   Time next = kForever;
   for (const Core& c : sliced_->cores) {
+    if (c.held) next = sim_->now();
     if (c.busy) next = std::min(next, SliceEnd(c));
   }
   if (next == kForever) {
@@ -174,25 +221,32 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
   const int64_t ws = working_set_bytes == kDefaultWorkingSet
                          ? s.scheduling.working_set_bytes
                          : working_set_bytes;
-  // Jobs without a thread get keys with the top bit set, apart from threads.
   const uint64_t key =
       thread != 0 ? thread : (uint64_t{1} << 63) | ++s.next_key;
   const SlicedJob job{work, RefillNs(s.scheduling.refill, ws), key, use, h};
-  // The queue is empty while a core is idle: every core that frees takes
-  // its head. So a woken job either takes an idle core or joins the tail.
+  for (Core& c : s.cores) {
+    if (c.held && c.last_key == key) {
+      Continue(c, job);
+      SlicedReschedule();
+      return;
+    }
+  }
+  // An idle core that no thread holds means an empty queue (the tick after
+  // a hold gives it the head), so a woken job takes it or joins the tail.
   if (s.busy < static_cast<int64_t>(s.cores.size())) {
     for (Core& c : s.cores) {
-      if (c.busy) continue;
+      if (c.busy || c.held) continue;
       Dispatch(c, job);
       SlicedReschedule();
       return;
     }
   }
-  s.queue.push_back(job);
+  Enqueue(job);
 }
 
-// The core's slice is over: its job is done, goes to the tail behind a
-// waiting one, or runs on alone (no other job, so no switch).
+// The core's slice is over: its job is done (a thread's keeps the core for
+// its next job of this instant), goes to the tail behind a waiting one, or
+// runs on alone (no other job, so no switch).
 void Cpu::EndSlice(Core& c, Time now) {
   Sliced& s = *sliced_;
   Credit(c, now);
@@ -200,26 +254,36 @@ void Cpu::EndSlice(Core& c, Time now) {
     sim_->ScheduleResume(now, c.job.handle);
     c.busy = false;
     --s.busy;
-    if (s.queue.empty()) return;
-    const SlicedJob next = s.queue.front();
-    s.queue.pop_front();
-    Dispatch(c, next);
+    if (IsThread(c.job.key)) {
+      c.held = true;
+      c.held_at_tick = s.ticks;
+    } else if (!s.queue.empty()) {
+      Dispatch(c, PopHead());
+    }
   } else if (!s.queue.empty()) {
-    s.queue.push_back(c.job);
-    const SlicedJob next = s.queue.front();
-    s.queue.pop_front();
-    Dispatch(c, next);
+    Enqueue(c.job);
+    Dispatch(c, PopHead());
   } else {
-    c.slice_left = std::min(s.scheduling.quantum_ns, c.job.left);
+    c.quantum_left = s.scheduling.quantum_ns;
+    c.slice_left = std::min(c.quantum_left, c.job.left);
   }
 }
 
 void Cpu::OnSliceTick(void* ctx, uint64_t) {
   auto* cpu = static_cast<Cpu*>(ctx);
+  Sliced& s = *cpu->sliced_;
   const Time now = cpu->sim_->now();
+  ++s.ticks;
   // Cores whose slices end together, in core order: deterministic.
-  for (Core& c : cpu->sliced_->cores) {
+  for (Core& c : s.cores) {
     if (c.busy && cpu->SliceEnd(c) <= now) cpu->EndSlice(c, now);
+  }
+  // Holds from an earlier tick: the thread's resumption ran before this
+  // tick and did not continue, so the queue's head takes the core.
+  for (Core& c : s.cores) {
+    if (!c.held || c.held_at_tick == s.ticks) continue;
+    c.held = false;
+    if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
   }
   cpu->SlicedReschedule();
 }

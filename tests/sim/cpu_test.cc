@@ -207,6 +207,40 @@ TEST(SlicedCpuTest, AThreadBackOnItsOwnCoreCostsNoSwitch) {
   }
 }
 
+TEST(SlicedCpuTest, AThreadRunsOnUntilItBlocksAheadOfTheQueue) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(1000, 10));
+  Time one = 0, two = 0;
+  sim.Spawn(TwoRuns(sim, cpu, 1, one));
+  sim.Spawn(TwoRuns(sim, cpu, 2, two));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  // Thread 1: a switch, then both its jobs back to back [0, 210); thread 2
+  // waits 210 in the queue, then the same [210, 420). Taking turns after
+  // each job instead would cost four switches and end at 330 and 440.
+  EXPECT_EQ(one, 210);
+  EXPECT_EQ(two, 420);
+  EXPECT_EQ(cpu.switches(), 2);
+  EXPECT_EQ(cpu.slices(), 2);
+  EXPECT_EQ(cpu.run_queue_wait_ns(), 210);
+}
+
+TEST(SlicedCpuTest, AContinuingThreadKeepsOnlyTheRestOfItsQuantum) {
+  Simulation sim;
+  Cpu cpu(sim, 1, Sliced(150, 10));
+  Time one = 0, two = 0;
+  sim.Spawn(TwoRuns(sim, cpu, 1, one));
+  sim.Spawn(TwoRuns(sim, cpu, 2, two));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  // 1: switch [0,10), 100 of work, then 50 more (its quantum's rest) to
+  // 160; 2 waited 160: switch, 100, 50 to 320; 1 waited 160: switch, its
+  // last 50 to 380; 2 waited 60: switch, its last 50 to 440.
+  EXPECT_EQ(one, 380);
+  EXPECT_EQ(two, 440);
+  EXPECT_EQ(cpu.switches(), 4);
+  EXPECT_EQ(cpu.slices(), 4);
+  EXPECT_EQ(cpu.run_queue_wait_ns(), 160 + 160 + 60);
+}
+
 Process WorkingSetJob(Simulation& sim, Cpu& cpu, Time work, int64_t ws,
                       Time& done) {
   co_await cpu.Run(work, CpuUse::kOther, ws);
