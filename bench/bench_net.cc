@@ -16,6 +16,8 @@
 //   BM_OrdersService/hit:H/pooled:P: the whole order service, the same way
 #include <benchmark/benchmark.h>
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -27,6 +29,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/http/http_front.h"
+#include "bench/http/load_client.h"
 #include "bench/http/net.h"
 #include "bench/http/order_service/server.h"
 #include "bench/http/tls.h"
@@ -270,6 +273,95 @@ void BM_HttpFront_EmptyHandler(benchmark::State& state) {
   state.counters["body_bytes"] = static_cast<double>(body->size());
 }
 
+// perflab's own load generator (http::RunLoad, capstone --real's client)
+// alone: a closed loop of 32 clients for 0.5 s an iteration, on the first
+// CPU, against the empty-handler front end above in a child process on the
+// last CPU, so this process's CPU is the generator's and nothing else's.
+// generator_cpu_us is its CPU per request answered; requests, the count.
+void BM_LoadGenerator_EmptyHandler(benchmark::State& state) {
+  static const std::string* body = [] {
+    lab::Page page;
+    page.customer_id = 42;
+    page.orders = lab::ToDto(lab::MakeFullOrders(20));
+    return new std::string(lab::SerializePage(page));
+  }();
+  const SavedAffinity saved;
+  int ports[2], done[2];
+  if (pipe(ports) != 0 || pipe(done) != 0) {
+    state.SkipWithError("pipe() failed");
+    return;
+  }
+  const pid_t server = fork();
+  if (server == 0) {  // the child: serve until the parent closes `done`
+    close(ports[0]);
+    close(done[1]);
+    if (saved.split()) (void)PinToLastCpus(1);
+    auto front = HttpFront::Listen(
+        {.threads = 0,
+         .keepalive_timeout_s = std::numeric_limits<double>::infinity(),
+         .max_connections = 1 << 20,
+         .tcp_nodelay = true});
+    uint16_t port = 0;
+    if (front.ok() && (*front)
+                          ->Serve([](const HttpFrontRequest&) {
+                            return HttpFrontResponse{.status = 200,
+                                                     .body = *body};
+                          })
+                          .ok()) {
+      port = (*front)->port();
+    }
+    (void)!write(ports[1], &port, sizeof port);
+    char c;
+    (void)!read(done[0], &c, 1);
+    _exit(0);
+  }
+  close(ports[1]);
+  close(done[0]);
+  uint16_t port = 0;
+  const bool got = server > 0 && read(ports[0], &port, sizeof port) ==
+                                     static_cast<ssize_t>(sizeof port);
+  close(ports[0]);
+  auto stop_server = [&] {
+    close(done[1]);
+    if (server > 0) waitpid(server, nullptr, 0);
+  };
+  if (!got || port == 0) {
+    stop_server();
+    state.SkipWithError("the empty-handler server did not start");
+    return;
+  }
+  if (saved.split()) (void)PinToFirstCpus(1);  // RunLoad's threads inherit it
+  std::atomic<int64_t> next{0};
+  LoadOptions load;
+  load.port = port;
+  load.connections = static_cast<int>(case_study::kClosedLoopClients);
+  load.duration_s = 0.5;
+  load.timeout_ms = 10'000;
+  load.next_path = [&next] {
+    return absl::StrCat("/customers/", 1 + next++ % kServiceCustomers,
+                        "/orders");
+  };
+  double cpu = 0, answered = 0;
+  int64_t errors = 0;
+  for (auto _ : state) {
+    const double cpu0 = core::ProcessCpuSeconds();
+    absl::StatusOr<LoadResult> r = RunLoad(load);
+    cpu += core::ProcessCpuSeconds() - cpu0;
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    answered += static_cast<double>(r->ok);
+    errors += r->errors();
+  }
+  saved.Restore();
+  stop_server();
+  if (errors > 0) state.SkipWithError("the load generator saw errors");
+  state.counters["generator_cpu_us"] = cpu * 1e6 / std::max(1.0, answered);
+  state.counters["requests"] = answered;
+  state.SetItemsProcessed(static_cast<int64_t>(answered));
+}
+
 constexpr auto kTwo = ResponseWrites::kHeadersThenBody;
 
 // Registered with their stable names (bench/README.md). Fixed iteration
@@ -316,6 +408,11 @@ void Register() {
       ->Arg(0)
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_LoadGenerator_EmptyHandler",
+                               BM_LoadGenerator_EmptyHandler)
+      ->Iterations(3)
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_OrdersService", BM_OrdersService)
       ->ArgNames({"hit", "pooled"})
       ->Args({1, 1})

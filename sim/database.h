@@ -41,8 +41,8 @@ class Database : public PooledClient<DatabaseOptions, DatabaseStats> {
 
   // One statement of `cpu_work` ns of CPU and `hold` ns more of holding its
   // connection without CPU (waits inside the database); false if no
-  // connection came in time.
-  Task<bool> Statement(Time cpu_work, Time hold = 0);
+  // connection came in time. The CPU is a job of `thread` (Cpu::Run).
+  Task<bool> Statement(Time cpu_work, Time hold = 0, uint64_t thread = 0);
 };
 
 }  // namespace perflab::sim

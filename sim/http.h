@@ -71,8 +71,9 @@ class HttpClient : public PooledClient<HttpOptions, HttpStats> {
                      cpu, gc) {}
 
   // One call whose server side takes `server_time`; false if no connection
-  // could be had within the acquire timeout.
-  Task<bool> Call(Time server_time);
+  // could be had within the acquire timeout. Its CPU is a job of `thread`
+  // (Cpu::Run).
+  Task<bool> Call(Time server_time, uint64_t thread = 0);
 
  private:
   int64_t idle_ = 0;  // open connections not in use

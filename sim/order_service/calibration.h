@@ -111,6 +111,27 @@ struct Calibration {
   // heap and on its per-request arena (the heap step's --arena).
   double cpp_build_page_us = 0;
   double cpp_build_page_arena_us = 0;
+  // perflab's own load generator (capstone --real's client): its CPU per
+  // request against a server on another core, measured alone; the composed
+  // C++ service's generator_cpu_per_request_us (0: not measured).
+  double cpp_generator_cpu_us = 0;
+  // --- the kernel's scheduler: the application's CPU time-sliced, as a
+  // kernel runs threads (sim::Cpu's sliced discipline), instead of processor
+  // sharing's free, perfect sharing. 0: processor sharing, and the fields
+  // below are not read.
+  double sched_quantum_us = 0;
+  // A switch between two threads on one core with nothing to refill.
+  double sched_switch_us = 0;
+  // What a switch back costs beyond that, refilling the caches with the
+  // working set the thread brings back, at four working sets (the curve is
+  // linear between them and 0 at an empty working set).
+  double sched_refill_16kib_us = 0;
+  double sched_refill_64kib_us = 0;
+  double sched_refill_256kib_us = 0;
+  double sched_refill_1mib_us = 0;
+  // What a request's thread touches between two switches: at most 1024
+  // (the curve's last point).
+  double handler_working_set_kib = 0;
 };
 
 // One field's name, unit and meaning, for readers, writers and --help.

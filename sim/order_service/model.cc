@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -45,6 +46,10 @@ int64_t AppCores(const Calibration& cal, const OrderServiceConfig& config) {
 
 Time Us(double us) { return static_cast<Time>(std::llround(us * 1e3)); }
 
+// Thread ids the model gives the sliced CPU: the pool's workers are 1..N;
+// a request with a thread of its own (virtual threads) gets one above them.
+constexpr uint64_t kOwnThreadBase = uint64_t{1} << 32;
+
 struct Service {
   Simulation& sim;
   const Calibration& cal;
@@ -58,6 +63,10 @@ struct Service {
   int64_t customers;
   Rng keys;
   Rng work;
+  // The pool's idle workers, longest idle first (a condition variable wakes
+  // its waiters in order), and the next thread of a request of its own.
+  std::deque<uint64_t> idle_workers = {};
+  uint64_t next_own_thread = kOwnThreadBase;
   // Request work varies (JIT, caches, row counts, scheduling): each CPU piece
   // is lognormal around its calibrated mean, with the calibration's cv.
   LognormalDraws work_times{cal.work_cv};
@@ -68,21 +77,23 @@ Time Work(Service& s, double mean_us) {
   return s.work_times.SampleNs(mean_us * 1e3, s.work);
 }
 
-Task<bool> Serve(Service& s, int64_t customer) {
+Task<bool> Serve(Service& s, int64_t customer, uint64_t thread) {
   const Calibration& c = s.cal;
+  constexpr int64_t kWs = Cpu::kDefaultWorkingSet;
   s.gc.Allocate(c.alloc_per_request_mib);
-  co_await s.cpu.Run(Work(s, c.other_cpu_us), CpuUse::kOther);
+  co_await s.cpu.Run(Work(s, c.other_cpu_us), CpuUse::kOther, kWs, thread);
   if (s.cache != nullptr) {
-    co_await s.cpu.Run(Work(s, c.cache_hit_us), CpuUse::kOther);
+    co_await s.cpu.Run(Work(s, c.cache_hit_us), CpuUse::kOther, kWs, thread);
     if (s.cache->Get(customer, s.sim.now())) {
       co_await s.cpu.Run(Work(s, c.serialize_us + c.gzip_us),
-                         CpuUse::kSerialisation);
+                         CpuUse::kSerialisation, kWs, thread);
       co_return true;
     }
   }
   // Results are named before testing them: GCC 12 miscompiles
   // `if (!co_await ...) co_return` in some coroutines.
-  const bool answered = co_await s.http.Call(MsToNs(c.inventory_service_ms));
+  const bool answered =
+      co_await s.http.Call(MsToNs(c.inventory_service_ms), thread);
   if (!answered) co_return false;
   const bool index = s.config.index;
   const double first =
@@ -93,23 +104,31 @@ Task<bool> Serve(Service& s, int64_t customer) {
   const Time join_hold = s.config.join ? MsToNs(c.join_hold_ms) : 0;
   for (int64_t i = 0; i <= more; ++i) {
     const bool ran = co_await s.db.Statement(
-        Work(s, i == 0 ? first : c.item_statement_us), join_hold);
+        Work(s, i == 0 ? first : c.item_statement_us), join_hold, thread);
     if (!ran) co_return false;
   }
   if (s.cache != nullptr) s.cache->Put(customer, s.sim.now());
   co_await s.cpu.Run(Work(s, c.serialize_us + c.gzip_us),
-                     CpuUse::kSerialisation);
+                     CpuUse::kSerialisation, kWs, thread);
   co_return true;
 }
 
 Task<bool> Handle(Service& s) {
   const int64_t customer = SkewedKey(s.customers, s.keys);
+  uint64_t thread = 0;
   if (s.threads != nullptr) {
     co_await s.threads->Acquire();  // Tomcat's accept queue: no timeout
+    thread = s.idle_workers.front();
+    s.idle_workers.pop_front();
     co_await s.gc.Safepoint();
+  } else {
+    thread = s.next_own_thread++;
   }
-  const bool ok = co_await Serve(s, customer);
-  if (s.threads != nullptr) s.threads->Release();
+  const bool ok = co_await Serve(s, customer, thread);
+  if (s.threads != nullptr) {
+    s.idle_workers.push_back(thread);
+    s.threads->Release();
+  }
   co_return ok;
 }
 
@@ -127,6 +146,27 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
     return absl::InvalidArgumentError(absl::StrCat(
         "calibration field 'effective_cores' = ", cal.effective_cores,
         ": accepted a number >= 1"));
+  }
+  for (const double Calibration::*m :
+       {&Calibration::sched_quantum_us, &Calibration::sched_switch_us,
+        &Calibration::sched_refill_16kib_us,
+        &Calibration::sched_refill_64kib_us,
+        &Calibration::sched_refill_256kib_us,
+        &Calibration::sched_refill_1mib_us}) {
+    if (cal.*m > 1e6) {
+      for (const CalibrationField& f : CalibrationFields()) {
+        if (f.member != m) continue;
+        return absl::InvalidArgumentError(
+            absl::StrCat("calibration field '", std::string(f.name),
+                         "' = ", cal.*m, ": accepted 0 to 1e6 (us)"));
+      }
+    }
+  }
+  if (cal.sched_quantum_us > 0 && cal.handler_working_set_kib > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "calibration field 'handler_working_set_kib' = ",
+        cal.handler_working_set_kib,
+        ": accepted 0 to 1024 (the refill curve's range, in KiB)"));
   }
   if (cal.generator_cores < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -150,6 +190,22 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
 }
 
 }  // namespace
+
+CpuScheduling SchedulingOf(const Calibration& c) {
+  CpuScheduling s;
+  if (!(c.sched_quantum_us > 0)) return s;
+  s.discipline = CpuDiscipline::kSliced;
+  s.quantum_ns = std::max<Time>(1, Us(c.sched_quantum_us));
+  s.switch_ns = Us(c.sched_switch_us);
+  s.refill = {{0, 0},
+              {16 << 10, Us(c.sched_refill_16kib_us)},
+              {64 << 10, Us(c.sched_refill_64kib_us)},
+              {256 << 10, Us(c.sched_refill_256kib_us)},
+              {1 << 20, Us(c.sched_refill_1mib_us)}};
+  s.working_set_bytes =
+      static_cast<int64_t>(std::llround(c.handler_working_set_kib * 1024));
+  return s;
+}
 
 void StartOnClosedLoopsCache(const OrderServiceLoad& closed, double closed_rps,
                              OrderServiceLoad& open) {
@@ -177,7 +233,8 @@ bool ReadsField(const OrderServiceConfig& config, double Calibration::*member) {
       member == &C::cpp_miss_per_connection_us ||
       member == &C::cpp_front_end_us || member == &C::cpp_handoff_us ||
       member == &C::cpp_idle_wake_us || member == &C::cpp_build_page_us ||
-      member == &C::cpp_build_page_arena_us) {
+      member == &C::cpp_build_page_arena_us ||
+      member == &C::cpp_generator_cpu_us) {
     return false;
   }
   // connect_us too: keep-alive still opens its first connections.
@@ -209,7 +266,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   mo.warmup = SecToNs(load.warmup_s);
   mo.window = SecToNs(load.duration_s);
   Meter meter(sim, mo);
-  Cpu cpu(sim, AppCores(cal, config));
+  Cpu cpu(sim, AppCores(cal, config), SchedulingOf(cal));
   Cpu generator(sim, std::llround(cal.generator_cores));
   GcOptions go;
   go.heap_mib = config.heap_mib;
@@ -264,6 +321,9 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
                   load.customers,
                   Rng(seed, "order/keys"),
                   Rng(seed, "order/work")};
+  for (int64_t t = 1; threads && t <= config.request_threads; ++t) {
+    service.idle_workers.push_back(static_cast<uint64_t>(t));
+  }
   LoadOptions lo;
   lo.kind =
       load.open ? LoadOptions::Kind::kConstant : LoadOptions::Kind::kClosed;
@@ -324,6 +384,15 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   const ResourceStats pool = db.pool().Stats();
   r.pool_busy = pool.utilisation * static_cast<double>(config.db_pool);
   r.pool_wait_ms = per_request_ms(pool);
+  if (sum.completed > 0) {
+    const double window_us = load.duration_s * 1e6;
+    const double completed = static_cast<double>(sum.completed);
+    r.cpu_us_per_request = r.cpu_cores * window_us / completed;
+    r.run_queue_wait_us_per_request =
+        static_cast<double>(cpu.run_queue_wait_ns()) / 1e3 / completed;
+    r.slices_per_request = static_cast<double>(cpu.slices()) / completed;
+  }
+  r.scheduling_cores = cpu.CoresUsedFor(CpuUse::kScheduling);
   r.events = sim.events_executed();
   r.latency = meter.latencies().histogram();
   SteadyInputs steady = meter.SteadyWindow();

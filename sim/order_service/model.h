@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "models/histogram.h"
+#include "sim/cpu.h"
 #include "sim/order_service/calibration.h"
 #include "sim/steady_state.h"
 
@@ -80,8 +81,16 @@ struct OrderServiceResult {
   int64_t threads = 0;    // request threads (0: virtual threads, no cap)
   double threads_busy = 0, thread_wait_ms = 0;  // Tomcat's accept queue
   double pool_busy = 0, pool_wait_ms = 0;  // every statement's wait, summed
-  int64_t events = 0;    // engine events executed, warm-up included
-  SteadyVerdict steady;  // the shared steady-state check over the window
+  // The kernel's view of the application's CPU, per completed request (as
+  // /proc/PID/task/*/schedstat counts it): CPU time, time runnable but
+  // waiting for a core, and the times a thread was put on a core. The last
+  // two are 0 under processor sharing, which has no run queue.
+  double cpu_us_per_request = 0;
+  double run_queue_wait_us_per_request = 0;
+  double slices_per_request = 0;
+  double scheduling_cores = 0;  // cores spent switching and refilling
+  int64_t events = 0;           // engine events executed, warm-up included
+  SteadyVerdict steady;         // the shared steady-state check over the window
   std::optional<models::Histogram> latency;  // measured latencies (ns)
 };
 
@@ -96,6 +105,12 @@ bool ReadsField(const OrderServiceConfig& config, double Calibration::*member);
 // counts compared as the whole cores the model rounds them to.
 bool SameRun(const Calibration& a, const Calibration& b,
              const OrderServiceConfig& config);
+
+// The application CPU's discipline and costs the calibration gives:
+// processor sharing when sched_quantum_us is 0, else time-sliced with its
+// switch, its refill curve (0 at an empty working set, then the four
+// measured points) and handler_working_set_kib for every job.
+CpuScheduling SchedulingOf(const Calibration& calibration);
 
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& calibration, const OrderServiceConfig& config,

@@ -2,7 +2,7 @@
 
 namespace perflab::sim {
 
-Task<bool> Database::Statement(Time cpu_work, Time hold) {
+Task<bool> Database::Statement(Time cpu_work, Time hold, uint64_t thread) {
   // (Not `if (!co_await ...)`: GCC 12 miscompiles that shape here and the
   // coroutine never starts.)
   const bool got = co_await pool_.Acquire(options_.acquire_timeout);
@@ -12,7 +12,8 @@ Task<bool> Database::Statement(Time cpu_work, Time hold) {
   }
   co_await Safepoint();
   if (options_.round_trip > 0) co_await Blocked(options_.round_trip);
-  co_await cpu_->Run(cpu_work, CpuUse::kDatabase);
+  co_await cpu_->Run(cpu_work, CpuUse::kDatabase, Cpu::kDefaultWorkingSet,
+                     thread);
   if (hold > 0) co_await Blocked(hold);
   ++stats_.statements;
   pool_.Release();

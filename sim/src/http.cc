@@ -2,7 +2,7 @@
 
 namespace perflab::sim {
 
-Task<bool> HttpClient::Call(Time server_time) {
+Task<bool> HttpClient::Call(Time server_time, uint64_t thread) {
   ++stats_.calls;
   // The result is named before it is tested: GCC 12 miscompiles
   // `if (!co_await ...)` in some coroutines (see sim/src/database.cc).
@@ -28,7 +28,7 @@ Task<bool> HttpClient::Call(Time server_time) {
   }
   if (cpu_ != nullptr) {
     co_await cpu_->Run(options_.call_cpu + (reused ? 0 : options_.connect_cpu),
-                       CpuUse::kHttp);
+                       CpuUse::kHttp, Cpu::kDefaultWorkingSet, thread);
   }
   co_await Blocked(t);
   if (options_.keep_alive) ++idle_;

@@ -250,10 +250,12 @@ absl::StatusOr<double> ConvertUnit(double value, std::string_view from_unit,
     return value * from->second / to->second;
   }
   if (from_unit.empty() && field_unit == "MiB") return value / (1 << 20);
+  if (from_unit.empty() && field_unit == "KiB") return value / (1 << 10);
   if (from_unit.empty() && from_unit == field_unit) return value;
-  return Bad(absl::StrCat("cannot convert '", std::string(from_unit), "' to '",
-                          std::string(field_unit),
-                          "'; accepted: a time unit to us/ms, bytes to MiB"));
+  return Bad(
+      absl::StrCat("cannot convert '", std::string(from_unit), "' to '",
+                   std::string(field_unit),
+                   "'; accepted: a time unit to us/ms, bytes to MiB or KiB"));
 }
 
 namespace {
@@ -289,6 +291,10 @@ std::string CopiedReason(std::string_view field) {
   };
   for (const auto& [name, why] : kWhy) {
     if (name == field) return std::string(why);
+  }
+  if (field.starts_with("sched_") || field == "handler_working_set_kib") {
+    return "the scheduler's benchmarks (bench_sched) did not run for this "
+           "file; 0 keeps its CPU processor sharing";
   }
   return "no benchmark of this machine measures it";
 }

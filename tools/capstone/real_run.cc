@@ -1,12 +1,15 @@
 #include "tools/capstone/real_run.h"
 
 #include <sched.h>
+#include <sys/types.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +23,7 @@
 #include "models/cost.h"
 #include "models/median.h"
 #include "tools/capstone/orders_service_process.h"
+#include "tools/capstone/schedstat.h"
 #include "tools/capstone/service_stats.h"
 #include "tools/capstone/wrk_script.h"
 
@@ -38,6 +42,7 @@ double UsdPerMillion(double rps, int64_t vcpu) {
 // One step's repeats, a sample per figure; the row is their medians.
 struct Repeats {
   std::vector<double> rps, avg, p95, p99, open_p99, cpu, qpr, hit;
+  std::vector<double> cpu_us, wait_us, slices;  // per request
 
   // Fills `f`'s figures, priced at the case study's `vcpu` for the step.
   void MediansInto(RealFigures& f, int64_t vcpu) const {
@@ -51,6 +56,9 @@ struct Repeats {
     f.cpu_cores = Median(cpu);
     f.queries_per_request = Median(qpr);
     f.cache_hit_ratio = Median(hit);
+    f.cpu_us_per_request = Median(cpu_us);
+    f.wait_us_per_request = Median(wait_us);
+    f.slices_per_request = Median(slices);
     f.usd_per_million = UsdPerMillion(f.rps, vcpu);
   }
 };
@@ -77,6 +85,50 @@ struct Paths {
     std::unique_lock<std::mutex> lock(mu);
     return absl::StrCat("/customers/", picker.Next(), "/orders");
   }
+};
+
+// Reads the service's schedstat and /stats twice inside a closed loop of
+// `window_s`, a tenth of it in from each end, when every connection's thread
+// is alive (a thread per connection lives as long as its connection): its
+// CPU, run-queue wait and slices per request in between. Started just
+// before the loop; Take() waits for the second reading.
+class SchedSampler {
+ public:
+  SchedSampler(pid_t pid, uint16_t port, double window_s)
+      : thread_([this, pid, port, window_s] { Run(pid, port, window_s); }) {}
+  ~SchedSampler() {
+    if (thread_.joinable()) thread_.join();
+  }
+  SchedSampler(const SchedSampler&) = delete;
+  SchedSampler& operator=(const SchedSampler&) = delete;
+
+  // Per request: cpu us, wait us, slices; nullopt if a reading failed.
+  std::optional<std::array<double, 3>> Take() {
+    thread_.join();
+    return result_;
+  }
+
+ private:
+  void Run(pid_t pid, uint16_t port, double window_s) {
+    using std::chrono::duration;
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_until(start + duration<double>(window_s * 0.1));
+    const auto b = ReadSchedstat(pid);
+    const auto sb = ReadServiceStats(port);
+    std::this_thread::sleep_until(start + duration<double>(window_s * 0.9));
+    const auto a = ReadSchedstat(pid);
+    const auto sa = ReadServiceStats(port);
+    if (!b.ok() || !sb.ok() || !a.ok() || !sa.ok()) return;
+    const double n = static_cast<double>(sa->requests - sb->requests);
+    if (n <= 0) return;
+    const ThreadSched d = SchedDelta(*b, *a);
+    result_ = {static_cast<double>(d.cpu_ns) / 1e3 / n,
+               static_cast<double>(d.wait_ns) / 1e3 / n,
+               static_cast<double>(d.slices) / n};
+  }
+
+  std::optional<std::array<double, 3>> result_;
+  std::thread thread_;  // last: started once result_ exists
 };
 
 }  // namespace
@@ -121,6 +173,9 @@ sim::Calibration CppService(sim::Calibration c,
   const bool arena = config.heap_mib > case_study::kHeapMib;
   c.inventory_cpu_us += c.cpp_idle_wake_us + (arena ? c.cpp_build_page_arena_us
                                                     : c.cpp_build_page_us);
+  if (c.cpp_generator_cpu_us > 0) {
+    c.generator_cpu_per_request_us = c.cpp_generator_cpu_us;
+  }
   return c;
 }
 
@@ -189,6 +244,9 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
       rep.cpu.push_back(c->cpu_cores);
       rep.qpr.push_back(c->queries_per_request);
       rep.hit.push_back(c->cache_hit_ratio);
+      rep.cpu_us.push_back(c->cpu_us_per_request);
+      rep.wait_us.push_back(c->run_queue_wait_us_per_request);
+      rep.slices.push_back(c->slices_per_request);
     }
     RealFigures f;
     rep.MediansInto(f, priced_vcpu);
@@ -265,7 +323,13 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       // and wrk is not waited for here.
       const double self_before = core::ProcessCpuSeconds();
       load.duration_s = o.closed_s;
+      SchedSampler sampler(child->pid(), child->port(), o.closed_s);
       absl::StatusOr<http::LoadResult> closed = http::RunLoad(load);
+      if (const auto per = sampler.Take(); per.has_value()) {
+        rep.cpu_us.push_back((*per)[0]);
+        rep.wait_us.push_back((*per)[1]);
+        rep.slices.push_back((*per)[2]);
+      }
       const double self_after = core::ProcessCpuSeconds();
       const double cpu_after = child->CpuSeconds();
       const absl::StatusOr<ServiceCounters> after =
@@ -339,17 +403,12 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   ::sched_setaffinity(0, sizeof original, &original);
   if (!failure.ok()) return failure;
   out.service_cores = 1;
-  // The model's generator is this process: its CPU per request, measured in
-  // the closed loops above (median over every step and repeat), replaces the
-  // seed's figure for the JVM client (659 us), which would cap one core at
-  // ~1,500 req/s.
-  RealOptions scaled = o;
+  // Shown beside the calibration's cpp_generator_cpu_us; the composed side
+  // never reads a figure of this run.
   if (!generator_us.empty()) {
     out.generator_cpu_per_request_us = Median(generator_us);
-    scaled.calibration.generator_cpu_per_request_us =
-        out.generator_cpu_per_request_us;
   }
-  absl::StatusOr<std::vector<RealFigures>> composed = ComposeScaled(scaled);
+  absl::StatusOr<std::vector<RealFigures>> composed = ComposeScaled(o);
   if (!composed.ok()) return composed.status();
   out.composed = std::move(*composed);
   out.generator_cores = split ? 1 : 0;

@@ -67,6 +67,12 @@ struct RealFigures {
   double usd_per_million = 0;
   int64_t errors = 0;
   double wrk_rps = 0, wrk_p99_ms = 0;  // 0 when wrk did not run
+  // The kernel's view per request, closed loop (real: the service's
+  // /proc/PID/task/*/schedstat; composed: the simulated CPU's): CPU time,
+  // time runnable waiting for a core, times put on a core. 0: not read.
+  double cpu_us_per_request = 0;
+  double wait_us_per_request = 0;
+  double slices_per_request = 0;
 };
 
 // The whole service's CPU per request (BM_OrdersService, 0: not measured)
@@ -86,8 +92,9 @@ struct RealComparison {
   std::vector<const Step*> steps;
   std::vector<RealFigures> real, composed;  // one per step
   int service_cores = 1, generator_cores = 1;
-  // Measured CPU of the load generator per request (0: not measured); the
-  // composed model's generator_cpu_per_request_us.
+  // The load generator's CPU per request: measured in this run's closed
+  // loops (0: not measured), shown beside the calibration's
+  // cpp_generator_cpu_us, measured alone, which the composed side reads.
   double generator_cpu_per_request_us = 0;
   // The calibration's whole service against its parts (CompareCppParts).
   CppWholeAndParts whole_and_parts;
@@ -102,7 +109,8 @@ struct RealComparison {
 // call) for the step's request threads (16 pooled, or one per connection at
 // the virtual-threads step) and allocator (the arena from the heap step on).
 // It never reads cpp_hit_* / cpp_miss_*, the whole service measured
-// (BM_OrdersService), which CompareCppParts shows beside the parts.
+// (BM_OrdersService), which CompareCppParts shows beside the parts. The
+// generator's CPU per request is cpp_generator_cpu_us when measured.
 sim::Calibration CppService(sim::Calibration calibration,
                             const sim::OrderServiceConfig& config);
 // Whether the calibration has the C++ parts (cpp_front_end_us > 0).
@@ -112,8 +120,8 @@ CppWholeAndParts CompareCppParts(const sim::Calibration& calibration);
 
 // The composed side only (scaled configs, the same loads, median of
 // `repeats` simulations), with options.calibration as read from the file:
-// CppService is applied per step here. InvalidArgument when repeats < 1.
-// Exposed for tests.
+// CppService is applied per step here. It reads nothing of a real run.
+// InvalidArgument when repeats < 1. Exposed for tests.
 absl::StatusOr<std::vector<RealFigures>> ComposeScaled(
     const RealOptions& options);
 

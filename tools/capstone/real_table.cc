@@ -39,6 +39,44 @@ void AddFigures(core::Table& t, const Step& step, const RealFigures& f) {
          f.usd_per_million});
 }
 
+// Why the RPS agree or not: the kernel's view of each request on both sides.
+void AddMechanisms(core::Document& doc, const RealComparison& c, size_t steps) {
+  core::Table& t = doc.AddTable(
+      "mechanisms",
+      "Per request, closed loop: CPU, run-queue wait and slices (real: the "
+      "service's /proc/PID/task/*/schedstat; composed: the simulated CPU)",
+      {{"step", "step"},
+       {"real_cpu_us", "real CPU (us)", 1},
+       {"composed_cpu_us", "composed CPU (us)", 1},
+       {"cpu_pct", "CPU %", 1},
+       {"real_wait_us", "real wait (us)", 1},
+       {"composed_wait_us", "composed wait (us)", 1},
+       {"wait_pct", "wait %", 1},
+       {"real_slices", "real slices", 2},
+       {"composed_slices", "composed slices", 2},
+       {"slices_pct", "slices %", 1}});
+  int cpu20 = 0, wait20 = 0;
+  for (size_t i = 0; i < steps; ++i) {
+    const RealFigures& r = c.real[i];
+    const RealFigures& m = c.composed[i];
+    const double cpu = DiffPct(r.cpu_us_per_request, m.cpu_us_per_request);
+    const double wait = DiffPct(r.wait_us_per_request, m.wait_us_per_request);
+    cpu20 += r.cpu_us_per_request > 0 && std::fabs(cpu) <= 20;
+    wait20 += r.wait_us_per_request > 0 && std::fabs(wait) <= 20;
+    t.Add({std::string(c.steps[i]->name), r.cpu_us_per_request,
+           m.cpu_us_per_request, cpu, r.wait_us_per_request,
+           m.wait_us_per_request, wait, r.slices_per_request,
+           m.slices_per_request,
+           DiffPct(r.slices_per_request, m.slices_per_request)});
+  }
+  doc.Set("steps_cpu_within_20_pct",
+          "steps with composed CPU per request within 20 %",
+          static_cast<int64_t>(cpu20));
+  doc.Set("steps_wait_within_20_pct",
+          "steps with composed run-queue wait per request within 20 %",
+          static_cast<int64_t>(wait20));
+}
+
 }  // namespace
 
 int StepDirection(const RealFigures& before, const RealFigures& after) {
@@ -106,6 +144,7 @@ core::Document ToRealDocument(const RealComparison& c,
               DiffPct(r.queries_per_request, m.queries_per_request), rf, mf,
               direction});
   }
+  AddMechanisms(doc, c, steps);
   core::Table& wrk = doc.AddTable("witness", "Closed-loop witness (wrk)",
                                   {{"step", "step"},
                                    {"wrk_rps", "wrk RPS", 1},
@@ -136,9 +175,11 @@ core::Document ToRealDocument(const RealComparison& c,
       "is the service's --arena (per-request arena for the page's object "
       "graph)."));
   doc.Note(absl::StrCat(
-      "The composed generator costs ", c.generator_cpu_per_request_us,
-      " us of CPU per request: perflab's own client, measured in the same "
-      "closed loops (the calibration's figure is the seed's JVM client)."));
+      "The load generator's CPU per request: ", c.generator_cpu_per_request_us,
+      " us measured in this run's closed loops, shown only; the composed "
+      "side reads the calibration's cpp_generator_cpu_us (perflab's client "
+      "against a server on another core, measured alone), and nothing else "
+      "of this run."));
   core::Table& parts = doc.AddTable(
       "whole_and_parts",
       "The C++ service's CPU per request: the whole (bench_net "

@@ -21,7 +21,8 @@ TEST(CalibrationTest, FieldListCoversEveryMemberOnce) {
   for (const CalibrationField& f : fields) {
     EXPECT_TRUE(names.insert(std::string(f.name)).second) << f.name;
     EXPECT_TRUE(members.insert(&(c.*f.member)).second) << f.name;
-    const std::set<std::string> units = {"us", "ms", "MiB", "cores", "cv"};
+    const std::set<std::string> units = {"us",  "ms",    "MiB",
+                                         "KiB", "cores", "cv"};
     EXPECT_TRUE(units.count(std::string(f.unit))) << f.name;
     // The unit is the name's suffix, in lower case (MiB -> _mib).
     std::string suffix = "_" + std::string(f.unit);

@@ -45,6 +45,94 @@ TEST(OrderServiceModel, BadCalibrationValuesAreRejectedNamingTheField) {
       RunOrderService(Calibration{}, small, OrderServiceLoad{}, 1).ok());
 }
 
+TEST(OrderServiceModel, SchedulingFieldsOutOfRangeAreRejected) {
+  Calibration ws;
+  ws.sched_quantum_us = 3000;
+  ws.handler_working_set_kib = 2048;  // beyond the curve's 1 MiB
+  absl::StatusOr<OrderServiceResult> r =
+      RunOrderService(ws, OrderServiceConfig{}, OrderServiceLoad{}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'handler_working_set_kib' = 2048"),
+            std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("0 to 1024"), std::string::npos);
+  Calibration quantum;
+  quantum.sched_quantum_us = 2e6;
+  r = RunOrderService(quantum, OrderServiceConfig{}, OrderServiceLoad{}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'sched_quantum_us'"), std::string::npos)
+      << r.status();
+  Calibration negative;
+  negative.sched_switch_us = -1;
+  r = RunOrderService(negative, OrderServiceConfig{}, OrderServiceLoad{}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'sched_switch_us'"), std::string::npos);
+}
+
+TEST(OrderServiceModel, SchedulingComesFromTheCalibration) {
+  Calibration c;
+  EXPECT_EQ(SchedulingOf(c).discipline, CpuDiscipline::kProcessorSharing);
+  c.sched_quantum_us = 3000;
+  c.sched_switch_us = 1.5;
+  c.sched_refill_16kib_us = 0.25;
+  c.sched_refill_64kib_us = 0.5;
+  c.sched_refill_256kib_us = 1;
+  c.sched_refill_1mib_us = 4;
+  c.handler_working_set_kib = 40;
+  const CpuScheduling s = SchedulingOf(c);
+  EXPECT_EQ(s.discipline, CpuDiscipline::kSliced);
+  EXPECT_EQ(s.quantum_ns, 3'000'000);
+  EXPECT_EQ(s.switch_ns, 1500);
+  ASSERT_EQ(s.refill.size(), 5u);
+  EXPECT_EQ(s.refill[0].working_set_bytes, 0);
+  EXPECT_EQ(s.refill[0].refill_ns, 0);
+  EXPECT_EQ(s.refill[4].working_set_bytes, 1 << 20);
+  EXPECT_EQ(s.refill[4].refill_ns, 4000);
+  EXPECT_EQ(s.working_set_bytes, 40 * 1024);
+  // 40 KiB is halfway from 16 to 64 KiB: 250 + (500 - 250) / 2 ns.
+  EXPECT_EQ(RefillNs(s.refill, s.working_set_bytes), 375);
+  EXPECT_TRUE(ValidateCpuScheduling(s).ok());
+}
+
+// One core, 32 closed-loop clients on 16 pooled threads, every request a
+// fixed 100 us of CPU in one piece (no cache, no database, no call): the
+// core is always busy and 16 threads always runnable. Under processor
+// sharing nothing waits in a queue and nothing switches. Time-sliced with a
+// quantum longer than a request and a switch of s = 10 us: each request is
+// one slice of one thread, dispatched after another thread's, so it costs
+// 100 + 10 us of CPU and waits for the 15 others ahead of it in the queue,
+// 15 x 110 us; the core does 1 / 110 us = 9,091 requests a second.
+TEST(OrderServiceModel, ASlicedCoreChargesEachSwitchAndQueuesTheRest) {
+  Calibration c;
+  c.other_cpu_us = 100;
+  c.serialize_us = c.inventory_cpu_us = c.connect_us = 0;
+  c.inventory_service_ms = 0;
+  c.join_index_us = c.join_hold_ms = 0;
+  c.alloc_per_request_mib = 0;
+  c.work_cv = 0;
+  c.effective_cores = 8;
+  c.generator_cpu_per_request_us = 0;
+  OrderServiceConfig config;
+  config.index = config.join = config.keep_alive = config.tcp_nodelay = true;
+  config.cores = 1;
+  const OrderServiceLoad load{.clients = 32, .warmup_s = 0.2, .duration_s = 1};
+  absl::StatusOr<OrderServiceResult> ps = RunOrderService(c, config, load, 5);
+  ASSERT_TRUE(ps.ok()) << ps.status();
+  EXPECT_EQ(ps->run_queue_wait_us_per_request, 0);
+  EXPECT_EQ(ps->slices_per_request, 0);
+  EXPECT_NEAR(ps->cpu_us_per_request, 100, 1);
+  c.sched_quantum_us = 1000;
+  c.sched_switch_us = 10;
+  absl::StatusOr<OrderServiceResult> sliced =
+      RunOrderService(c, config, load, 5);
+  ASSERT_TRUE(sliced.ok()) << sliced.status();
+  EXPECT_NEAR(sliced->slices_per_request, 1, 0.01);
+  EXPECT_NEAR(sliced->cpu_us_per_request, 110, 1);
+  EXPECT_NEAR(sliced->scheduling_cores, 10.0 / 110, 0.005);
+  EXPECT_NEAR(sliced->run_queue_wait_us_per_request, 15 * 110, 15 * 110 * 0.02);
+  EXPECT_NEAR(sliced->rps, 1e6 / 110, 1e6 / 110 * 0.01);
+}
+
 struct Step {
   const char* name;  // the step's name in tools/capstone/steps.h
   double rps;        // the case study's median of three
@@ -146,9 +234,9 @@ TEST(ReadsFieldTest, UnreadFieldsLeaveTheRunUnchanged) {
   // N+1 queries, item statements, join scan, cache, stall), keep-alive 5
   // (the stall is read), TCP_NODELAY, pool 8 and virtual threads 6 each
   // (the stall again unread), cache on: 5 each for the last three; and at
-  // every step the nine cpp_* figures (the whole C++ service's four and its
-  // five parts), which only capstone --real reads.
-  EXPECT_EQ(unread, 6 + 6 + 6 + 5 + 6 + 6 + 6 + 5 + 5 + 5 + 10 * 9);
+  // every step the ten cpp_* figures (the whole C++ service's four, its five
+  // parts and perflab's generator), which only capstone --real reads.
+  EXPECT_EQ(unread, 6 + 6 + 6 + 5 + 6 + 6 + 6 + 5 + 5 + 5 + 10 * 10);
   // Whole cores: 4 +- 10 % is 4 for the app (2 at 4 vCPU) and the
   // generator, so SameRun says so, and the runs agree bit for bit.
   for (double f : {0.9, 1.1}) {
