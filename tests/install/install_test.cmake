@@ -3,7 +3,8 @@
 # repository that uses find_package(perflab) and perflab::sim) against it.
 # Also: the installed CLI runs and has no dataset directory of this build
 # tree compiled in.
-# Run by ctest with -DBUILD_DIR= -DEXTERNAL_DIR= -DWORK_DIR= -DGENERATOR=.
+# Run by ctest with -DBUILD_DIR= -DEXTERNAL_DIR= -DWORK_DIR= -DGENERATOR=
+# -DCXX_COMPILER= -DCXX_FLAGS= -DLINKER_FLAGS= (those of the build).
 cmake_minimum_required(VERSION 3.25)
 
 function(run what)
@@ -44,7 +45,8 @@ endif()
 set(build ${WORK_DIR}/external-build)
 run("configure the external project" ${CMAKE_COMMAND} -S ${EXTERNAL_DIR}
     -B ${build} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
-    -DCMAKE_PREFIX_PATH=${prefix})
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}" -DCMAKE_PREFIX_PATH=${prefix})
 run("build the external project" ${CMAKE_COMMAND} --build ${build})
 run("run the external model" ${build}/external_model)
 set(expected "departures_ms 5 10 15\nmean_wait_ms 5\nceiling_per_s 200\n")
