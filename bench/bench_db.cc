@@ -1,6 +1,6 @@
 // bench_db: the database costs of GET /customers/{id}/orders on the case
-// study's SQLite dataset (built once into the build tree and checked before
-// use).
+// study's SQLite dataset (built once into DefaultDatasetDir of
+// bench/lab/dataset.h and checked before use).
 //   BM_NewestOrders_{Scan,Index}      newest 20 orders: full table scan vs the
 //                                     composite index, at scale 1 and 0.1
 //   BM_Page_{NPlus1,Join}             the whole page: 81 statements vs one join

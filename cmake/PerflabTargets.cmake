@@ -8,17 +8,39 @@ function(perflab_defaults target)
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
 endfunction()
 
+# Where `cmake --install` puts the public headers: they are included by their
+# path from the repository root ("sim/engine.h"), so they keep that layout
+# under a folder of perflab's own rather than spreading core/ and sim/ over
+# the prefix's include/.
+set(PERFLAB_INSTALL_INCLUDEDIR include/perflab)
+
 # perflab_library(NAME ALIAS SOURCES ... DEPS ...): a static library with a
 # namespaced alias, e.g. perflab_library(perflab_models ALIAS perflab::models ...).
+# Its include root is the source tree while building and the installed
+# headers' folder once installed (cmake/PerflabInstall.cmake); headers name
+# their folder ("core/", "sim/"), so in the source tree that root is the
+# repository's. An installed library is exported under its alias's name
+# (perflab::sim), and carries C++20 to whoever links it.
 function(perflab_library name)
   cmake_parse_arguments(ARG "" "ALIAS" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  perflab_defaults(${name})
+  target_compile_options(${name} PRIVATE -Wall -Wextra -Werror -ffp-contract=off)
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+    $<INSTALL_INTERFACE:${PERFLAB_INSTALL_INCLUDEDIR}>)
+  target_compile_features(${name} PUBLIC cxx_std_20)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   if(ARG_ALIAS)
     add_library(${ARG_ALIAS} ALIAS ${name})
+    string(REPLACE "perflab::" "" export_name ${ARG_ALIAS})
+    set_target_properties(${name} PROPERTIES EXPORT_NAME ${export_name})
   endif()
 endfunction()
+
+# Tests and benchmark smoke runs keep their generated databases in the build
+# tree rather than the user's cache.
+set(PERFLAB_TEST_DATASET_ENV
+    PERFLAB_DATASET_DIR=${PROJECT_BINARY_DIR}/fixtures/datasets)
 
 # perflab_test(NAME LABELS ... SOURCES ... DEPS ...): a GoogleTest binary whose
 # tests are registered one by one with ctest under the given labels.
@@ -38,10 +60,13 @@ function(perflab_test name)
   # Labels are set by a script ctest includes after the discovered tests:
   # passed through gtest_discover_tests' PROPERTIES, a list of two labels
   # ("sim;unit") is split on the way and only the first one survives.
+  # The generated databases stay in the build tree under ctest (the binaries
+  # themselves default to the XDG cache; see bench/lab/dataset.h).
   set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
   file(WRITE ${labels_file}
     "if(${name}_TESTS)\n"
-    "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\n"
+    "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\"\n"
+    "    ENVIRONMENT \"${PERFLAB_TEST_DATASET_ENV}\")\n"
     "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
   # Multi-threaded tests (label threads) also build under one target, so the
@@ -74,7 +99,8 @@ function(perflab_benchmark name)
   add_dependencies(perflab_benchmarks ${name})
   add_test(NAME ${name}.smoke
     COMMAND ${name} --benchmark_min_time=0.001 --benchmark_repetitions=1)
-  set_tests_properties(${name}.smoke PROPERTIES LABELS bench-smoke TIMEOUT 300)
+  set_tests_properties(${name}.smoke PROPERTIES LABELS bench-smoke TIMEOUT 300
+    ENVIRONMENT ${PERFLAB_TEST_DATASET_ENV})
 endfunction()
 
 # perflab_fuzz(NAME SOURCES ... DEPS ...): a libFuzzer binary, built only with

@@ -119,9 +119,10 @@ Vec3 InitialGuess(const std::vector<UslPoint>& pts) {
   return {std::max(sigma, 1e-6), std::max(kappa, 1e-9), lambda};
 }
 
-}  // namespace
-
-absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
+// The bounds FitUsl accepts, and three different N: three unknowns need
+// them, since repeated points at fewer N fit exactly and say nothing about
+// sigma or kappa (R^2 = 1 and a made-up peak).
+absl::Status CheckUslPoints(const std::vector<UslPoint>& points) {
   if (points.size() < 3) {
     return absl::InvalidArgumentError(absl::StrCat(
         "USL fit: got ", points.size(), " points; accepted: at least 3"));
@@ -139,8 +140,6 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
           kMaxUslFitN, "] and throughput in (0, ", kMaxUslFitThroughput, "]"));
     }
   }
-  // Three unknowns need three different N: repeated points at fewer N fit
-  // exactly and say nothing about sigma or kappa (R^2 = 1 and a made-up peak).
   std::vector<double> ns;
   ns.reserve(points.size());
   for (const UslPoint& q : points) ns.push_back(q.n);
@@ -152,27 +151,38 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
         " different N; accepted: at least 3 different N (sigma, kappa and "
         "lambda are three unknowns)"));
   }
-  Vec3 p = InitialGuess(points);
-  double sse = SumSquares(p, points);
+  return absl::OkStatus();
+}
+
+// Gauss-Newton's normal equations at p: a = J^T J and g = J^T r, with J the
+// Jacobian of the model's throughput and r the residuals.
+void NormalEquations(const Vec3& p, const std::vector<UslPoint>& points,
+                     std::array<Vec3, 3>& a, Vec3& g) {
+  for (const UslPoint& q : points) {
+    double n = q.n;
+    double d = 1.0 + p[0] * (n - 1.0) + p[1] * n * (n - 1.0);
+    Vec3 j = {-p[2] * n * (n - 1.0) / (d * d),
+              -p[2] * n * n * (n - 1.0) / (d * d), n / d};
+    double r = q.throughput - p[2] * n / d;
+    for (int x = 0; x < 3; ++x) {
+      g[x] += j[x] * r;
+      for (int y = 0; y < 3; ++y) a[x][y] += j[x] * j[y];
+    }
+  }
+}
+
+// Projected Levenberg-Marquardt from p: a damped Gauss-Newton step, clipped
+// to the feasible region sigma, kappa >= 0, accepted only if it lowers SSE.
+// Leaves the best p and its sse; returns the iterations run.
+int LevenbergMarquardt(const std::vector<UslPoint>& points, Vec3& p,
+                       double& sse) {
   double mu = 1e-3;
-  UslFit fit;
-  // Projected Levenberg-Marquardt: a damped Gauss-Newton step, clipped to
-  // the feasible region sigma, kappa >= 0, accepted only if it lowers SSE.
+  int iterations = 0;
   for (int it = 0; it < 500; ++it) {
-    fit.iterations = it + 1;
+    iterations = it + 1;
     std::array<Vec3, 3> a{};
     Vec3 g{};
-    for (const UslPoint& q : points) {
-      double n = q.n;
-      double d = 1.0 + p[0] * (n - 1.0) + p[1] * n * (n - 1.0);
-      Vec3 j = {-p[2] * n * (n - 1.0) / (d * d),
-                -p[2] * n * n * (n - 1.0) / (d * d), n / d};
-      double r = q.throughput - p[2] * n / d;
-      for (int x = 0; x < 3; ++x) {
-        g[x] += j[x] * r;
-        for (int y = 0; y < 3; ++y) a[x][y] += j[x] * j[y];
-      }
-    }
+    NormalEquations(p, points, a, g);
     bool improved = false;
     for (int tries = 0; tries < 30 && !improved; ++tries) {
       std::array<Vec3, 3> damped = a;
@@ -199,6 +209,17 @@ absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
     }
     if (!improved) break;
   }
+  return iterations;
+}
+
+}  // namespace
+
+absl::StatusOr<UslFit> FitUsl(const std::vector<UslPoint>& points) {
+  if (absl::Status ok = CheckUslPoints(points); !ok.ok()) return ok;
+  Vec3 p = InitialGuess(points);
+  double sse = SumSquares(p, points);
+  UslFit fit;
+  fit.iterations = LevenbergMarquardt(points, p, sse);
   fit.sigma = p[0];
   fit.kappa = p[1];
   fit.lambda = p[2];

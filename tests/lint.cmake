@@ -20,3 +20,15 @@ add_test(NAME lint.clang_tidy
           ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(lint.clang_tidy PROPERTIES
   LABELS lint SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
+# lint.function_length: no function over 100 lines in core/ models/ sim/
+# bench/ tools/ beyond tests/lint/function_length_allowlist, whose entries may
+# only shrink; lint.function_length.selftest runs the checker on a fixture.
+add_test(NAME lint.function_length
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/lint/function_length_check
+          ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.function_length PROPERTIES LABELS lint TIMEOUT 120)
+add_test(NAME lint.function_length.selftest
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/lint/function_length_check_test.py)
+set_tests_properties(lint.function_length.selftest PROPERTIES
+  LABELS lint TIMEOUT 60)

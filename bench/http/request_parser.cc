@@ -1,6 +1,7 @@
 #include "bench/http/request_parser.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -69,6 +70,102 @@ bool HeaderIs(std::string_view name, std::string_view lower) {
   return true;
 }
 
+// The request line, METHOD SP TARGET SP HTTP-VERSION with one space each
+// (without its CRLF): a request with its method and target, and http11 set
+// for HTTP/1.1; or an error.
+ParsedRequest ParseRequestLine(std::string_view line, bool& http11) {
+  const size_t sp1 = line.find(' ');
+  const size_t sp2 = sp1 == kNpos ? kNpos : line.find(' ', sp1 + 1);
+  if (sp2 == kNpos) return Error(400, "malformed request line");
+  ParsedRequest r;
+  r.method = line.substr(0, sp1);
+  r.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string_view version = line.substr(sp2 + 1);
+  if (!IsToken(r.method) || r.target.empty()) {
+    return Error(400, "malformed request line");
+  }
+  for (unsigned char c : r.target) {
+    if (c <= 0x20 || c >= 0x7f) return Error(400, "malformed request line");
+  }
+  http11 = false;
+  if (version == "HTTP/1.1") {
+    http11 = true;
+  } else if (version != "HTTP/1.0") {
+    const bool shaped = version.size() == 8 && version.starts_with("HTTP/") &&
+                        absl::ascii_isdigit(version[5]) && version[6] == '.' &&
+                        absl::ascii_isdigit(version[7]);
+    return shaped ? Error(505, "HTTP version not supported")
+                  : Error(400, "malformed request line");
+  }
+  return r;
+}
+
+// What the header fields read so far say about framing and the connection.
+struct HeaderFacts {
+  bool have_length = false;
+  uint64_t length = 0;
+  bool chunked_or_other = false;  // any Transfer-Encoding
+  bool close = false;
+  bool keep_alive = false;
+};
+
+// A Content-Length value: digits, within the body limit, and the same as
+// any earlier one. An error, or nothing.
+std::optional<ParsedRequest> ReadContentLength(std::string_view value,
+                                               const HttpLimits& limits,
+                                               HeaderFacts& h) {
+  if (value.empty()) return Error(400, "invalid Content-Length");
+  uint64_t v = 0;
+  for (unsigned char c : value) {
+    if (!absl::ascii_isdigit(c)) {
+      return Error(400, "invalid Content-Length");
+    }
+    v = v * 10 + (c - '0');
+    if (v > limits.max_body_bytes) {
+      return Error(400, "Content-Length beyond the body limit");
+    }
+  }
+  if (h.have_length && v != h.length) {
+    return Error(400, "Content-Length values disagree");
+  }
+  h.have_length = true;
+  h.length = v;
+  return std::nullopt;
+}
+
+// One header field line (without its CRLF, not empty): an error, or nothing
+// with what it says noted in h.
+std::optional<ParsedRequest> ReadHeaderField(std::string_view field,
+                                             const HttpLimits& limits,
+                                             HeaderFacts& h) {
+  if (field[0] == ' ' || field[0] == '\t') {
+    return Error(400, "folded header line");
+  }
+  const size_t colon = field.find(':');
+  if (colon == kNpos) return Error(400, "header without a colon");
+  const std::string_view name = field.substr(0, colon);
+  if (!IsToken(name)) return Error(400, "malformed header name");
+  const std::string_view value = TrimOws(field.substr(colon + 1));
+  for (unsigned char c : value) {
+    if (c != '\t' && IsCtl(c)) return Error(400, "control character");
+  }
+  if (HeaderIs(name, "content-length")) {
+    return ReadContentLength(value, limits, h);
+  }
+  if (HeaderIs(name, "transfer-encoding")) {
+    h.chunked_or_other = true;
+  } else if (HeaderIs(name, "connection")) {
+    for (size_t from = 0; from <= value.size();) {
+      const size_t comma = std::min(value.find(',', from), value.size());
+      const std::string_view option = TrimOws(value.substr(from, comma - from));
+      h.close = h.close || HeaderIs(option, "close");
+      h.keep_alive = h.keep_alive || HeaderIs(option, "keep-alive");
+      from = comma + 1;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ParsedRequest ParseRequest(std::string_view b, const HttpLimits& limits) {
@@ -85,39 +182,14 @@ ParsedRequest ParseRequest(std::string_view b, const HttpLimits& limits) {
   if (line.size() > limits.max_request_line_bytes) {
     return Error(414, "request line too long");
   }
-  // METHOD SP TARGET SP HTTP-VERSION, one space each.
-  const size_t sp1 = line.find(' ');
-  const size_t sp2 = sp1 == kNpos ? kNpos : line.find(' ', sp1 + 1);
-  if (sp2 == kNpos) return Error(400, "malformed request line");
-  ParsedRequest r;
-  r.method = line.substr(0, sp1);
-  r.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  const std::string_view version = line.substr(sp2 + 1);
-  if (!IsToken(r.method) || r.target.empty()) {
-    return Error(400, "malformed request line");
-  }
-  for (unsigned char c : r.target) {
-    if (c <= 0x20 || c >= 0x7f) return Error(400, "malformed request line");
-  }
   bool http11 = false;
-  if (version == "HTTP/1.1") {
-    http11 = true;
-  } else if (version != "HTTP/1.0") {
-    const bool shaped = version.size() == 8 && version.starts_with("HTTP/") &&
-                        absl::ascii_isdigit(version[5]) && version[6] == '.' &&
-                        absl::ascii_isdigit(version[7]);
-    return shaped ? Error(505, "HTTP version not supported")
-                  : Error(400, "malformed request line");
-  }
+  ParsedRequest r = ParseRequestLine(line, http11);
+  if (r.state == ParseState::kError) return r;
 
   const size_t headers_start = lf + 1;
   size_t pos = headers_start;
   int count = 0;
-  bool have_length = false;
-  uint64_t length = 0;
-  bool chunked_or_other = false;  // any Transfer-Encoding
-  bool close = false;
-  bool keep_alive = false;
+  HeaderFacts h;
   for (;;) {
     const size_t end = b.find('\n', pos);
     if (end == kNpos) {
@@ -135,54 +207,15 @@ ParsedRequest ParseRequest(std::string_view b, const HttpLimits& limits) {
     }
     if (field.empty()) break;  // the end of the head
     if (++count > limits.max_headers) return Error(431, "too many headers");
-    if (field[0] == ' ' || field[0] == '\t') {
-      return Error(400, "folded header line");
-    }
-    const size_t colon = field.find(':');
-    if (colon == kNpos) return Error(400, "header without a colon");
-    const std::string_view name = field.substr(0, colon);
-    if (!IsToken(name)) return Error(400, "malformed header name");
-    const std::string_view value = TrimOws(field.substr(colon + 1));
-    for (unsigned char c : value) {
-      if (c != '\t' && IsCtl(c)) return Error(400, "control character");
-    }
-    if (HeaderIs(name, "content-length")) {
-      if (value.empty()) return Error(400, "invalid Content-Length");
-      uint64_t v = 0;
-      for (unsigned char c : value) {
-        if (!absl::ascii_isdigit(c)) {
-          return Error(400, "invalid Content-Length");
-        }
-        v = v * 10 + (c - '0');
-        if (v > limits.max_body_bytes) {
-          return Error(400, "Content-Length beyond the body limit");
-        }
-      }
-      if (have_length && v != length) {
-        return Error(400, "Content-Length values disagree");
-      }
-      have_length = true;
-      length = v;
-    } else if (HeaderIs(name, "transfer-encoding")) {
-      chunked_or_other = true;
-    } else if (HeaderIs(name, "connection")) {
-      for (size_t from = 0; from <= value.size();) {
-        const size_t comma = std::min(value.find(',', from), value.size());
-        const std::string_view option =
-            TrimOws(value.substr(from, comma - from));
-        close = close || HeaderIs(option, "close");
-        keep_alive = keep_alive || HeaderIs(option, "keep-alive");
-        from = comma + 1;
-      }
-    }
+    if (auto bad = ReadHeaderField(field, limits, h)) return *bad;
   }
-  if (chunked_or_other) {
-    return have_length ? Error(400, "Content-Length with Transfer-Encoding")
-                       : Error(501, "Transfer-Encoding not supported");
+  if (h.chunked_or_other) {
+    return h.have_length ? Error(400, "Content-Length with Transfer-Encoding")
+                         : Error(501, "Transfer-Encoding not supported");
   }
   r.head_length = pos;
-  r.body_length = static_cast<size_t>(length);
-  r.keep_alive = !close && (http11 || keep_alive);
+  r.body_length = static_cast<size_t>(h.length);
+  r.keep_alive = !h.close && (http11 || h.keep_alive);
   r.state =
       b.size() >= r.length() ? ParseState::kComplete : ParseState::kIncomplete;
   return r;

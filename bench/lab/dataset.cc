@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -21,10 +23,6 @@
 #include "core/atomic_file.h"
 #include "core/env.h"
 #include "core/random.h"
-
-#ifndef PERFLAB_DEFAULT_DATASET_DIR
-#define PERFLAB_DEFAULT_DATASET_DIR "fixtures"
-#endif
 
 namespace perflab::lab {
 namespace {
@@ -424,11 +422,24 @@ absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
   return report;
 }
 
+std::string DefaultDatasetDir(const core::Env& env) {
+  auto set = [&env](std::string_view name) {
+    std::optional<std::string> v = env.GetVar(name);
+    return v.has_value() && !v->empty() ? v : std::nullopt;
+  };
+  if (auto dir = set("PERFLAB_DATASET_DIR")) return *dir;
+  // The XDG base directory spec ignores a relative XDG_CACHE_HOME.
+  if (auto cache = set("XDG_CACHE_HOME"); cache && cache->starts_with('/')) {
+    return absl::StrCat(*cache, "/perflab/datasets");
+  }
+  if (auto home = set("HOME"))
+    return absl::StrCat(*home, "/.cache/perflab/datasets");
+  return "perflab-datasets";
+}
+
 std::string DefaultDatasetPath(double scale, const core::Env& env) {
-  const std::string dir =
-      env.GetVar("PERFLAB_DATASET_DIR").value_or(PERFLAB_DEFAULT_DATASET_DIR);
-  return absl::StrCat(dir, "/orders-scale-", absl::StrFormat("%g", scale),
-                      ".sqlite");
+  return absl::StrCat(DefaultDatasetDir(env), "/orders-scale-",
+                      absl::StrFormat("%g", scale), ".sqlite");
 }
 
 }  // namespace perflab::lab

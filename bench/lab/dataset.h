@@ -80,8 +80,14 @@ absl::Status CheckDataset(const std::string& path,
 absl::StatusOr<BuildReport> EnsureDataset(const std::string& path,
                                           const DatasetOptions& options);
 
-// Where the benchmarks keep the database of a scale: in the build tree, under
-// fixtures/ (environment PERFLAB_DATASET_DIR overrides the directory).
+// Where generated databases live when no flag names a file: the first of
+// $PERFLAB_DATASET_DIR, $XDG_CACHE_HOME/perflab/datasets (when absolute),
+// $HOME/.cache/perflab/datasets, and ./perflab-datasets. Nothing of the
+// machine that built perflab is compiled in, so an installed binary works
+// anywhere; ctest points PERFLAB_DATASET_DIR into the build tree.
+std::string DefaultDatasetDir(const core::Env& env = core::Env::Default());
+
+// DefaultDatasetDir()/orders-scale-SCALE.sqlite: the database of a scale.
 std::string DefaultDatasetPath(double scale,
                                const core::Env& env = core::Env::Default());
 

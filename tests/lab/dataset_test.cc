@@ -250,15 +250,23 @@ namespace perflab::lab {
 namespace {
 
 // The dataset directory comes through the Env seam: a test sets it without
-// touching the process's environment.
-TEST(DatasetPath, EnvironmentVariableOverridesTheBuildTreeDefault) {
+// touching the process's environment. Each step down the order is checked
+// with everything above it unset (or unusable), so each rule is seen alone.
+TEST(DatasetPath, FlagFreeDefaultsFollowTheXdgCacheOrder) {
   core::FakeEnv env;
-  const std::string fallback = DefaultDatasetPath(0.1, env);
-  EXPECT_TRUE(fallback.ends_with("/orders-scale-0.1.sqlite")) << fallback;
-  env.SetVar("PERFLAB_DATASET_DIR", "/data/perflab");
   EXPECT_EQ(DefaultDatasetPath(0.1, env),
-            "/data/perflab/orders-scale-0.1.sqlite");
-  EXPECT_NE(fallback, DefaultDatasetPath(0.1, env));
+            "perflab-datasets/orders-scale-0.1.sqlite");
+  env.SetVar("HOME", "/home/ann");
+  EXPECT_EQ(DefaultDatasetPath(0.1, env),
+            "/home/ann/.cache/perflab/datasets/orders-scale-0.1.sqlite");
+  env.SetVar("XDG_CACHE_HOME", "relative/cache");  // ignored, as the spec says
+  EXPECT_EQ(DefaultDatasetDir(env), "/home/ann/.cache/perflab/datasets");
+  env.SetVar("XDG_CACHE_HOME", "/var/cache/ann");
+  EXPECT_EQ(DefaultDatasetDir(env), "/var/cache/ann/perflab/datasets");
+  env.SetVar("PERFLAB_DATASET_DIR", "/data/perflab");
+  EXPECT_EQ(DefaultDatasetPath(2, env), "/data/perflab/orders-scale-2.sqlite");
+  env.SetVar("PERFLAB_DATASET_DIR", "");  // empty: as if unset
+  EXPECT_EQ(DefaultDatasetDir(env), "/var/cache/ann/perflab/datasets");
 }
 
 }  // namespace

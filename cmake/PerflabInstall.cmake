@@ -1,0 +1,45 @@
+# What `cmake --install` puts under the prefix: the perflab CLI, the static
+# libraries a model is written against (perflab::core, perflab::models,
+# perflab::sim), their public headers, and a CMake package so that an outside
+# project can write
+#
+#   find_package(perflab 0.1 REQUIRED)
+#   target_link_libraries(my_model PRIVATE perflab::sim)
+#
+# (tests/install/ builds such a project against a fresh install tree).
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(PERFLAB_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/perflab)
+
+install(TARGETS perflab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# RapidJSON's Debian package gives no target; core's public json.h includes
+# it, so the target standing for it is exported beside the libraries.
+set_target_properties(perflab_rapidjson PROPERTIES EXPORT_NAME rapidjson)
+install(TARGETS perflab_core perflab_models perflab_sim perflab_rapidjson
+  EXPORT perflabTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# The public headers: core's, the models', and the simulator's engine and
+# components with their internal/ event queue (the order service's model and
+# the scenarios are applications of the library, not part of it).
+foreach(dir core models sim sim/internal)
+  file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${dir}/*.h)
+  install(FILES ${headers} DESTINATION ${PERFLAB_INSTALL_INCLUDEDIR}/${dir})
+endforeach()
+
+install(EXPORT perflabTargets
+  NAMESPACE perflab::
+  DESTINATION ${PERFLAB_CMAKE_INSTALL_DIR})
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/perflabConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/perflabConfig.cmake
+  INSTALL_DESTINATION ${PERFLAB_CMAKE_INSTALL_DIR})
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/perflabConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/perflabConfig.cmake
+              ${PROJECT_BINARY_DIR}/perflabConfigVersion.cmake
+  DESTINATION ${PERFLAB_CMAKE_INSTALL_DIR})

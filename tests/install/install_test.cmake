@@ -1,0 +1,57 @@
+# install.external: `cmake --install` the build into a fresh prefix, then
+# configure, build and run tests/install/external (a model outside the
+# repository that uses find_package(perflab) and perflab::sim) against it.
+# Also: the installed CLI runs and has no dataset directory of this build
+# tree compiled in.
+# Run by ctest with -DBUILD_DIR= -DEXTERNAL_DIR= -DWORK_DIR= -DGENERATOR=
+# -DCXX_COMPILER= -DCXX_FLAGS= -DLINKER_FLAGS= (those of the build).
+cmake_minimum_required(VERSION 3.25)
+
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
+    --strip)
+
+foreach(f bin/perflab include/perflab/sim/engine.h
+          include/perflab/sim/internal/event_queue.h
+          include/perflab/models/little.h include/perflab/core/json.h)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "not installed: ${prefix}/${f}")
+  endif()
+endforeach()
+file(GLOB config ${prefix}/lib*/cmake/perflab/perflabConfig.cmake)
+if(NOT config)
+  message(FATAL_ERROR "no perflabConfig.cmake under ${prefix}/lib*/cmake/perflab")
+endif()
+
+run("installed perflab --help" ${prefix}/bin/perflab --help)
+# The dataset directory comes from the environment (XDG cache), never from
+# the build tree compiled in.
+file(STRINGS ${prefix}/bin/perflab leaked REGEX "${BUILD_DIR}/fixtures")
+if(leaked)
+  message(FATAL_ERROR "the installed perflab names the build tree's "
+                      "${BUILD_DIR}/fixtures: ${leaked}")
+endif()
+
+set(build ${WORK_DIR}/external-build)
+run("configure the external project" ${CMAKE_COMMAND} -S ${EXTERNAL_DIR}
+    -B ${build} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}" -DCMAKE_PREFIX_PATH=${prefix})
+run("build the external project" ${CMAKE_COMMAND} --build ${build})
+run("run the external model" ${build}/external_model)
+set(expected "departures_ms 5 10 15\nmean_wait_ms 5\nceiling_per_s 200\n")
+if(NOT out STREQUAL expected)
+  message(FATAL_ERROR "external_model printed\n${out}\nexpected\n${expected}")
+endif()
+message(STATUS "install.external: installed, built and ran against ${prefix}")
+file(REMOVE_RECURSE ${WORK_DIR})
