@@ -189,6 +189,24 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
   return absl::OkStatus();
 }
 
+// The application CPU's figures over the window of `window_s`.
+void FillCpu(const Cpu& cpu, int64_t completed, double window_s,
+             OrderServiceResult& r) {
+  r.cpu_cores = cpu.CoresUsed();
+  r.cpu.database = cpu.CoresUsedFor(CpuUse::kDatabase);
+  r.cpu.http = cpu.CoresUsedFor(CpuUse::kHttp);
+  r.cpu.serialisation = cpu.CoresUsedFor(CpuUse::kSerialisation);
+  r.cpu.gc = cpu.CoresUsedFor(CpuUse::kGc);
+  r.cpu.other = cpu.CoresUsedFor(CpuUse::kOther);
+  r.scheduling_cores = cpu.CoresUsedFor(CpuUse::kScheduling);
+  if (completed <= 0) return;
+  const double n = static_cast<double>(completed);
+  r.cpu_us_per_request = r.cpu_cores * window_s * 1e6 / n;
+  r.run_queue_wait_us_per_request =
+      static_cast<double>(cpu.run_queue_wait_ns()) / 1e3 / n;
+  r.slices_per_request = static_cast<double>(cpu.slices()) / n;
+}
+
 }  // namespace
 
 CpuScheduling SchedulingOf(const Calibration& c) {
@@ -352,17 +370,12 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   r.avg_ms = sum.mean_ms;
   r.p95_ms = sum.p95_ms;
   r.p99_ms = sum.p99_ms;
-  r.cpu_cores = cpu.CoresUsed();
   r.queries_per_request = sum.completed > 0
                               ? static_cast<double>(db.stats().statements) /
                                     static_cast<double>(sum.completed)
                               : 0;
   r.cache_hit_ratio = cache ? cache->stats().hit_ratio() : 0;
-  r.cpu.database = cpu.CoresUsedFor(CpuUse::kDatabase);
-  r.cpu.http = cpu.CoresUsedFor(CpuUse::kHttp);
-  r.cpu.serialisation = cpu.CoresUsedFor(CpuUse::kSerialisation);
-  r.cpu.gc = cpu.CoresUsedFor(CpuUse::kGc);
-  r.cpu.other = cpu.CoresUsedFor(CpuUse::kOther);
+  FillCpu(cpu, sum.completed, load.duration_s, r);
   r.generator_utilisation =
       generator.CoresUsed() / static_cast<double>(generator.cores());
   r.gc_pauses = gc->stats().collections;
@@ -384,15 +397,6 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   const ResourceStats pool = db.pool().Stats();
   r.pool_busy = pool.utilisation * static_cast<double>(config.db_pool);
   r.pool_wait_ms = per_request_ms(pool);
-  if (sum.completed > 0) {
-    const double window_us = load.duration_s * 1e6;
-    const double completed = static_cast<double>(sum.completed);
-    r.cpu_us_per_request = r.cpu_cores * window_us / completed;
-    r.run_queue_wait_us_per_request =
-        static_cast<double>(cpu.run_queue_wait_ns()) / 1e3 / completed;
-    r.slices_per_request = static_cast<double>(cpu.slices()) / completed;
-  }
-  r.scheduling_cores = cpu.CoresUsedFor(CpuUse::kScheduling);
   r.events = sim.events_executed();
   r.latency = meter.latencies().histogram();
   SteadyInputs steady = meter.SteadyWindow();

@@ -44,6 +44,29 @@ struct Repeats {
   std::vector<double> rps, avg, p95, p99, open_p99, cpu, qpr, hit;
   std::vector<double> cpu_us, wait_us, slices;  // per request
 
+  // One real repeat: its loops, the service's counters around the closed
+  // one and the cores it used then.
+  void AddRun(const http::LoadResult& closed, const http::LoadResult& opened,
+              const ServiceCounters& before, const ServiceCounters& after,
+              double cores) {
+    auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+    rps.push_back(closed.throughput_per_s());
+    avg.push_back(closed.latency_ns.Mean() / 1e6);
+    p95.push_back(ms(closed.latency_ns.Percentile(95)));
+    p99.push_back(ms(closed.latency_ns.Percentile(99)));
+    open_p99.push_back(ms(opened.latency_ns.Percentile(99)));
+    cpu.push_back(cores);
+    const double pages = static_cast<double>(after.requests - before.requests);
+    const double misses =
+        static_cast<double>(after.cache_misses - before.cache_misses);
+    const double hits =
+        static_cast<double>(after.cache_hits - before.cache_hits);
+    qpr.push_back(
+        pages > 0 ? static_cast<double>(after.queries - before.queries) / pages
+                  : 0);
+    hit.push_back(hits + misses > 0 ? hits / (hits + misses) : 0);
+  }
+
   // Fills `f`'s figures, priced at the case study's `vcpu` for the step.
   void MediansInto(RealFigures& f, int64_t vcpu) const {
     f.rps = Median(rps);
@@ -346,26 +369,8 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
                                  : after.status();
         break;
       }
-      rep.rps.push_back(closed->throughput_per_s());
-      rep.avg.push_back(closed->latency_ns.Mean() / 1e6);
-      rep.p95.push_back(static_cast<double>(closed->latency_ns.Percentile(95)) /
-                        1e6);
-      rep.p99.push_back(static_cast<double>(closed->latency_ns.Percentile(99)) /
-                        1e6);
-      rep.open_p99.push_back(
-          static_cast<double>(opened->latency_ns.Percentile(99)) / 1e6);
-      rep.cpu.push_back((cpu_after - cpu_before) / o.closed_s);
-      const double pages =
-          static_cast<double>(after->requests - before->requests);
-      const double misses =
-          static_cast<double>(after->cache_misses - before->cache_misses);
-      const double hits =
-          static_cast<double>(after->cache_hits - before->cache_hits);
-      rep.qpr.push_back(
-          pages > 0
-              ? static_cast<double>(after->queries - before->queries) / pages
-              : 0);
-      rep.hit.push_back(hits + misses > 0 ? hits / (hits + misses) : 0);
+      rep.AddRun(*closed, *opened, *before, *after,
+                 (cpu_after - cpu_before) / o.closed_s);
       f.errors += closed->errors() + opened->errors();
       if (closed->sent > 0) {
         generator_us.push_back((self_after - self_before) * 1e6 /

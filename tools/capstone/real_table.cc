@@ -77,6 +77,26 @@ void AddMechanisms(core::Document& doc, const RealComparison& c, size_t steps) {
           static_cast<int64_t>(wait20));
 }
 
+// How the run was scaled to this machine, and where the generator's cost
+// comes from.
+void AddScalingNotes(core::Document& doc, const RealComparison& c) {
+  doc.Note(absl::StrCat(
+      "Scaled to this machine: the service is pinned to ", c.service_cores,
+      " core and the load generator and wrk to ",
+      c.generator_cores > 0 ? "the other" : "the same (only one CPU here)",
+      "; the composed model runs with cores = 1 at every step. 'right-size' "
+      "cannot halve one core, so it changes nothing but the price ($/1M at "
+      "the case study's 8 -> 4 vCPU + 1 GiB in both tables). The heap step "
+      "is the service's --arena (per-request arena for the page's object "
+      "graph)."));
+  doc.Note(absl::StrCat(
+      "The load generator's CPU per request: ", c.generator_cpu_per_request_us,
+      " us measured in this run's closed loops, shown only; the composed "
+      "side reads the calibration's cpp_generator_cpu_us (perflab's client "
+      "against a server on another core, measured alone), and nothing else "
+      "of this run."));
+}
+
 }  // namespace
 
 int StepDirection(const RealFigures& before, const RealFigures& after) {
@@ -165,21 +185,7 @@ core::Document ToRealDocument(const RealComparison& c,
           c.generator_cpu_per_request_us, 1);
   doc.Set("same_direction", "step directions that agree (of the changes)",
           absl::StrCat(same, " of ", directions));
-  doc.Note(absl::StrCat(
-      "Scaled to this machine: the service is pinned to ", c.service_cores,
-      " core and the load generator and wrk to ",
-      c.generator_cores > 0 ? "the other" : "the same (only one CPU here)",
-      "; the composed model runs with cores = 1 at every step. 'right-size' "
-      "cannot halve one core, so it changes nothing but the price ($/1M at "
-      "the case study's 8 -> 4 vCPU + 1 GiB in both tables). The heap step "
-      "is the service's --arena (per-request arena for the page's object "
-      "graph)."));
-  doc.Note(absl::StrCat(
-      "The load generator's CPU per request: ", c.generator_cpu_per_request_us,
-      " us measured in this run's closed loops, shown only; the composed "
-      "side reads the calibration's cpp_generator_cpu_us (perflab's client "
-      "against a server on another core, measured alone), and nothing else "
-      "of this run."));
+  AddScalingNotes(doc, c);
   core::Table& parts = doc.AddTable(
       "whole_and_parts",
       "The C++ service's CPU per request: the whole (bench_net "

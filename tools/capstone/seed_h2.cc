@@ -238,6 +238,35 @@ CalibrationFile DeriveSeedH2(const PublishedFigures& figures) {
   return DeriveSeedH2Without(figures, "").file;
 }
 
+namespace {
+
+// The fields the JVM model never reads (the C++ service's) and those the
+// case study publishes nothing of (its kernel's scheduling).
+void AssumeNotForTheJvm(Derivation& d) {
+  using C = Calibration;
+  const char* kCpp =
+      "not for the JVM model: the C++ order service of capstone --real only "
+      "(0: not measured)";
+  for (Member m : {&C::cpp_hit_pooled_us, &C::cpp_hit_per_connection_us,
+                   &C::cpp_miss_pooled_us, &C::cpp_miss_per_connection_us,
+                   &C::cpp_front_end_us, &C::cpp_handoff_us,
+                   &C::cpp_idle_wake_us, &C::cpp_build_page_us,
+                   &C::cpp_build_page_arena_us, &C::cpp_generator_cpu_us}) {
+    d.Assume(m, 0, "the JVM model does not read it", kCpp);
+  }
+  for (Member m :
+       {&C::sched_quantum_us, &C::sched_switch_us, &C::sched_refill_16kib_us,
+        &C::sched_refill_64kib_us, &C::sched_refill_256kib_us,
+        &C::sched_refill_1mib_us, &C::handler_working_set_kib}) {
+    d.Assume(m, 0,
+             "processor sharing: the case study publishes nothing of its "
+             "kernel's scheduling (slice, switch cost, run-queue wait)",
+             "assumed: 0, processor sharing (no run queue, free switches)");
+  }
+}
+
+}  // namespace
+
 SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
                                std::string_view excluded_row) {
   Derivation d(figures, excluded_row);
@@ -604,25 +633,7 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
            "caches, row counts); 0.5 keeps the clients from marching in "
            "lockstep after a pause and is not fitted to any row's tail",
            "assumed: lognormal work with a coefficient of variation of 0.5");
-  const char* kCpp =
-      "not for the JVM model: the C++ order service of capstone --real only "
-      "(0: not measured)";
-  for (Member m : {&C::cpp_hit_pooled_us, &C::cpp_hit_per_connection_us,
-                   &C::cpp_miss_pooled_us, &C::cpp_miss_per_connection_us,
-                   &C::cpp_front_end_us, &C::cpp_handoff_us,
-                   &C::cpp_idle_wake_us, &C::cpp_build_page_us,
-                   &C::cpp_build_page_arena_us, &C::cpp_generator_cpu_us}) {
-    d.Assume(m, 0, "the JVM model does not read it", kCpp);
-  }
-  for (Member m :
-       {&C::sched_quantum_us, &C::sched_switch_us, &C::sched_refill_16kib_us,
-        &C::sched_refill_64kib_us, &C::sched_refill_256kib_us,
-        &C::sched_refill_1mib_us, &C::handler_working_set_kib}) {
-    d.Assume(m, 0,
-             "processor sharing: the case study publishes nothing of its "
-             "kernel's scheduling (slice, switch cost, run-queue wait)",
-             "assumed: 0, processor sharing (no run queue, free switches)");
-  }
+  AssumeNotForTheJvm(d);
   SeedH2Fold fold = d.Take();
   fold.file.name = "seed-h2";
   fold.file.description =
