@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bench/lab/pg_cluster.h"
 #include "bench/lab/sqlite_util.h"
 #include "core/env.h"
@@ -73,11 +76,18 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     {kPing, "SELECT 1"},
 };
 
+// The first non-empty line of libpq's message: the server's ERROR line, or
+// "server closed the connection unexpectedly" (what follows it, DETAIL or
+// HINT lines, a tab-indented explanation, only elaborates).
 std::string ServerError(PGconn* conn, const PGresult* r,
                         absl::string_view what) {
   const char* msg =
       r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(conn);
-  return absl::StrCat(what, ": ", LastLine(msg != nullptr ? msg : ""));
+  const std::vector<absl::string_view> lines =
+      absl::StrSplit(msg != nullptr ? msg : "", '\n', absl::SkipWhitespace());
+  return absl::StrCat(what, ": ",
+                      lines.empty() ? absl::string_view("(no message)")
+                                    : absl::StripAsciiWhitespace(lines[0]));
 }
 
 // Appends `s` in COPY text format (backslash escapes).
