@@ -21,6 +21,8 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <system_error>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -329,6 +331,31 @@ void PgCluster::Stop() {
     core::RemoveTempPath(dir_);
     dir_.clear();
   }
+}
+
+void PgCluster::Crash() {
+  const pid_t pid = server_.pid();
+  if (pid <= 0) return;
+  std::vector<pid_t> children;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    pid_t child = 0;
+    if (!absl::SimpleAtoi(entry.path().filename().string(), &child)) continue;
+    // "pid (comm) state ppid ...": comm may hold spaces, so parse after ')'.
+    const std::string stat = ReadFile((entry.path() / "stat").string());
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::vector<absl::string_view> fields = absl::StrSplit(
+        absl::string_view(stat).substr(close + 1), ' ', absl::SkipEmpty());
+    pid_t ppid = 0;
+    if (fields.size() > 1 && absl::SimpleAtoi(fields[1], &ppid) &&
+        ppid == pid) {
+      children.push_back(child);
+    }
+  }
+  server_.Kill();  // SIGKILL to the postmaster's group, then reaped
+  for (pid_t child : children) ::kill(child, SIGKILL);
+  ForgetServer(pid);
 }
 
 std::string PgCluster::UnixConninfo(const std::string& dbname) const {

@@ -70,6 +70,13 @@ class PgCluster {
   // Ends the server (SIGTERM to its process group, SIGKILL after a grace
   // period) and removes the directory. Idempotent.
   void Stop();
+  // The server's death, for fault tests: SIGKILL to the postmaster and to
+  // every process it started (the backends, each in a session of its own,
+  // listed first so none is missed once they are orphans), no shutdown; the
+  // postmaster is reaped before this returns, and a killed backend never
+  // answers again, so every session sees its connection close. The
+  // directory stays until Stop.
+  void Crash();
   bool running() const { return server_.pid() > 0; }
 
   // The temporary directory (data/, the socket, server.log).

@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bench/lab/pg_cluster.h"
 #include "bench/lab/sqlite_util.h"
 #include "core/env.h"
@@ -12,7 +15,8 @@
 namespace perflab::lab {
 namespace {
 
-// Column kinds of the COPY text: an integer, a text, or money (two decimals).
+// Column kinds of the COPY text: an integer, a text, or money (every bit of
+// the double).
 struct CopySpec {
   const char* table;
   const char* ddl;
@@ -21,7 +25,10 @@ struct CopySpec {
 };
 
 // The SQLite schema (dataset.cc) in PostgreSQL's types: ids are BIGINT
-// (SQLite's INTEGER is 64-bit), money stays DECIMAL(10,2).
+// (SQLite's INTEGER is 64-bit). Money is DOUBLE PRECISION because SQLite's
+// DECIMAL(10,2) column holds a REAL: the generator's sums leave values such
+// as 6.5600000000000005, which NUMERIC(10,2) would round to 6.56, and the
+// pages the two engines serve would then differ in bytes.
 constexpr CopySpec kTables[] = {
     {"customers",
      "CREATE TABLE customers(id BIGINT PRIMARY KEY, name VARCHAR(40))", "it",
@@ -31,13 +38,14 @@ constexpr CopySpec kTables[] = {
      "SELECT id, name FROM products ORDER BY id"},
     {"orders",
      "CREATE TABLE orders(id BIGINT PRIMARY KEY, customer_id BIGINT NOT NULL, "
-     "status VARCHAR(10), total DECIMAL(10,2), created_at BIGINT)",
+     "status VARCHAR(10), total DOUBLE PRECISION, created_at BIGINT)",
      "iitmi",
      "SELECT id, customer_id, status, total, created_at FROM orders ORDER BY "
      "id"},
     {"order_items",
      "CREATE TABLE order_items(id BIGINT PRIMARY KEY, order_id BIGINT NOT "
-     "NULL, product_id BIGINT NOT NULL, qty INT, price DECIMAL(10,2))",
+     "NULL, product_id BIGINT NOT NULL, qty INT, "
+     "price DOUBLE PRECISION)",
      "iiiim",
      "SELECT id, order_id, product_id, qty, price FROM order_items ORDER BY "
      "id"},
@@ -68,11 +76,18 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     {kPing, "SELECT 1"},
 };
 
+// The first non-empty line of libpq's message: the server's ERROR line, or
+// "server closed the connection unexpectedly" (what follows it, DETAIL or
+// HINT lines, a tab-indented explanation, only elaborates).
 std::string ServerError(PGconn* conn, const PGresult* r,
                         absl::string_view what) {
   const char* msg =
       r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(conn);
-  return absl::StrCat(what, ": ", LastLine(msg != nullptr ? msg : ""));
+  const std::vector<absl::string_view> lines =
+      absl::StrSplit(msg != nullptr ? msg : "", '\n', absl::SkipWhitespace());
+  return absl::StrCat(what, ": ",
+                      lines.empty() ? absl::string_view("(no message)")
+                                    : absl::StripAsciiWhitespace(lines[0]));
 }
 
 // Appends `s` in COPY text format (backslash escapes).
@@ -111,7 +126,9 @@ void AppendField(std::string& out, sqlite3_stmt* s, int col, char kind) {
       out.append(buf, n);
       break;
     case 'm':
-      n = std::snprintf(buf, sizeof buf, "%.2f", sqlite3_column_double(s, col));
+      // 17 significant digits read back to the same double.
+      n = std::snprintf(buf, sizeof buf, "%.17g",
+                        sqlite3_column_double(s, col));
       out.append(buf, n);
       break;
     default:

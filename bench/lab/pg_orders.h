@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "bench/lab/dataset.h"
 #include "bench/lab/orders.h"
+#include "bench/lab/page_store.h"
 
 namespace perflab::lab {
 
@@ -60,8 +61,9 @@ struct PgLoadReport {
 // none of them) and COPYs every row of the SQLite dataset at `sqlite_path`,
 // then the index on order_items(order_id), the composite index
 // orders(customer_id, created_at) when `customer_index`, and ANALYZE.
-// Money columns are NUMERIC(10,2), written with two decimals. The SQLite
-// file is read-only; an error names the table and the server's reason.
+// Money columns are DOUBLE PRECISION holding SQLite's doubles bit for bit
+// (its DECIMAL(10,2) is a REAL), so both engines serve the same bytes. The
+// SQLite file is read-only; an error names the table and the server's reason.
 absl::StatusOr<PgLoadReport> LoadPgDataset(const std::string& conninfo,
                                            const std::string& sqlite_path,
                                            bool customer_index);
@@ -71,7 +73,7 @@ absl::StatusOr<PgLoadReport> LoadPgDataset(const std::string& conninfo,
 // twin of a loaded database, a file copy instead of a second COPY.
 absl::Status DropCustomerIndex(const std::string& conninfo);
 
-class PgOrderRepository {
+class PgOrderRepository : public PageStore {
  public:
   // Connects and prepares the statements (server-side, once).
   static absl::StatusOr<std::unique_ptr<PgOrderRepository>> Open(
@@ -81,15 +83,21 @@ class PgOrderRepository {
   // the head query scans or uses the index is the planner's choice, decided
   // by whether the database has ix_orders_cust.
   absl::StatusOr<std::vector<Order>> NewestOrders(int64_t customer_id);
-  absl::StatusOr<Page> LoadPageNPlusOne(int64_t customer_id);
-  absl::StatusOr<Page> LoadPageJoin(int64_t customer_id);
+  absl::StatusOr<Page> LoadPageNPlusOne(int64_t customer_id) override;
+  absl::StatusOr<Page> LoadPageJoin(int64_t customer_id) override;
   // One prepared statement that touches no table (SELECT 1): the round trip.
   absl::Status RoundTrip();
 
   // statements and rows_read as in OrderRepository; the SQLite-only
   // counters stay 0. Every statement is one round trip.
-  const QueryStats& stats() const { return stats_; }
-  void ResetStats() { stats_ = {}; }
+  const QueryStats& stats() const override { return stats_; }
+  void ResetStats() override { stats_ = {}; }
+  // libpq's view: the server closed the connection or died. A statement
+  // that fails this way is Unavailable; no reconnection is tried (the
+  // prepared statements would be gone with the session).
+  bool connection_lost() const override {
+    return PQstatus(conn_.get()) == CONNECTION_BAD;
+  }
 
  private:
   explicit PgOrderRepository(PgConnection conn) : conn_(std::move(conn)) {}

@@ -94,6 +94,47 @@ TEST(OrdersServiceProcess, AServiceThatExitsGivesItsErrorLine) {
             "--db-pool 0: accepted 1..64");
 }
 
+TEST(OrdersServiceProcess, PostgresPassesDbAndWaitsForTheListeningLine) {
+  // The real one first says where its cluster is, then where it listens.
+  const std::string binary = StandIn(
+      "orders_service_pg.sh",
+      "echo \"$*\" > \"$0.args\"\n"
+      "echo 'perflab orders-service: PostgreSQL at /tmp/perflab-pg-x, over "
+      "the Unix socket, 12000 rows copied in 0.5 s' >&2\n"
+      "echo 'perflab orders-service: listening on http://127.0.0.1:4322/ "
+      "for at most 3600 s (SIGINT or SIGTERM stops it)' >&2\n"
+      "exec sleep 100\n");
+  absl::StatusOr<OrdersServiceProcess> service =
+      OrdersServiceProcess::Start(binary, {"--join"}, {}, "postgres");
+  ASSERT_TRUE(service.ok()) << service.status();
+  EXPECT_EQ(service->port(), 4322);
+  EXPECT_EQ(Slurp(binary + ".args"),
+            "orders-service --port 0 --max-seconds 3600 --db postgres "
+            "--join\n");
+}
+
+TEST(OrdersServiceProcess, AListeningLineCutShortIsNoPort) {
+  // A line before it ends in a newline; the listening line never does.
+  const std::string binary =
+      StandIn("orders_service_cut.sh",
+              "echo 'perflab orders-service: PostgreSQL at /tmp/x' >&2\n"
+              "printf 'perflab orders-service: listening on "
+              "http://127.0.0.1:43' >&2\nexit 1\n");
+  absl::StatusOr<OrdersServiceProcess> service =
+      OrdersServiceProcess::Start(binary, {}, {}, "postgres");
+  ASSERT_FALSE(service.ok());
+  EXPECT_EQ(service.status().code(), absl::StatusCode::kInternal);
+}
+
+TEST(OrdersServiceProcess, AnUnknownDbIsInvalidAndNamed) {
+  absl::StatusOr<OrdersServiceProcess> service =
+      OrdersServiceProcess::Start("/bin/true", {}, {}, "mysql");
+  ASSERT_FALSE(service.ok());
+  EXPECT_EQ(service.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(service.status().message(), "--db mysql"))
+      << service.status();
+}
+
 TEST(OrdersServiceProcess, AMissingBinaryIsInvalidAndNamed) {
   absl::StatusOr<OrdersServiceProcess> service =
       OrdersServiceProcess::Start("/nonexistent/perflab", {});

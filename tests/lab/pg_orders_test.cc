@@ -119,7 +119,7 @@ TEST(LoadPgDataset, MoneyKeepsItsCents) {
                       "orders");
   ASSERT_TRUE(stmt.ok());
   ASSERT_EQ(sqlite3_step(stmt->get()), SQLITE_ROW);
-  EXPECT_EQ(*pg->Scalar("SELECT sum(total * 100)::bigint FROM orders"),
+  EXPECT_EQ(*pg->Scalar("SELECT sum(round(total * 100)::bigint) FROM orders"),
             absl::StrCat(sqlite3_column_int64(stmt->get(), 0)));
 }
 

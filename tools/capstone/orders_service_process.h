@@ -19,13 +19,16 @@ class OrdersServiceProcess {
  public:
   // Runs `binary orders-service --port 0 --max-seconds 3600 <flags>` on
   // `cpus` (empty: the calling thread's), its stdout discarded, and waits up
-  // to 60 s (a cold start) for the "listening on http://127.0.0.1:PORT/"
-  // line on its stderr. A binary that cannot be started is InvalidArgument
-  // naming it; a service that exits or never says where it listens is
-  // Internal with what it printed.
+  // to 60 s (a cold start) for the whole "listening on
+  // http://127.0.0.1:PORT/" line on its stderr, whatever lines come before
+  // it. `db` is the database behind it: "sqlite" (passes nothing) or
+  // "postgres" (passes --db postgres; the service then starts and loads its
+  // own cluster first, so the wait is 180 s). A bad `db` or a binary that
+  // cannot be started is InvalidArgument naming it; a service that exits or
+  // never says where it listens is Internal with what it printed.
   static absl::StatusOr<OrdersServiceProcess> Start(
       const std::string& binary, const std::vector<std::string>& flags,
-      std::vector<int> cpus = {});
+      std::vector<int> cpus = {}, const std::string& db = "sqlite");
 
   uint16_t port() const { return port_; }
   pid_t pid() const { return child_.pid(); }

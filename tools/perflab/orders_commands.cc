@@ -3,6 +3,9 @@
 // --max-seconds and stopped cleanly by SIGINT/SIGTERM. Bad input (a
 // non-loopback address, a port in use, a bad flag value) is one line and
 // exit 2; a missing dataset is generated first, with a line on stderr.
+// --db postgres serves the same rows from a throwaway PostgreSQL cluster
+// (tools/perflab/orders_postgres.h), stopped and removed when the command
+// ends, whichever way it ends.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +15,7 @@
 #include "bench/lab/dataset.h"
 #include "core/interrupt.h"
 #include "tools/perflab/commands.h"
+#include "tools/perflab/orders_postgres.h"
 #include "tools/perflab/serve_flags.h"
 
 namespace perflab::cli {
@@ -25,6 +29,8 @@ struct OrdersFlags {
   double scale = lab::DatasetOptions().scale;
   int cores = 0;  // 0: no affinity
   double max_seconds = kDefaultMaxSeconds;
+  std::string db = "sqlite";  // or "postgres"
+  bool db_tcp = false;        // postgres over loopback TCP
 };
 
 absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
@@ -33,6 +39,15 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
   o.port = static_cast<uint16_t>(f.port);
+  const bool postgres = f.db == "postgres";
+  if (f.db_tcp && !postgres) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--db-tcp: given with --db ", f.db, "; accepted with --db postgres"));
+  }
+  // Before a dataset is generated: a missing server is one line at once.
+  if (postgres) {
+    if (absl::Status s = OrdersPostgres::CheckInstalled(); !s.ok()) return s;
+  }
   lab::DatasetOptions dataset{.scale = f.scale};
   // Checked before any line on stderr announces a build.
   if (absl::StatusOr<lab::DatasetShape> shape = lab::ShapeFor(dataset);
@@ -65,6 +80,18 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
           absl::StrCat("--dataset '", o.handler.dataset_path,
                        "': cannot generate it: ", built.status().message()));
     }
+  }
+  // Declared before the service, so it outlives every pooled session.
+  std::unique_ptr<OrdersPostgres> pg;
+  if (postgres) {
+    absl::StatusOr<std::unique_ptr<OrdersPostgres>> started =
+        OrdersPostgres::Start({.sqlite_path = o.handler.dataset_path,
+                               .index = o.handler.index,
+                               .tcp = f.db_tcp,
+                               .db_pool = o.handler.db_pool});
+    if (!started.ok()) return started.status();
+    pg = *std::move(started);
+    o.handler.open_store = pg->StoreFactory();
   }
   // Pinned and signal-masked before any service thread exists: they all
   // inherit the CPUs and the mask (the signal is taken by sigtimedwait).
@@ -103,6 +130,9 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   doc.Set("header_timeouts", "request not received in time (408)",
           s.header_timeouts);
   doc.Set("evicted", "idle, closed at the cap for a new client", s.evicted);
+  doc.Set("db", "database", f.db);
+  doc.Set("db_lost", "pages refused: database connection lost (503)",
+          s.handler.db_lost);
   doc.Note(o.threads == 0
                ? absl::StrCat("--threads virtual: one OS thread per "
                               "connection, at most ",
@@ -148,9 +178,16 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
                 "close)");
   cmd->add_flag("--nodelay", o.nodelay,
                 "the inventory stub sets TCP_NODELAY on its two writes");
-  cmd->add_option(
-         "--db-pool", o.handler.db_pool,
-         WithDefault("SQLite connections", DefaultText(o.handler.db_pool)))
+  cmd->add_option("--db", f->db,
+                  "sqlite (default: the embedded file) or postgres (a "
+                  "throwaway local server holding the same rows)")
+      ->check(CLI::IsMember({"sqlite", "postgres"}));
+  cmd->add_flag("--db-tcp", f->db_tcp,
+                "with --db postgres: connect over loopback TCP (default: "
+                "the Unix socket)");
+  cmd->add_option("--db-pool", o.handler.db_pool,
+                  WithDefault("database connections (SQLite or libpq)",
+                              DefaultText(o.handler.db_pool)))
       ->check(IntIn(1, 64));
   cmd->add_option("--db-timeout-ms", o.handler.db_acquire_timeout_ms,
                   WithDefault("bounded wait for a pooled connection",

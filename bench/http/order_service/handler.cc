@@ -3,6 +3,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <memory_resource>
 #include <utility>
 
@@ -18,6 +19,7 @@ namespace {
 using lab::CountingResource;
 using lab::OrderRepository;
 using lab::Page;
+using lab::PageStore;
 
 constexpr std::string_view kPrefix = "/customers/";
 constexpr std::string_view kSuffix = "/orders";
@@ -28,6 +30,24 @@ constexpr size_t kArenaBytes = size_t{256} * 1024;
 HandlerResponse Error(int status, std::string_view message) {
   return {status, absl::StrCat("{\"error\":\"", std::string(message), "\"}")};
 }
+
+// The embedded database behind the PageStore seam.
+class SqliteStore : public PageStore {
+ public:
+  explicit SqliteStore(std::unique_ptr<OrderRepository> repo)
+      : repo_(std::move(repo)) {}
+  absl::StatusOr<Page> LoadPageNPlusOne(int64_t customer_id) override {
+    return repo_->LoadPageNPlusOne(customer_id);
+  }
+  absl::StatusOr<Page> LoadPageJoin(int64_t customer_id) override {
+    return repo_->LoadPageJoin(customer_id);
+  }
+  const lab::QueryStats& stats() const override { return repo_->stats(); }
+  void ResetStats() override { repo_->ResetStats(); }
+
+ private:
+  std::unique_ptr<OrderRepository> repo_;
+};
 
 }  // namespace
 
@@ -74,8 +94,14 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
   lab::RepositoryOptions ro;
   ro.access =
       options.index ? lab::OrdersAccess::kIndex : lab::OrdersAccess::kScan;
-  for (int i = 0; i < options.db_pool; ++i) {
+  auto open = [&]() -> absl::StatusOr<std::unique_ptr<PageStore>> {
+    if (options.open_store) return options.open_store();
     auto repo = OrderRepository::Open(options.dataset_path, ro);
+    if (!repo.ok()) return repo.status();
+    return std::make_unique<SqliteStore>(*std::move(repo));
+  };
+  for (int i = 0; i < options.db_pool; ++i) {
+    absl::StatusOr<std::unique_ptr<PageStore>> repo = open();
     if (!repo.ok()) return repo.status();
     // No other thread exists yet; the lock is for the analysis of free_.
     core::MutexLock lock(&h->pool_mu_);
@@ -86,7 +112,7 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
   return h;
 }
 
-OrderRepository* OrdersHandler::Acquire() {
+PageStore* OrdersHandler::Acquire() {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::ceil<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double, std::milli>(
@@ -96,12 +122,12 @@ OrderRepository* OrdersHandler::Acquire() {
     if (!pool_cv_.WaitUntil(&pool_mu_, deadline)) break;
   }
   if (free_.empty()) return nullptr;
-  OrderRepository* repo = free_.back();
+  PageStore* repo = free_.back();
   free_.pop_back();
   return repo;
 }
 
-void OrdersHandler::Release(OrderRepository* repo) {
+void OrdersHandler::Release(PageStore* repo) {
   {
     core::MutexLock lock(&pool_mu_);
     free_.push_back(repo);
@@ -147,19 +173,25 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
     }
     ++misses_;
   }
-  OrderRepository* repo = Acquire();
+  PageStore* repo = Acquire();
   if (repo == nullptr) {
     ++db_timeouts_;
     ++errors_;
     return Error(503, "database pool: no connection within the timeout");
+  }
+  if (repo->connection_lost()) {
+    Release(repo);
+    return Lost(absl::UnavailableError("the connection was lost earlier"));
   }
   repo->ResetStats();
   absl::StatusOr<Page> page = options_.join
                                   ? repo->LoadPageJoin(customer_id)
                                   : repo->LoadPageNPlusOne(customer_id);
   queries_ += repo->stats().statements;
+  const bool lost = repo->connection_lost();
   Release(repo);
   if (!page.ok()) {
+    if (lost) return Lost(page.status());
     ++errors_;
     return Error(500, "database error");
   }
@@ -190,6 +222,23 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
   return {200, std::move(body)};
 }
 
+HandlerResponse OrdersHandler::Lost(const absl::Status& why) {
+  ++errors_;
+  // One line for the event, not one per refused page: a pool of N loses N
+  // connections and a load generator sends thousands of requests after.
+  if (db_lost_.fetch_add(1) == 0) {
+    const std::string line =
+        absl::StrCat("order service: lost the database connection (",
+                     why.message(), "); answering 503 from now on");
+    if (options_.log) {
+      options_.log(line);
+    } else {
+      std::cerr << line << std::endl;
+    }
+  }
+  return Error(503, "database unavailable");
+}
+
 HandlerResponse OrdersHandler::Handle(std::string_view target,
                                       int64_t inventory_connections) {
   if (target == "/stats") return {200, StatsJson(inventory_connections)};
@@ -215,6 +264,7 @@ HandlerStats OrdersHandler::stats() const {
   s.bad_requests = bad_requests_;
   s.errors = errors_;
   s.arena_bytes = arena_bytes_;
+  s.db_lost = db_lost_;
   return s;
 }
 
@@ -228,7 +278,7 @@ std::string OrdersHandler::StatsJson(int64_t inventory_connections) const {
       ",\"inventory_connections\":", inventory_connections,
       ",\"db_timeouts\":", s.db_timeouts, ",\"not_found\":", s.not_found,
       ",\"bad_requests\":", s.bad_requests, ",\"errors\":", s.errors,
-      ",\"arena_bytes\":", s.arena_bytes, "}");
+      ",\"arena_bytes\":", s.arena_bytes, ",\"db_lost\":", s.db_lost, "}");
 }
 
 }  // namespace perflab::http

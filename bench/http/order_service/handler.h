@@ -1,8 +1,11 @@
 // The order service's request logic, without the HTTP front end: parses the
 // request target, serves GET /customers/{id}/orders from the page cache or
-// from a bounded pool of SQLite connections plus one inventory call over real
-// HTTP on loopback, and /stats. Each step of the case study is one field of
-// HandlerOptions, so a run changes exactly one thing at a time.
+// from a bounded pool of database connections (SQLite by default, or any
+// lab::PageStore, e.g. PostgreSQL over libpq) plus one inventory call over
+// real HTTP on loopback, and /stats. A database server that goes away makes
+// the pages 503 (with one line in the log), never a hang or a crash. Each step
+// of the case study is one field of HandlerOptions, so a run changes exactly
+// one thing at a time.
 //
 // OrdersHandler is thread-safe: the pool, the cache and the inventory clients
 // are shared under their own locks; counters are atomics.
@@ -11,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "bench/http/net.h"
 #include "bench/lab/orders.h"
+#include "bench/lab/page_store.h"
 #include "bench/lab/ttl_lru_cache.h"
 #include "core/mutex.h"
 
@@ -36,6 +41,13 @@ struct HandlerOptions {
   bool arena = false;           // per-request arena for the page's object graph
   uint16_t inventory_port = 0;  // the inventory stub on 127.0.0.1
   double inventory_timeout_ms = 5'000;
+  // Opens one connection of the pool (called db_pool times by Create).
+  // Empty: a SQLite connection to dataset_path, scanning or using the index
+  // as `index` says; another engine decides that by its own schema.
+  std::function<absl::StatusOr<std::unique_ptr<lab::PageStore>>()> open_store{};
+  // Where the one line about a lost database connection goes; empty:
+  // stderr.
+  std::function<void(std::string_view)> log{};
 };
 
 // Counters since construction.
@@ -46,6 +58,7 @@ struct HandlerStats {
   int64_t cache_hits = 0, cache_misses = 0;
   int64_t inventory_calls = 0;
   int64_t db_timeouts = 0;  // pool acquisitions that gave up (503)
+  int64_t db_lost = 0;      // pages refused: the connection was gone (503)
   int64_t not_found = 0, bad_requests = 0, errors = 0;  // 404, 400, 5xx
   int64_t arena_bytes = 0;  // bytes the arenas handed out
 };
@@ -73,18 +86,20 @@ class OrdersHandler {
  private:
   explicit OrdersHandler(HandlerOptions options);
   // Null on timeout.
-  lab::OrderRepository* Acquire() ABSL_LOCKS_EXCLUDED(pool_mu_);
-  void Release(lab::OrderRepository* repo) ABSL_LOCKS_EXCLUDED(pool_mu_);
+  lab::PageStore* Acquire() ABSL_LOCKS_EXCLUDED(pool_mu_);
+  void Release(lab::PageStore* repo) ABSL_LOCKS_EXCLUDED(pool_mu_);
+  // Counts a page refused for a lost connection; logs the first one only.
+  HandlerResponse Lost(const absl::Status& why);
   HandlerResponse Orders(int64_t customer_id);
   absl::Status CallInventory(int64_t customer_id)
       ABSL_LOCKS_EXCLUDED(clients_mu_);
   std::string StatsJson(int64_t inventory_connections) const;
 
   const HandlerOptions options_;
-  std::vector<std::unique_ptr<lab::OrderRepository>> repos_;
+  std::vector<std::unique_ptr<lab::PageStore>> repos_;
   core::Mutex pool_mu_;
   core::CondVar pool_cv_;  // a connection went back to the pool
-  std::vector<lab::OrderRepository*> free_ ABSL_GUARDED_BY(pool_mu_);
+  std::vector<lab::PageStore*> free_ ABSL_GUARDED_BY(pool_mu_);
   // The page itself, serialised again on every hit: the case study caches
   // its Page record and Jackson writes it per response.
   std::unique_ptr<lab::TtlLruCache<lab::Page>> cache_;
@@ -94,7 +109,7 @@ class OrdersHandler {
       ABSL_GUARDED_BY(clients_mu_);
   std::atomic<int64_t> requests_{0}, pages_{0}, queries_{0}, hits_{0},
       misses_{0}, inventory_calls_{0}, db_timeouts_{0}, not_found_{0},
-      bad_requests_{0}, errors_{0}, arena_bytes_{0};
+      bad_requests_{0}, errors_{0}, arena_bytes_{0}, db_lost_{0};
 };
 
 // The customer id of "/customers/{id}/orders" (id: 1 to 18 decimal digits,
