@@ -268,7 +268,10 @@ TEST(AgainstMarkdown, HeadlineTableOfChangedBenchmarksAndExplanation) {
 TEST(AgainstMarkdown, NoRegressionAndALongListCut) {
   Against a;
   a.base = {"aaaaaaaaaa11", "", 0, "b"};
-  a.head = {"bbbbbbbbbb22", "", 1, "h"};
+  // 59 letters and an e-acute (bytes 60 and 61 of 1-based), then more: the
+  // cut at 60 bytes backs off to before the e-acute.
+  a.head = {"bbbbbbbbbb22", "", 1,
+            std::string(59, 'h') + "\xc3\xa9" + " and the rest"};
   for (int i = 0; i < 25; ++i) {
     a.rows.push_back({absl::StrCat("BM_", i), "ns", 5, 5, 100, 90, -10, 0.01, 0,
                       Call::kFaster, false, 0, 1});
@@ -286,6 +289,23 @@ TEST(AgainstMarkdown, NoRegressionAndALongListCut) {
   EXPECT_EQ(rows, 20u);
   EXPECT_NE(md.find("(5 more;"), std::string::npos);
   EXPECT_NE(md.find("No confirming re-run"), std::string::npos);
+  EXPECT_EQ(md.find("\xc3"), std::string::npos) << md;
+  EXPECT_NE(md.find(" (" + std::string(59, 'h') + "...)"), std::string::npos)
+      << md;
+  // With --confirm but no candidate: says so, and no table when nothing
+  // changed.
+  for (AgainstRow& r : a.rows) r.call = Call::kSame;
+  a.rows.resize(1);
+  a.confirm = 5;
+  const std::string quiet = AgainstMarkdown(a, o);
+  EXPECT_NE(quiet.find(": 1 benchmark, 0 slower, 0 faster, 1 same.\n\n"
+                       "No benchmark changed.\n\nHow this"),
+            std::string::npos)
+      << quiet;
+  EXPECT_NE(quiet.find("No candidate regression needed the confirming re-run "
+                       "(--confirm 5)."),
+            std::string::npos)
+      << quiet;
 }
 
 TEST(ExactFilter, EscapesRegexCharacters) {

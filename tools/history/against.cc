@@ -49,6 +49,16 @@ std::string Cell(std::string s) {
   return absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
 }
 
+// A commit subject cut to fit a comment's line: its first 60 bytes (backed
+// off to a UTF-8 character boundary) and "...".
+std::string Subject(const std::string& s) {
+  constexpr size_t kMax = 60;
+  if (s.size() <= kMax) return Cell(s);
+  size_t end = kMax;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return Cell(s.substr(0, end)) + "...";
+}
+
 }  // namespace
 
 double SeriesNoise(const Series& series) {
@@ -300,7 +310,14 @@ std::string Explanation(const Against& a, const AgainstOptions& options) {
       "absolute deviation of its stored repetitions (shown as a percentage "
       "of the fork point's median).",
       options.metric, options.alpha, options.threshold_pct, kNoiseFactor);
-  if (a.confirm > 0) {
+  const bool rerun = std::any_of(a.rows.begin(), a.rows.end(),
+                                 [](const AgainstRow& r) { return r.rerun; });
+  if (a.confirm > 0 && !rerun) {
+    absl::StrAppend(&out,
+                    " No candidate regression needed the confirming "
+                    "re-run (--confirm ",
+                    a.confirm, ").");
+  } else if (a.confirm > 0) {
     absl::StrAppend(&out, " Each candidate regression was measured again, ",
                     a.confirm,
                     " repetitions a side interleaved with the fork point, "
@@ -344,11 +361,12 @@ std::string AgainstMarkdown(const Against& a, const AgainstOptions& options) {
                         : absl::StrCat("### perflab: ", slower, " regression",
                                        slower == 1 ? "" : "s", " against `",
                                        Cell(options.ref), "`\n\n");
-  absl::StrAppend(&out, "Head `", Short(a.head.sha), "` (",
-                  Cell(a.head.subject), ") against `", Short(a.base.sha), "` (",
-                  Cell(a.base.subject), "), the fork point: ", a.rows.size(),
-                  " benchmarks, ", slower, " slower, ", count[Call::kFaster],
-                  " faster, ", count[Call::kSame], " same");
+  absl::StrAppend(
+      &out, "Head `", Short(a.head.sha), "` (", Subject(a.head.subject),
+      ") against `", Short(a.base.sha), "` (", Subject(a.base.subject),
+      "), the fork point: ", a.rows.size(), " benchmark",
+      a.rows.size() == 1 ? "" : "s", ", ", slower, " slower, ",
+      count[Call::kFaster], " faster, ", count[Call::kSame], " same");
   for (Call c : {Call::kWithinNoise, Call::kNotConfirmed}) {
     if (count[c] > 0)
       absl::StrAppend(&out, ", ", count[c], " ", std::string(CallName(c)));
@@ -373,6 +391,8 @@ std::string AgainstMarkdown(const Against& a, const AgainstOptions& options) {
                       " more; `--format table` lists every benchmark.)\n");
     }
     out += "\n";
+  } else {
+    out += "No benchmark changed.\n\n";
   }
   return out + Explanation(a, options);
 }
