@@ -33,6 +33,14 @@ TEST(SeriesNoise, PoolsEachCommitsDeviationsFromItsOwnMedian) {
   EXPECT_DOUBLE_EQ(SeriesNoise(MakeSeries("BM", {0, 1}, {{5}, {9}})), 0);
 }
 
+TEST(SmallestPValue, IsTwoOverTheWaysToSplit) {
+  // C(2, 1) = 2, C(6, 3) = 20, C(8, 4) = 70, C(10, 5) = 252.
+  EXPECT_DOUBLE_EQ(SmallestPValue(1), 1);
+  EXPECT_DOUBLE_EQ(SmallestPValue(3), 0.1);
+  EXPECT_DOUBLE_EQ(SmallestPValue(4), 2.0 / 70);
+  EXPECT_DOUBLE_EQ(SmallestPValue(5), 2.0 / 252);
+}
+
 TEST(Judge, AChangeUnderThreeTimesTheNoiseIsNeverARegression) {
   AgainstOptions o;  // alpha 0.05, threshold 5 %
   // +10 %: 3 x 3 = 9 < 10, slower; 3 x 4 = 12 > 10, within noise.
@@ -306,6 +314,16 @@ TEST(AgainstMarkdown, NoRegressionAndALongListCut) {
                        "(--confirm 5)."),
             std::string::npos)
       << quiet;
+  // A re-run of 3 a side can never reach p < 0.05 (smallest p 0.1): said.
+  a.rows[0].call = Call::kNotConfirmed;
+  a.rows[0].rerun = true;
+  a.confirm = 3;
+  EXPECT_NE(AgainstMarkdown(a, o).find(
+                "With 3 repetitions a side the U test cannot reach p < 0.05 "
+                "(its smallest two-sided p is 0.1), so no candidate can be "
+                "confirmed; --confirm 4 or more can."),
+            std::string::npos)
+      << AgainstMarkdown(a, o);
 }
 
 TEST(ExactFilter, EscapesRegexCharacters) {

@@ -71,6 +71,25 @@ double SeriesNoise(const Series& series) {
   return deviations.empty() ? 0 : models::Median(std::move(deviations));
 }
 
+double SmallestPValue(int reps) {
+  // C(2n, n) as the product of (n + i) / i for i = 1..n.
+  double ways = 1;
+  for (int i = 1; i <= reps; ++i) ways = ways * (reps + i) / i;
+  return std::min(1.0, 2 / ways);
+}
+
+// The sentence that says a re-run this short can confirm nothing, or "".
+std::string TooFewRepsSentence(int reps, double alpha) {
+  if (reps <= 0 || SmallestPValue(reps) < alpha) return "";
+  int enough = reps;
+  while (SmallestPValue(enough) >= alpha) ++enough;
+  return absl::StrFormat(
+      "With %d repetitions a side the U test cannot reach p < %g (its "
+      "smallest two-sided p is %.2g), so no candidate can be confirmed; "
+      "--confirm %d or more can.",
+      reps, alpha, SmallestPValue(reps), enough);
+}
+
 std::string_view CallName(Call call) {
   switch (call) {
     case Call::kSame:
@@ -295,6 +314,10 @@ core::Document AgainstDocument(const Against& a, const AgainstOptions& options,
         "each candidate regression was re-run ", a.confirm,
         " times a side, interleaved with the fork point; 'not confirmed' "
         "when the re-run did not say slower"));
+    if (std::string s = TooFewRepsSentence(a.confirm, options.alpha);
+        !s.empty()) {
+      doc.Note(s);
+    }
   }
   return doc;
 }
@@ -323,6 +346,10 @@ std::string Explanation(const Against& a, const AgainstOptions& options) {
                     " repetitions a side interleaved with the fork point, "
                     "and is reported only if the re-run gives the same "
                     "verdict.");
+    if (std::string s = TooFewRepsSentence(a.confirm, options.alpha);
+        !s.empty()) {
+      absl::StrAppend(&out, " ", s);
+    }
   } else {
     absl::StrAppend(&out,
                     " No confirming re-run was made (--confirm N adds one).");

@@ -34,6 +34,11 @@ inline constexpr int kMaxConfirmReps = 50;
 // for a series of single repetitions.
 double SeriesNoise(const Series& series);
 
+// The smallest two-sided p the exact U test gives with `reps` repetitions a
+// side and no ties, 2 / C(2 reps, reps): 0.1 at 3, 0.029 at 4. A re-run
+// whose smallest p is not below alpha can confirm nothing.
+double SmallestPValue(int reps);
+
 enum class Call { kSame, kFaster, kSlower, kWithinNoise, kNotConfirmed };
 // "same", "faster", "slower", "within noise", "not confirmed".
 std::string_view CallName(Call call);
