@@ -244,7 +244,10 @@ TEST(AgainstMarkdown, HeadlineTableOfChangedBenchmarksAndExplanation) {
   AgainstRow same{"BM_B", "us", 5, 5, 2, 2, 0, 1, 0, Call::kSame, false, 0, 1};
   AgainstRow fast{"BM_C", "ms",          5,     5, 8, 6, -25, 0.0079,
                   0.25,   Call::kFaster, false, 0, 1};
-  a.rows = {same, fast, slow};
+  // Rows: regressions first, then by the size of the change (BM_D, BM_C).
+  AgainstRow big{"BM_D",        "ns",  5, 5, 10640.2, 99.532, -99.06, 0.0079, 0,
+                 Call::kFaster, false, 0, 1};
+  a.rows = {same, fast, slow, big};
   a.regression = true;
   AgainstOptions o;
   o.ref = "main";
@@ -252,13 +255,14 @@ TEST(AgainstMarkdown, HeadlineTableOfChangedBenchmarksAndExplanation) {
   const std::string want =
       "### perflab: 1 regression against `main`\n\n"
       "Head `bbbbbbbbbb` (head \\| subject) against `aaaaaaaaaa` (base "
-      "subject), the fork point: 3 benchmarks, 1 slower, 1 faster, 1 same."
+      "subject), the fork point: 4 benchmarks, 1 slower, 2 faster, 1 same."
       "\n\n"
       "| benchmark | fork point | head | change | noise (MAD) | p | verdict "
       "|\n"
       "| :--- | ---: | ---: | ---: | ---: | ---: | :--- |\n"
       "| BM_A | 100 ns | 130 ns | +30.0 % | 1.0 % | 0.0079 | slower (re-run "
       "+28.5 %, p 0.00018) |\n"
+      "| BM_D | 10640 ns | 99.53 ns | -99.1 % | 0.0 % | 0.0079 | faster |\n"
       "| BM_C | 8 ms | 6 ms | -25.0 % | 3.1 % | 0.0079 | faster |\n\n"
       "How this was decided: each benchmark's stored repetitions "
       "(real_time) of the head and of the fork point were compared with a "

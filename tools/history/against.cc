@@ -357,6 +357,12 @@ std::string Explanation(const Against& a, const AgainstOptions& options) {
   return out + "\n";
 }
 
+// Four significant digits, but never an exponent for a large median.
+std::string Median(double v) {
+  return std::abs(v) >= 1e4 ? absl::StrFormat("%.0f", v)
+                            : absl::StrFormat("%.4g", v);
+}
+
 std::string MarkdownRow(const AgainstRow& r) {
   std::string verdict(CallName(r.call));
   if (r.rerun) {
@@ -365,11 +371,11 @@ std::string MarkdownRow(const AgainstRow& r) {
                                     r.rerun_change_pct, r.rerun_p_value));
   }
   return absl::StrFormat(
-      "| %s | %.4g %s | %.4g %s | %+.1f %% | %.1f %% | "
+      "| %s | %s %s | %s %s | %+.1f %% | %.1f %% | "
       "%.2g | %s |\n",
-      Cell(r.benchmark), r.base_median, Cell(r.unit), r.head_median,
-      Cell(r.unit), r.change_pct, r.noise / r.base_median * 100, r.p_value,
-      verdict);
+      Cell(r.benchmark), Median(r.base_median), Cell(r.unit),
+      Median(r.head_median), Cell(r.unit), r.change_pct,
+      r.noise / r.base_median * 100, r.p_value, verdict);
 }
 
 }  // namespace
