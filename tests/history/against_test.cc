@@ -301,7 +301,7 @@ TEST(AgainstMarkdown, NoRegressionAndALongListCut) {
   EXPECT_EQ(rows, 20u);
   EXPECT_NE(md.find("(5 more;"), std::string::npos);
   EXPECT_NE(md.find("No confirming re-run"), std::string::npos);
-  EXPECT_EQ(md.find("\xc3"), std::string::npos) << md;
+  EXPECT_EQ(md.find('\xc3'), std::string::npos) << md;
   EXPECT_NE(md.find(" (" + std::string(59, 'h') + "...)"), std::string::npos)
       << md;
   // With --confirm but no candidate: says so, and no table when nothing

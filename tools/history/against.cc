@@ -45,7 +45,7 @@ const compare::BenchmarkSamples* Find(
 
 std::string Short(const std::string& sha) { return sha.substr(0, 10); }
 
-std::string Cell(std::string s) {
+std::string Cell(const std::string& s) {
   return absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
 }
 
