@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 #include "core/subprocess.h"
 #include "tools/compare/markdown.h"
 #include "tools/history/against.h"
@@ -112,6 +113,9 @@ absl::StatusOr<core::Document> Against(Common& c, const history::History& h,
   o.metric = c.changes.metric;
   o.alpha = c.changes.detector.alpha;
   o.threshold_pct = c.changes.threshold_pct;
+  // An interrupt during the re-run stops bench-commits (which removes its
+  // worktrees) and removes the re-run's temporary folder.
+  if (o.confirm > 0) core::InstallInterruptCleanup();
   std::error_code ec;
   const std::string self =
       std::filesystem::read_symlink("/proc/self/exe", ec).string();
