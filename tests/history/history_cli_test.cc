@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -74,6 +75,61 @@ TEST(HistoryCli, ChangesExitsOneOnARecentRegression) {
       {"history", "changes", "--db", db, "--machine", "1", "--format", "md"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("| BM_A"), std::string::npos) << r.out;
+}
+
+// A database the scripted Env filled (machine 1), and a one-commit git
+// repository whose commit it does not hold.
+struct AgainstFixture {
+  AgainstFixture() {
+    testing::ScriptedEnv env(4);
+    Store store = *Store::Open(db, true);
+    RunOptions o;
+    o.filter = "BM_";
+    o.reps = 3;
+    std::ostringstream progress;
+    EXPECT_TRUE(RunHistory(store, env, "A..B", o, progress).ok());
+    const std::string git = "git -C '" + repo + "' ";
+    EXPECT_EQ(std::system(("git init -q '" + repo + "' && " + git +
+                           "-c user.email=t@example.com -c user.name=t "
+                           "commit -q --allow-empty -m one")
+                              .c_str()),
+              0);
+  }
+  std::vector<std::string> Args(std::vector<std::string> more) const {
+    std::vector<std::string> a = {"history",   "changes", "--db",   db,
+                                  "--machine", "1",       "--repo", repo};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
+  std::string dir = testing::TempDir();
+  std::string db = dir + "/h.sqlite", repo = dir + "/repo";
+};
+
+TEST(HistoryCli, AgainstBadInputIsOneLineAndExit2) {
+  AgainstFixture f;
+  ExpectOneLineExit2(f.Args({"--against", "no-such-ref"}),
+                     "--against 'no-such-ref': git cannot resolve it");
+  // HEAD resolves, but the database holds another repository's commits.
+  ExpectOneLineExit2(f.Args({"--against", "HEAD"}), "another project");
+  for (const char* n : {"0", "51", "-1", "2.5"}) {
+    ExpectOneLineExit2(f.Args({"--against", "HEAD", "--confirm", n}),
+                       "accepted: an integer in [1, 50]");
+  }
+  ExpectOneLineExit2(f.Args({"--confirm", "3"}), "--against");
+  ExpectOneLineExit2(f.Args({"--against", "HEAD", "--since", "3"}),
+                     "one of the two");
+  // Another schema is refused before git is asked anything.
+  sqlite3* db = nullptr;
+  const std::string v9 = f.dir + "/v9.sqlite";
+  ASSERT_EQ(sqlite3_open(v9.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db,
+               "CREATE TABLE t (x); PRAGMA application_id = 1885760616; "
+               "PRAGMA user_version = 9;",
+               nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  ExpectOneLineExit2(
+      {"history", "changes", "--db", v9, "--against", "HEAD", "--repo", f.repo},
+      "schema version 9");
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // perflab history run|changes|plot: benchmark history across commits in an
 // SQLite database (tools/history/store.h). `run` measures a range of commits
 // through tools/bench-commits --one, `changes` finds the change points of
-// every series, `plot` draws one SVG per benchmark (tools/plots/history.py).
+// every series (or, with --against, the head against a fork point), `plot`
+// draws one SVG per benchmark (tools/plots/history.py).
 // Bad input (a range git cannot resolve, a database of another schema, a
 // corrupt or read-only one, a filter matching nothing): one line, exit 2.
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -18,8 +20,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 #include "core/subprocess.h"
 #include "tools/compare/markdown.h"
+#include "tools/history/against.h"
 #include "tools/history/changes.h"
 #include "tools/history/run.h"
 #include "tools/history/store.h"
@@ -37,6 +41,10 @@ struct Common {
   std::string format = kDefaultFormat;
   std::string out_dir;
   int exit_code = 0;
+  // --against: the options, and the result the md verdict renders.
+  history::AgainstOptions against;
+  std::string repo = PERFLAB_SOURCE_DIR;
+  std::shared_ptr<history::Against> against_result;
 };
 
 // The series of the chosen machine, or one line naming the stored ones.
@@ -97,12 +105,36 @@ void AddDetectorFlags(CLI::App* cmd, Common& c) {
       ->check(NonNegative());
 }
 
+// The head against the fork point of --against, re-run through
+// tools/bench-commits with this binary as its perflab.
+absl::StatusOr<core::Document> Against(Common& c, const history::History& h,
+                                       const std::string& machine) {
+  history::AgainstOptions& o = c.against;
+  o.metric = c.changes.metric;
+  o.alpha = c.changes.detector.alpha;
+  o.threshold_pct = c.changes.threshold_pct;
+  // An interrupt during the re-run stops bench-commits (which removes its
+  // worktrees) and removes the re-run's temporary folder.
+  if (o.confirm > 0) core::InstallInterruptCleanup();
+  std::error_code ec;
+  const std::string self =
+      std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  std::unique_ptr<history::AgainstEnv> env = history::RealAgainstEnv(
+      c.repo, std::string(PERFLAB_SOURCE_DIR) + "/tools/bench-commits", self);
+  absl::StatusOr<history::Against> a = history::RunAgainst(h, *env, o);
+  if (!a.ok()) return a.status();
+  c.exit_code = a->regression ? 1 : 0;
+  c.against_result = std::make_shared<history::Against>(*std::move(a));
+  return history::AgainstDocument(*c.against_result, o, machine);
+}
+
 absl::StatusOr<core::Document> Changes(Common& c) {
   absl::StatusOr<history::Store> store = history::Store::Open(c.db, false);
   if (!store.ok()) return store.status();
   std::string machine;
   absl::StatusOr<history::History> h = LoadSeries(*store, c, &machine);
   if (!h.ok()) return h.status();
+  if (!c.against.ref.empty()) return Against(c, *h, machine);
   absl::StatusOr<history::Changes> ch = history::FindChanges(*h, c.changes);
   if (!ch.ok()) return ch.status();
   c.exit_code = ch->regression ? 1 : 0;
@@ -172,6 +204,37 @@ absl::StatusOr<core::Document> Plot(Common& c) {
         absl::StrCat("tools/plots/history.py: ", st->ToString()));
   }
   return doc;
+}
+
+// --against and the flags that go with it; returns --against.
+CLI::Option* AddAgainstFlags(CLI::App* cmd, Common& c) {
+  history::AgainstOptions& o = c.against;
+  CLI::Option* against = cmd->add_option(
+      "--against", o.ref,
+      "compare the head with the fork point of REF (git merge-base); exit 1 "
+      "on a regression");
+  cmd->add_option("--head", o.head,
+                  WithDefault("the commit under test", DefaultText(o.head)))
+      ->needs(against);
+  cmd->add_option("--confirm", o.confirm,
+                  "re-run each candidate regression N times a side, "
+                  "interleaved with the fork point (tools/bench-commits), and "
+                  "report it only if the verdict holds")
+      ->check(IntIn(1, history::kMaxConfirmReps))
+      ->needs(against);
+  cmd->add_option("--targets", o.targets,
+                  WithDefault("benchmark targets the re-run builds",
+                              DefaultText(o.targets)))
+      ->needs(against);
+  cmd->add_option("--min-time", o.min_time,
+                  WithDefault("--benchmark_min_time of the re-run, seconds",
+                              DefaultText(o.min_time)))
+      ->check(PositiveAtMost(3600))
+      ->needs(against);
+  cmd->add_option("--repo", c.repo,
+                  WithDefault("the git repository", DefaultText(c.repo)))
+      ->needs(against);
+  return against;
 }
 
 }  // namespace
@@ -251,14 +314,17 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
       "change points of every benchmark's series (E-divisive "
       "means, permutation test, confirmed by the U test)");
   changes->footer(
-      "Exit code: 0 no regression in the newest --since commits (or no "
-      "--since), 1 a regression beyond --threshold, 2 bad input.");
+      "Exit code: 0 no regression in the newest --since commits, or none "
+      "against the fork point of --against (or neither flag), 1 a "
+      "regression, 2 bad input.");
   auto c = std::make_shared<Common>();
   AddDetectorFlags(changes, *c);
-  changes
-      ->add_option("--since", c->changes.since,
-                   "exit 1 when the newest N commits hold a regression")
-      ->check(CLI::PositiveNumber);
+  CLI::Option* since =
+      changes
+          ->add_option("--since", c->changes.since,
+                       "exit 1 when the newest N commits hold a regression")
+          ->check(CLI::PositiveNumber);
+  AddAgainstFlags(changes, *c)->excludes(since);
   changes
       ->add_option(
           "--format", c->format,
@@ -268,7 +334,12 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
     registry.chosen() =
         Registry::Choice{[c]() { return Changes(*c); }, &c->format};
     Registry::Extras& extras = registry.extras();
-    extras.render = compare::RenderAs;
+    extras.render = [c](const core::Document& doc, const std::string& format) {
+      if (format == "md" && c->against_result) {
+        return history::AgainstMarkdown(*c->against_result, c->against);
+      }
+      return compare::RenderAs(doc, format);
+    };
     extras.exit_code = [c] { return c->exit_code; };
   });
 
