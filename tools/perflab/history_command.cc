@@ -239,6 +239,26 @@ CLI::Option* AddAgainstFlags(CLI::App* cmd, Common& c) {
 
 }  // namespace
 
+namespace {
+
+// What `history run` did.
+core::Document RunSummaryDocument(const std::string& db,
+                                  const history::RunSummary& s) {
+  core::Document doc("Benchmark history: run");
+  doc.Set("db", "database", db);
+  doc.Set("commits", "commits in the range", static_cast<int64_t>(s.commits));
+  doc.Set("measured", "measured now", static_cast<int64_t>(s.measured));
+  doc.Set("skipped", "stored already", static_cast<int64_t>(s.skipped));
+  doc.Set("build_failed", "did not build",
+          static_cast<int64_t>(s.build_failed));
+  doc.Set("no_match", "filter matched nothing",
+          static_cast<int64_t>(s.no_match));
+  doc.Set("samples", "samples stored now", static_cast<int64_t>(s.samples));
+  return doc;
+}
+
+}  // namespace
+
 void AddHistoryCommands(CLI::App& root, Registry& registry) {
   CLI::App* group = root.add_subcommand(
       "history",
@@ -293,19 +313,7 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
         absl::StatusOr<history::RunSummary> s =
             history::RunHistory(*store, *env, *range, *r, std::cerr);
         if (!s.ok()) return s.status();
-        core::Document doc("Benchmark history: run");
-        doc.Set("db", "database", *db);
-        doc.Set("commits", "commits in the range",
-                static_cast<int64_t>(s->commits));
-        doc.Set("measured", "measured now", static_cast<int64_t>(s->measured));
-        doc.Set("skipped", "stored already", static_cast<int64_t>(s->skipped));
-        doc.Set("build_failed", "did not build",
-                static_cast<int64_t>(s->build_failed));
-        doc.Set("no_match", "filter matched nothing",
-                static_cast<int64_t>(s->no_match));
-        doc.Set("samples", "samples stored now",
-                static_cast<int64_t>(s->samples));
-        return doc;
+        return RunSummaryDocument(*db, *s);
       });
 
   // changes

@@ -33,6 +33,47 @@ struct OrdersFlags {
   bool db_tcp = false;        // postgres over loopback TCP
 };
 
+// What the service did, from its counters once stopped.
+core::Document StatsDocument(const http::OrdersService& service, int sig,
+                             const std::string& db,
+                             const http::OrdersServiceOptions& o) {
+  const http::OrdersServiceStats s = service.stats();
+  core::Document doc("perflab orders-service: what the service did");
+  doc.Set("port", "port", static_cast<int64_t>(service.port()));
+  doc.Set("stopped_by", "stopped by", StopSignals::StoppedBy(sig));
+  doc.Set("requests", "requests", s.handler.requests);
+  doc.Set("pages", "pages served (200)", s.handler.pages);
+  doc.Set("queries", "SQL statements", s.handler.queries);
+  doc.Set("cache_hits", "cache hits", s.handler.cache_hits);
+  doc.Set("cache_misses", "cache misses", s.handler.cache_misses);
+  doc.Set("inventory_calls", "inventory calls", s.handler.inventory_calls);
+  doc.Set("inventory_connections", "inventory connections opened",
+          s.inventory_connections);
+  doc.Set("db_timeouts", "database pool timeouts", s.handler.db_timeouts);
+  doc.Set("not_found", "404 answers", s.handler.not_found);
+  doc.Set("bad_requests", "400 answers", s.handler.bad_requests);
+  doc.Set("errors", "5xx answers", s.handler.errors);
+  doc.Set("connections", "connections accepted", s.connections);
+  doc.Set("refused_requests",
+          "refused by the front end (4xx/5xx, failed writes)",
+          s.refused_requests);
+  doc.Set("header_timeouts", "request not received in time (408)",
+          s.header_timeouts);
+  doc.Set("evicted", "idle, closed at the cap for a new client", s.evicted);
+  doc.Set("db", "database", db);
+  doc.Set("db_lost", "pages refused: database connection lost (503)",
+          s.handler.db_lost);
+  doc.Note(o.threads == 0
+               ? absl::StrCat("--threads virtual: one OS thread per "
+                              "connection, at most ",
+                              o.limits.max_virtual_threads,
+                              " (one task per in-flight request with these "
+                              "clients).")
+               : absl::StrCat("--threads ", o.threads,
+                              ": a fixed pool serving one request at a time."));
+  return doc;
+}
+
 absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   http::OrdersServiceOptions& o = f.service;
   absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, 1024);
@@ -107,41 +148,7 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
             << " s (SIGINT or SIGTERM stops it)" << std::endl;
   const int sig = stop_signals.Wait(f.max_seconds);
   (*service)->Stop();
-  const http::OrdersServiceStats s = (*service)->stats();
-  core::Document doc("perflab orders-service: what the service did");
-  doc.Set("port", "port", static_cast<int64_t>((*service)->port()));
-  doc.Set("stopped_by", "stopped by", StopSignals::StoppedBy(sig));
-  doc.Set("requests", "requests", s.handler.requests);
-  doc.Set("pages", "pages served (200)", s.handler.pages);
-  doc.Set("queries", "SQL statements", s.handler.queries);
-  doc.Set("cache_hits", "cache hits", s.handler.cache_hits);
-  doc.Set("cache_misses", "cache misses", s.handler.cache_misses);
-  doc.Set("inventory_calls", "inventory calls", s.handler.inventory_calls);
-  doc.Set("inventory_connections", "inventory connections opened",
-          s.inventory_connections);
-  doc.Set("db_timeouts", "database pool timeouts", s.handler.db_timeouts);
-  doc.Set("not_found", "404 answers", s.handler.not_found);
-  doc.Set("bad_requests", "400 answers", s.handler.bad_requests);
-  doc.Set("errors", "5xx answers", s.handler.errors);
-  doc.Set("connections", "connections accepted", s.connections);
-  doc.Set("refused_requests",
-          "refused by the front end (4xx/5xx, failed writes)",
-          s.refused_requests);
-  doc.Set("header_timeouts", "request not received in time (408)",
-          s.header_timeouts);
-  doc.Set("evicted", "idle, closed at the cap for a new client", s.evicted);
-  doc.Set("db", "database", f.db);
-  doc.Set("db_lost", "pages refused: database connection lost (503)",
-          s.handler.db_lost);
-  doc.Note(o.threads == 0
-               ? absl::StrCat("--threads virtual: one OS thread per "
-                              "connection, at most ",
-                              o.limits.max_virtual_threads,
-                              " (one task per in-flight request with these "
-                              "clients).")
-               : absl::StrCat("--threads ", o.threads,
-                              ": a fixed pool serving one request at a time."));
-  return doc;
+  return StatsDocument(**service, sig, f.db, o);
 }
 
 }  // namespace
