@@ -10,6 +10,7 @@
 #define PERFLAB_SIM_DATABASE_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "core/case_study.h"
 #include "sim/cpu.h"
@@ -43,6 +44,10 @@ class Database : public PooledClient<DatabaseOptions, DatabaseStats> {
   // connection without CPU (waits inside the database); false if no
   // connection came in time. The CPU is a job of `thread` (Cpu::Run).
   Task<bool> Statement(Time cpu_work, Time hold = 0, uint64_t thread = 0);
+  // Statements of `cpu_works` ns each on one connection borrowed once, held
+  // `hold` ns more after the last; false if no connection came in time.
+  Task<bool> Statements(std::vector<Time> cpu_works, Time hold = 0,
+                        uint64_t thread = 0);
 };
 
 }  // namespace perflab::sim

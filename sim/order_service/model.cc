@@ -13,6 +13,8 @@
 #include <cmath>
 #include <deque>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "sim/cache.h"
@@ -102,7 +104,17 @@ Task<bool> Serve(Service& s, int64_t customer, uint64_t thread) {
           : (index ? c.orders_query_index_us : c.orders_query_scan_us);
   const int64_t more = s.config.join ? 0 : kItemStatements;
   const Time join_hold = s.config.join ? MsToNs(c.join_hold_ms) : 0;
-  for (int64_t i = 0; i <= more; ++i) {
+  if (s.config.page_on_one_connection) {
+    std::vector<Time> works;
+    works.reserve(static_cast<size_t>(more) + 1);
+    for (int64_t i = 0; i <= more; ++i) {
+      works.push_back(Work(s, i == 0 ? first : c.item_statement_us));
+    }
+    const bool ran =
+        co_await s.db.Statements(std::move(works), join_hold, thread);
+    if (!ran) co_return false;
+  }
+  for (int64_t i = 0; !s.config.page_on_one_connection && i <= more; ++i) {
     const bool ran = co_await s.db.Statement(
         Work(s, i == 0 ? first : c.item_statement_us), join_hold, thread);
     if (!ran) co_return false;

@@ -32,6 +32,10 @@ struct OrderServiceConfig {
   bool cache = false;  // page cache (case_study::kCacheEntries, kCacheTtlS)
   double heap_mib = case_study::kHeapMib;  // JVM heap (-Xmx)
   int64_t cores = 8;                       // the application's vCPUs
+  // How the page's statements hold a connection: one borrow per statement
+  // (false: the case study's repository calls) or one for the whole page
+  // (true: the C++ service's repository, capstone --real's composed side).
+  bool page_on_one_connection = false;
 };
 
 // How the service is driven and measured (the case study's rig).

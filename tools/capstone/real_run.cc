@@ -238,6 +238,8 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
   for (sim::OrderServiceConfig config : CumulativeConfigs(o.steps)) {
     const int64_t priced_vcpu = config.cores;
     config.cores = 1;  // scaled: the service gets one core here
+    // Its repository borrows a connection once for the page's statements.
+    config.page_on_one_connection = true;
     sim::Calibration calibration = CppService(o.calibration, config);
     calibration.generator_cores = 1;
     Repeats rep;
