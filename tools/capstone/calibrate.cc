@@ -93,7 +93,10 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
       absl::StrCat("--benchmark_out=", out)};
   // The benchmark's console table goes to our stderr: progress, not output.
   absl::StatusOr<core::Subprocess> child = core::Subprocess::Spawn(
-      std::move(args), {.stdout_to = core::Output::kToStderr});
+      std::move(args), {.stdout_to = options.quiet ? core::Output::kDiscard
+                                                   : core::Output::kToStderr,
+                        .stderr_to = options.quiet ? core::Output::kDiscard
+                                                   : core::Output::kInherit});
   absl::StatusOr<core::ExitStatus> status =
       child.ok() ? child->Wait() : child.status();
   if (!status.ok() || !status->ok()) {
@@ -342,6 +345,12 @@ absl::StatusOr<CalibrationFile> Calibrate(
   if (!map_text.ok()) return map_text.status();
   absl::StatusOr<std::vector<FieldSource>> map = ParseCalibrationMap(*map_text);
   if (!map.ok()) return map.status();
+  if (!options.only_fields.empty()) {
+    std::erase_if(*map, [&](const FieldSource& s) {
+      return std::find(options.only_fields.begin(), options.only_fields.end(),
+                       s.field) == options.only_fields.end();
+    });
+  }
 
   // Unmeasured fields: the seed-h2 calibration when it is there.
   // Unmeasured fields: the seed-h2 calibration's value and provenance (from

@@ -28,6 +28,9 @@ struct CalibrateOptions {
   std::string bench_dir;  // holds the bench_<family> binaries
   std::string seed_path;  // seed-h2 calibration for unmeasured fields; if
                           // missing, DeriveSeedH2 (the same figures)
+  // Non-empty: measure only these fields of the map (the rest as unmeasured).
+  std::vector<std::string> only_fields;
+  bool quiet = false;  // the benchmarks' console tables discarded
 };
 
 // One entry of the map's "calibration" section.

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/http/load_client.h"
 #include "bench/http/order_service/server.h"
 #include "bench/http/wrk.h"
@@ -154,6 +155,19 @@ class SchedSampler {
   std::thread thread_;  // last: started once result_ exists
 };
 
+// The step's canary; one that cannot run says so on the progress line and
+// leaves the step unscaled (a long run is not lost to it).
+CanaryResult Canary(const RealOptions& o,
+                    const sim::OrderServiceConfig& config) {
+  absl::StatusOr<CanaryResult> c = RunCanary(*o.canary, o.calibration, config);
+  if (c.ok()) return *c;
+  if (o.progress) {
+    o.progress(absl::StrCat("perflab capstone --real: canary not run (",
+                            c.status().message(), "); this step unscaled"));
+  }
+  return CanaryResult{};
+}
+
 }  // namespace
 
 RealOptions QuickRealOptions(RealOptions o) {
@@ -235,12 +249,17 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
   // Like for like: the generator has one core here, as the service does.
   const int64_t customers =
       static_cast<int64_t>(std::llround(case_study::kCustomers * o.scale));
-  for (sim::OrderServiceConfig config : CumulativeConfigs(o.steps)) {
+  const std::vector<sim::OrderServiceConfig> configs =
+      CumulativeConfigs(o.steps);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    sim::OrderServiceConfig config = configs[i];
     const int64_t priced_vcpu = config.cores;
     config.cores = 1;  // scaled: the service gets one core here
     // Its repository borrows a connection once for the page's statements.
     config.page_on_one_connection = true;
-    sim::Calibration calibration = CppService(o.calibration, config);
+    const double scale = i < o.step_scale.size() ? o.step_scale[i] : 1.0;
+    sim::Calibration calibration =
+        CppService(ScaleCosts(o.calibration, scale), config);
     calibration.generator_cores = 1;
     Repeats rep;
     for (int r = 0; r < o.repeats; ++r) {
@@ -321,6 +340,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   for (const sim::OrderServiceConfig& config : CumulativeConfigs(o.steps)) {
     std::vector<std::string> flags = ServiceFlags(config);
     flags.insert(flags.end(), common.begin(), common.end());
+    if (o.canary.has_value()) out.canaries.push_back(Canary(o, config));
     Repeats rep;
     RealFigures f;
     for (int r = 0; r < o.repeats && failure.ok(); ++r) {
@@ -400,7 +420,11 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       const size_t i = out.real.size() - 1;
       o.progress(absl::StrCat(
           "perflab capstone --real: step ", i + 1, "/", o.steps.size(), " (",
-          std::string(o.steps[i]->name), ") ", std::llround(f.rps), " req/s, ",
+          std::string(o.steps[i]->name), ") ", std::llround(f.rps), " req/s",
+          out.canaries.empty()
+              ? std::string()
+              : absl::StrFormat(", canary x%.3f", out.canaries.back().ratio),
+          ", ",
           std::llround(std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - started)
                            .count()),
@@ -415,7 +439,10 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   if (!generator_us.empty()) {
     out.generator_cpu_per_request_us = Median(generator_us);
   }
-  absl::StatusOr<std::vector<RealFigures>> composed = ComposeScaled(o);
+  RealOptions scaled = o;
+  for (const CanaryResult& c : out.canaries)
+    scaled.step_scale.push_back(c.ratio);
+  absl::StatusOr<std::vector<RealFigures>> composed = ComposeScaled(scaled);
   if (!composed.ok()) return composed.status();
   out.composed = std::move(*composed);
   out.generator_cores = split ? 1 : 0;

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@
 #include "core/document.h"
 #include "sim/order_service/calibration.h"
 #include "sim/order_service/model.h"
+#include "tools/capstone/calibrate.h"
+#include "tools/capstone/canary.h"
 #include "tools/capstone/steps.h"
 
 namespace perflab::capstone {
@@ -52,6 +55,11 @@ struct RealOptions {
   double wrk_s = 5;              // whole seconds (wrk's resolution)
   uint64_t seed = 42;            // customer ids of repeat r: seed + r
   sim::Calibration calibration;  // for the composed table
+  // Set: the drift canary (canary.h) runs with these options before each
+  // step, and that step's composed costs are scaled by its ratio.
+  std::optional<CalibrateOptions> canary;
+  // Per step, the composed costs' scale (ScaleCosts); missing steps: 1.
+  std::vector<double> step_scale;
   // Called with one line after each step's real runs (null: quiet); the CLI
   // prints it on stderr, since a full run takes about 13 minutes.
   std::function<void(std::string_view)> progress = nullptr;
@@ -98,6 +106,8 @@ struct RealComparison {
   double generator_cpu_per_request_us = 0;
   // The calibration's whole service against its parts (CompareCppParts).
   CppWholeAndParts whole_and_parts;
+  // One per step when the canary ran (empty otherwise).
+  std::vector<CanaryResult> canaries;
 };
 
 // The calibration for the C++ service at one step: the JVM-only costs
@@ -149,6 +159,7 @@ struct RealCliArgs {
   bool real = false;        // --real
   bool quick = false;       // --quick
   bool no_wrk = false;      // --no-wrk
+  bool no_canary = false;   // --no-canary
   std::string calibration;  // --calibration ("" = the default)
   std::string steps;        // --steps
 };

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/case_study.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/real_run.h"
@@ -75,6 +76,37 @@ void AddMechanisms(core::Document& doc, const RealComparison& c, size_t steps) {
   doc.Set("steps_wait_within_20_pct",
           "steps with composed run-queue wait per request within 20 %",
           static_cast<int64_t>(wait20));
+}
+
+// The drift canary per step: how far the machine was from the calibration
+// then, and by how much that step's composed costs were scaled.
+void AddCanaries(core::Document& doc, const RealComparison& c) {
+  if (c.canaries.empty()) return;
+  core::Table& t = doc.AddTable(
+      "canary",
+      absl::StrCat("Drift canary before each step: its costs rerun now over "
+                   "the calibration (the composed step scaled by it; "
+                   "flagged beyond ",
+                   std::llround(kCanaryFlag * 100), " %)"),
+      {{"step", "step"},
+       {"ratio", "ratio", 3},
+       {"flagged", "flagged"},
+       {"fields", "each cost now / calibrated"}});
+  int64_t flagged = 0;
+  for (size_t i = 0; i < c.canaries.size() && i < c.steps.size(); ++i) {
+    const CanaryResult& k = c.canaries[i];
+    std::string each;
+    for (const auto& [name, ratio] : k.fields) {
+      absl::StrAppend(&each, each.empty() ? "" : ", ", name, " x",
+                      absl::StrFormat("%.3f", ratio));
+    }
+    flagged += k.flagged();
+    t.Add({std::string(c.steps[i]->name), k.ratio,
+           std::string(k.flagged() ? "yes" : "no"),
+           each.empty() ? std::string("(not run)") : each});
+  }
+  doc.Set("steps_canary_flagged", "steps whose canary moved beyond 10 %",
+          flagged);
 }
 
 // How the run was scaled to this machine, and where the generator's cost
@@ -165,6 +197,7 @@ core::Document ToRealDocument(const RealComparison& c,
               direction});
   }
   AddMechanisms(doc, c, steps);
+  AddCanaries(doc, c);
   core::Table& wrk = doc.AddTable("witness", "Closed-loop witness (wrk)",
                                   {{"step", "step"},
                                    {"wrk_rps", "wrk RPS", 1},
@@ -248,6 +281,13 @@ absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
   o.steps = *steps;
   o.calibration = file->values;
   o.wrk = !a.no_wrk;
+  if (!a.no_canary) {
+    CalibrateOptions canary;
+    canary.map_path = DefaultMapPath();
+    canary.bench_dir = DefaultBenchDir();
+    canary.seed_path = DefaultSeedPath();
+    o.canary = canary;
+  }
   std::error_code ec;
   o.service_binary = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (a.quick) o = QuickRealOptions(o);

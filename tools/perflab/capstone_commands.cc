@@ -361,6 +361,10 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
       ->needs(real_flag);
   cmd->add_flag("--no-wrk", real->no_wrk, "with --real: skip the wrk witness")
       ->needs(real_flag);
+  cmd->add_flag("--no-canary", real->no_canary,
+                "with --real: skip the drift canary (a quick rerun of each "
+                "step's cost benchmarks, scaling its composed costs)")
+      ->needs(real_flag);
   for (const char* composed_only :
        {"--db-round-trip-ms", "--sensitivity", "--list-steps", "--jobs",
         "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
@@ -373,10 +377,11 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                 "capstone-validate.{md,csv,json} in --out-dir)");
   cmd->callback([&registry, a, real, cmd] {
     if (a->validate) {
-      for (const char* flag : {"--calibration", "--db-round-trip-ms",
-                               "--sensitivity", "--list-steps", "--real",
-                               "--quick", "--no-wrk", "--usd-per-vcpu-hour",
-                               "--usd-per-gib-hour", "--target-utilisation"}) {
+      for (const char* flag :
+           {"--calibration", "--db-round-trip-ms", "--sensitivity",
+            "--list-steps", "--real", "--quick", "--no-wrk", "--no-canary",
+            "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+            "--target-utilisation"}) {
         if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
       }
       real->real = false;
