@@ -302,6 +302,15 @@ std::string CopiedReason(std::string_view field) {
   return "no benchmark of this machine measures it";
 }
 
+// The map's entries for `fields` only, when there are any.
+void KeepOnly(const std::vector<std::string>& fields,
+              std::vector<FieldSource>& map) {
+  if (fields.empty()) return;
+  std::erase_if(map, [&](const FieldSource& s) {
+    return std::find(fields.begin(), fields.end(), s.field) == fields.end();
+  });
+}
+
 }  // namespace
 
 void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file) {
@@ -345,14 +354,8 @@ absl::StatusOr<CalibrationFile> Calibrate(
   if (!map_text.ok()) return map_text.status();
   absl::StatusOr<std::vector<FieldSource>> map = ParseCalibrationMap(*map_text);
   if (!map.ok()) return map.status();
-  if (!options.only_fields.empty()) {
-    std::erase_if(*map, [&](const FieldSource& s) {
-      return std::find(options.only_fields.begin(), options.only_fields.end(),
-                       s.field) == options.only_fields.end();
-    });
-  }
+  KeepOnly(options.only_fields, *map);
 
-  // Unmeasured fields: the seed-h2 calibration when it is there.
   // Unmeasured fields: the seed-h2 calibration's value and provenance (from
   // its file when it is there, else derived), marked as copied.
   CalibrationFile file;

@@ -168,6 +168,24 @@ CanaryResult Canary(const RealOptions& o,
   return CanaryResult{};
 }
 
+// The line after each step's real runs: its RPS, canary and time so far.
+std::string ProgressLine(const RealOptions& o, const RealComparison& out,
+                         std::chrono::steady_clock::time_point started) {
+  const size_t i = out.real.size() - 1;
+  return absl::StrCat(
+      "perflab capstone --real: step ", i + 1, "/", o.steps.size(), " (",
+      std::string(o.steps[i]->name), ") ", std::llround(out.real[i].rps),
+      " req/s",
+      out.canaries.empty()
+          ? std::string()
+          : absl::StrFormat(", canary x%.3f", out.canaries.back().ratio),
+      ", ",
+      std::llround(std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - started)
+                       .count()),
+      " s elapsed");
+}
+
 }  // namespace
 
 RealOptions QuickRealOptions(RealOptions o) {
@@ -416,20 +434,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
     if (!failure.ok()) break;
     rep.MediansInto(f, config.cores);
     out.real.push_back(f);
-    if (o.progress) {
-      const size_t i = out.real.size() - 1;
-      o.progress(absl::StrCat(
-          "perflab capstone --real: step ", i + 1, "/", o.steps.size(), " (",
-          std::string(o.steps[i]->name), ") ", std::llround(f.rps), " req/s",
-          out.canaries.empty()
-              ? std::string()
-              : absl::StrFormat(", canary x%.3f", out.canaries.back().ratio),
-          ", ",
-          std::llround(std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - started)
-                           .count()),
-          " s elapsed"));
-    }
+    if (o.progress) o.progress(ProgressLine(o, out, started));
   }
   ::sched_setaffinity(0, sizeof original, &original);
   if (!failure.ok()) return failure;

@@ -109,6 +109,12 @@ void AddCanaries(core::Document& doc, const RealComparison& c) {
           flagged);
 }
 
+// Why the two sides agree or not: the kernel's view and the drift.
+void AddWhy(core::Document& doc, const RealComparison& c, size_t steps) {
+  AddMechanisms(doc, c, steps);
+  AddCanaries(doc, c);
+}
+
 // How the run was scaled to this machine, and where the generator's cost
 // comes from.
 void AddScalingNotes(core::Document& doc, const RealComparison& c) {
@@ -196,8 +202,7 @@ core::Document ToRealDocument(const RealComparison& c,
               DiffPct(r.queries_per_request, m.queries_per_request), rf, mf,
               direction});
   }
-  AddMechanisms(doc, c, steps);
-  AddCanaries(doc, c);
+  AddWhy(doc, c, steps);
   core::Table& wrk = doc.AddTable("witness", "Closed-loop witness (wrk)",
                                   {{"step", "step"},
                                    {"wrk_rps", "wrk RPS", 1},

@@ -303,6 +303,23 @@ absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
 
 }  // namespace
 
+namespace {
+
+// Flags of --real only: given without it they would do nothing.
+void AddRealOnlyFlags(CLI::App& cmd, capstone::RealCliArgs& real,
+                      CLI::Option* real_flag) {
+  cmd.add_flag("--quick", real.quick, "with --real: shorter runs")
+      ->needs(real_flag);
+  cmd.add_flag("--no-wrk", real.no_wrk, "with --real: skip the wrk witness")
+      ->needs(real_flag);
+  cmd.add_flag("--no-canary", real.no_canary,
+               "with --real: skip the drift canary (a quick rerun of each "
+               "step's cost benchmarks, scaling its composed costs)")
+      ->needs(real_flag);
+}
+
+}  // namespace
+
 void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   CLI::App* cmd = root.add_subcommand(
       "capstone",
@@ -357,14 +374,7 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
       "calibrate just before: perflab calibrate && perflab "
       "capstone --real (tools/capstone/real_run.h)");
   // Flags of one mode only: given in the other they would do nothing.
-  cmd->add_flag("--quick", real->quick, "with --real: shorter runs")
-      ->needs(real_flag);
-  cmd->add_flag("--no-wrk", real->no_wrk, "with --real: skip the wrk witness")
-      ->needs(real_flag);
-  cmd->add_flag("--no-canary", real->no_canary,
-                "with --real: skip the drift canary (a quick rerun of each "
-                "step's cost benchmarks, scaling its composed costs)")
-      ->needs(real_flag);
+  AddRealOnlyFlags(*cmd, *real, real_flag);
   for (const char* composed_only :
        {"--db-round-trip-ms", "--sensitivity", "--list-steps", "--jobs",
         "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
