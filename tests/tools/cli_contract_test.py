@@ -73,6 +73,25 @@ def probes(partials):
           "1e308"], "--db-round-trip-ms", {}),
         ("orders-service max-seconds inf",
          [p, "orders-service", "--max-seconds", "inf"], "--max-seconds", {}),
+        # history run: every option checked before git runs or the database
+        # is made (a bad one used to leave an empty database and exit 1).
+        ("history run filter (",
+         [p, "history", "run", "HEAD", "--filter", "(", "--db", "h.sqlite",
+          "--repo", SOURCE], "--filter '(': not a regular expression", {}),
+        ("history run targets",
+         [p, "history", "run", "HEAD", "--filter", ".", "--targets",
+          "bench_x;y", "--db", "h.sqlite", "--repo", SOURCE],
+         "--targets 'bench_x;y'", {}),
+        ("history run reps 0",
+         [p, "history", "run", "HEAD", "--filter", ".", "--reps", "0", "--db",
+          "h.sqlite", "--repo", SOURCE], "--reps: got '0'", {}),
+        ("history run min-time 1e9",
+         [p, "history", "run", "HEAD", "--filter", ".", "--min-time", "1e9",
+          "--db", "h.sqlite", "--repo", SOURCE], "--min-time: got '1e9'", {}),
+        # An output folder name beyond NAME_MAX: one line, not a traceback.
+        ("history plot out-dir of 300 bytes",
+         [p, "history", "plot", "--db", partials["history_db"], "--machine",
+          "1", "--out-dir", "d" * 300], "a folder name of 300 bytes", {}),
         # Seeds outside [0, 2^64).
         ("fixtures seed -1",
          [p, "fixtures", "build", "--seed", "-1", "--out", "x.db"],
@@ -248,7 +267,12 @@ def make_partials(work):
         many_text = f.read()
     first_value = json.loads(text)["runs"][0]["values"]
     metric = next(iter(first_value))
+    history = os.path.join(work, "history.sqlite")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import interrupt_test  # pylint: disable=import-outside-toplevel
+    interrupt_test.history_db(history, ["BM_A"], 12)
     return {
+        "history_db": history,
         "many_shards": many_text,
         "shards_1e15": text.replace('"shards":1', '"shards":1e15'),
         "nan": text.replace(f'"{metric}":', f'"{metric}":NaN,"x{metric}":',
