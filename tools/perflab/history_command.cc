@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <set>
 #include <string>
@@ -96,11 +97,11 @@ void AddDetectorFlags(CLI::App* cmd, Common& c) {
       ->check(CLI::IsMember({"real_time", "cpu_time", "instructions"}));
   cmd->add_option("--machine", c.machine,
                   "stored machine id (default: this machine)")
-      ->check(CLI::PositiveNumber);
+      ->check(IntIn(1, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--alpha", c.changes.detector.alpha,
                   WithDefault("false-alarm level of each test",
                               DefaultText(c.changes.detector.alpha)))
-      ->check(Fraction());
+      ->check(OpenFraction());
   cmd->add_option("--threshold", c.changes.threshold_pct,
                   WithDefault("a rise beyond this percent is a regression",
                               DefaultText(c.changes.threshold_pct)))
@@ -373,7 +374,7 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
   changes
       ->add_option("--since", c->changes.since,
                    "exit 1 when the newest N commits hold a regression")
-      ->check(CLI::PositiveNumber);
+      ->check(IntIn(1, 1'000'000));
   changes
       ->add_option(
           "--format", c->format,
