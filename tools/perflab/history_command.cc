@@ -296,6 +296,23 @@ absl::StatusOr<history::RunSummary> RunCommand(const history::RunOptions& r,
   return s;
 }
 
+core::Document RunDocument(const history::RunSummary& s,
+                           const std::string& db) {
+  core::Document doc("Benchmark history: run");
+  doc.Set("db", "database", db);
+  doc.Set("commits", "commits in the range", static_cast<int64_t>(s.commits));
+  doc.Set("measured", "measured now", static_cast<int64_t>(s.measured));
+  doc.Set("skipped", "stored already", static_cast<int64_t>(s.skipped));
+  doc.Set("build_failed", "did not build",
+          static_cast<int64_t>(s.build_failed));
+  doc.Set("no_match", "filter matched nothing",
+          static_cast<int64_t>(s.no_match));
+  doc.Set("failed_outside", "failed outside the commit (tried again)",
+          static_cast<int64_t>(s.failed_outside));
+  doc.Set("samples", "samples stored now", static_cast<int64_t>(s.samples));
+  return doc;
+}
+
 }  // namespace
 
 void AddHistoryCommands(CLI::App& root, Registry& registry) {
@@ -339,27 +356,13 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
                   WithDefault("the history database", DefaultText(*db)));
   run->add_option("--repo", *repo,
                   WithDefault("the git repository", DefaultText(*repo)));
-  registry.Produces(
-      run, [r, range, db, repo]() -> absl::StatusOr<core::Document> {
-        absl::StatusOr<history::RunSummary> s =
-            RunCommand(*r, *range, *db, *repo);
-        if (!s.ok()) return s.status();
-        core::Document doc("Benchmark history: run");
-        doc.Set("db", "database", *db);
-        doc.Set("commits", "commits in the range",
-                static_cast<int64_t>(s->commits));
-        doc.Set("measured", "measured now", static_cast<int64_t>(s->measured));
-        doc.Set("skipped", "stored already", static_cast<int64_t>(s->skipped));
-        doc.Set("build_failed", "did not build",
-                static_cast<int64_t>(s->build_failed));
-        doc.Set("no_match", "filter matched nothing",
-                static_cast<int64_t>(s->no_match));
-        doc.Set("failed_outside", "failed outside the commit (tried again)",
-                static_cast<int64_t>(s->failed_outside));
-        doc.Set("samples", "samples stored now",
-                static_cast<int64_t>(s->samples));
-        return doc;
-      });
+  registry.Produces(run,
+                    [r, range, db, repo]() -> absl::StatusOr<core::Document> {
+                      absl::StatusOr<history::RunSummary> s =
+                          RunCommand(*r, *range, *db, *repo);
+                      if (!s.ok()) return s.status();
+                      return RunDocument(*s, *db);
+                    });
 
   // changes
   CLI::App* changes = group->add_subcommand(
