@@ -170,13 +170,13 @@ absl::Status DrawPlots(const std::string& data, const std::string& stage,
   }
   std::vector<core::FileContent> set;
   for (const std::string& f : files) {
-    std::ifstream in(stage + "/" + f, std::ios::binary);
+    std::ifstream in(absl::StrCat(stage, "/", f), std::ios::binary);
     std::string svg((std::istreambuf_iterator<char>(in)),
                     std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) {
       return absl::InternalError(absl::StrCat("cannot read the plot ", f));
     }
-    set.push_back({out_dir + "/" + f, std::move(svg)});
+    set.push_back({absl::StrCat(out_dir, "/", f), std::move(svg)});
   }
   return core::WriteFilesAtomic(set);
 }
