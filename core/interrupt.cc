@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -30,11 +31,13 @@ struct PathSlot {
 };
 
 constexpr int kSlots = 64;
-constexpr int kGraceTicks = 500;  // x 10 ms: the children's time to exit
+constexpr int kDefaultGraceTicks = 500;  // x 10 ms: the children's time to exit
+constexpr int kMaxGraceTicks = 60'000;
 
 std::array<PathSlot, kSlots> g_paths;
 std::array<std::atomic<pid_t>, kSlots> g_children{};
 std::atomic<bool> g_started{false};
+std::atomic<int> g_grace_ticks{kDefaultGraceTicks};
 
 void SleepTick() {
   timespec t{0, 10'000'000};
@@ -81,7 +84,8 @@ void StopChildren() {
   }
   // Exited (or reaped elsewhere) is asked without reaping, so that the
   // group's id cannot be reused before the SIGKILL below.
-  for (int tick = 0; tick < kGraceTicks; ++tick) {
+  const int grace = g_grace_ticks.load();
+  for (int tick = 0; tick < grace; ++tick) {
     bool running = false;
     for (auto& c : g_children) {
       const pid_t pid = c.load();
@@ -147,6 +151,11 @@ void InstallInterruptCleanup() {
     ::sigaction(SIGTERM, &sa, nullptr);
     std::atexit(WaitForCleanup);
   });
+}
+
+void SetInterruptGrace(std::chrono::milliseconds grace) {
+  const auto ticks = std::clamp<int64_t>(grace.count() / 10, 0, kMaxGraceTicks);
+  g_grace_ticks.store(static_cast<int>(ticks));
 }
 
 bool InterruptCleanupStarted() { return g_started.load(); }

@@ -1,10 +1,11 @@
 // Interrupts leave nothing behind. A command that writes outputs or starts
 // children calls InstallInterruptCleanup() first; from then on SIGINT and
 // SIGTERM (1) send SIGTERM to the process group of every registered child,
-// wait up to 5 s for each to exit, SIGKILL the groups and reap the children,
-// (2) remove every registered temporary path (a file, or a directory with
-// everything in it), then (3) re-raise the signal with its default
-// disposition, so the exit status says which signal ended the process.
+// wait up to a grace period (5 s unless set) for each to exit, SIGKILL the
+// groups and reap the children, (2) remove every registered temporary path (a
+// file, or a directory with everything in it), then (3) re-raise the signal
+// with its default disposition, so the exit status says which signal ended the
+// process.
 //
 // The registry is filled by the code that makes the things: Subprocess
 // registers each child (in its own process group) from spawn to reap, the
@@ -26,6 +27,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -35,6 +37,13 @@ namespace perflab::core {
 
 // Installs the SIGINT and SIGTERM handlers; calling it again does nothing.
 void InstallInterruptCleanup();
+
+// How long the cleanup waits, after SIGTERM, for the registered children to
+// exit before it SIGKILLs their groups (default 5 s, at most 10 min). A
+// command whose child removes what it made on SIGTERM (tools/bench-commits:
+// its git worktrees, after stopping a build) gives it that long, since a
+// SIGKILL mid-removal leaves the worktree registered.
+void SetInterruptGrace(std::chrono::milliseconds grace);
 
 // True once a SIGINT or SIGTERM cleanup has begun.
 bool InterruptCleanupStarted();

@@ -174,6 +174,24 @@ TEST(CalibrationMap, BadEntries) {
       "'warp_us' is not a calibration field");
   bad(R"({"calibration": {"gzip_us": {"family": "db"}}})",
       "needs family, benchmark and metric");
+  // A factor that would turn the cost negative or to nothing (then clamped
+  // at 0 as noise), or a conversion of the wrong kind, is refused.
+  const std::string entry =
+      R"({"calibration": {"gzip_us": {"family": "db", "benchmark": "B",
+        "metric": "cpu_time", "conversion": )";
+  bad(entry + R"({"multiply": -2}}}})",
+      "multiply is -2; accepted: a number in (0, 1e+09]");
+  bad(entry + R"({"multiply": 0}}}})", "multiply is 0;");
+  bad(entry + R"({"multiply": 1e10}}}})", "multiply is 1e+10;");
+  bad(entry + R"({"multiply": "2"}}}})", "multiply is not a number");
+  bad(entry + R"({"minus": 3}}}})",
+      "conversion.minus is not a non-empty string");
+  bad(entry + R"(7}}})", "conversion is not an object");
+  absl::StatusOr<std::vector<FieldSource>> ok =
+      ParseCalibrationMap(entry + R"({"multiply": 0.5, "minus": "A"}}}})");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ((*ok)[0].multiply, 0.5);
+  EXPECT_EQ((*ok)[0].minus, "A");
 }
 
 TEST(ConvertUnit, ByHand) {

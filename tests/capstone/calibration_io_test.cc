@@ -178,6 +178,17 @@ TEST(CalibrationIo, NegativeValue) {
   ExpectBad(WithFirst(absl::StrCat(R"({"value": -0.5, "unit": ")", FirstUnit(),
                                    R"(", "source": ""})")),
             "value -0.5 is out of range");
+  // Every field is a cost, a size, a count or a factor: none may be
+  // negative, and none is clamped to 0 instead of refused.
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    const std::string entry = absl::StrCat(
+        "\"", std::string(f.name), R"(": {"value": -1e-9, "unit": ")",
+        std::string(f.unit), R"(", "source": "s", )",
+        R"("provenance": {"kind": "assumed", "why": "w"}})");
+    ExpectBad(ValidJson(std::string(f.name), entry),
+              absl::StrCat("'", std::string(f.name),
+                           "': value -1e-09 is out of range"));
+  }
 }
 
 TEST(CalibrationIo, CoreCountsAreBounded) {

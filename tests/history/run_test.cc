@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "tests/history/test_support.h"
@@ -95,6 +96,43 @@ TEST(RunHistory, ACommitThatDoesNotBuildIsRecordedAndSkipped) {
   env.measured.clear();
   ASSERT_TRUE(RunInto(db, env, progress).ok());
   EXPECT_TRUE(env.measured.empty());  // the broken one is not retried
+}
+
+TEST(RunHistory, AFailureOutsideTheCommitIsStoredAsSuchAndRetried) {
+  const std::string db = testing::TempDir() + "/h.sqlite";
+  ScriptedEnv env(4);
+  env.outside = {1};
+  std::ostringstream progress;
+  absl::StatusOr<RunSummary> s = RunInto(db, env, progress);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->failed_outside, 1u);
+  EXPECT_EQ(s->build_failed, 0u);
+  EXPECT_EQ(s->measured, 3u);
+  EXPECT_NE(progress.str().find("failed outside the commit"), std::string::npos)
+      << progress.str();
+  // Stored apart from "does not build" (built = 2), with no sample.
+  const std::vector<std::string> rows = Dump(db);
+  const std::string run1 = ScriptedEnv::Sha(1) + "|1|BM_|0|2|";
+  EXPECT_NE(std::find(rows.begin(), rows.end(), run1), rows.end());
+  {
+    Store store = *Store::Open(db, false);
+    const RunKey key{*store.MachineId(env.ThisMachine()), "BM_", false};
+    EXPECT_EQ(*store.OutsideFailures(key), 1);
+    EXPECT_EQ(store.Load(key.machine, "real_time")->commits.size(), 3u);
+  }
+
+  // The next run measures that commit, and only it, and replaces the row.
+  env.outside.clear();
+  env.measured.clear();
+  absl::StatusOr<RunSummary> again = RunInto(db, env, progress);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(env.measured, std::vector<int>{1});
+  EXPECT_EQ(again->measured, 1u);
+  EXPECT_EQ(again->skipped, 3u);
+  ScriptedEnv whole(4);
+  const std::string other = testing::TempDir() + "/whole.sqlite";
+  ASSERT_TRUE(RunInto(other, whole, progress).ok());
+  EXPECT_EQ(Dump(db), Dump(other));
 }
 
 TEST(RunHistory, AFilterMatchingNothingStoresNothing) {

@@ -57,6 +57,11 @@ class ScriptedEnv : public Env {
       m.outcome = Measured::Outcome::kBuildFailed;
       return m;
     }
+    if (outside.contains(i)) {
+      m.outcome = Measured::Outcome::kOutside;
+      m.why = "the worktree could not be made";
+      return m;
+    }
     if (no_match) {
       m.outcome = Measured::Outcome::kNoMatch;
       return m;
@@ -85,6 +90,7 @@ class ScriptedEnv : public Env {
 
   std::function<double(int)> level = [](int) { return 100.0; };
   std::set<int> broken;
+  std::set<int> outside;  // failed outside the commit (worktree, disk)
   int die_at = -1;
   bool no_match = false;
   std::vector<int> measured;

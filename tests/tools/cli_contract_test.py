@@ -73,6 +73,49 @@ def probes(partials):
           "1e308"], "--db-round-trip-ms", {}),
         ("orders-service max-seconds inf",
          [p, "orders-service", "--max-seconds", "inf"], "--max-seconds", {}),
+        # CLI11's messages in perflab's form: the option, what was given,
+        # what is accepted.
+        ("option before its subcommand",
+         [p, "--format", "json", "sim", "mmc"],
+         "'--format json' given before the subcommand; accepted: perflab sim "
+         "mmc --format json", {}),
+        ("one positional too many", [p, "compare", "a", "b", "c", "d"],
+         "unexpected arguments 'c d'; accepted: BASE CONTENDER", {}),
+        ("positional missing", [p, "history", "run"],
+         "REV_RANGE: not given; accepted: commits to measure", {}),
+        ("value missing", [p, "sweep", "mmc", "--set"],
+         "--set: no value given; accepted: key=", {}),
+        ("machine -1", [p, "history", "changes", "--machine", "-1"],
+         "--machine: got '-1'; accepted: an integer in [1, ", {}),
+        ("machine 309 digits",
+         [p, "history", "changes", "--machine", "9" * 309],
+         "--machine: got '999", {}),
+        ("alpha 0 (the detector's range)",
+         [p, "history", "changes", "--alpha", "0"],
+         "--alpha: got '0'; accepted: a number in (0, 1)", {}),
+        ("compare alpha 0", [p, "compare", "a", "b", "--alpha", "0"],
+         "accepted: a number in (0, 1)", {}),
+        ("orders-service scale 20", [p, "orders-service", "--scale", "20"],
+         "--scale: got '20'; accepted: a number in [0.001, 10]", {}),
+        # history run: every option checked before git runs or the database
+        # is made (a bad one used to leave an empty database and exit 1).
+        ("history run filter (",
+         [p, "history", "run", "HEAD", "--filter", "(", "--db", "h.sqlite",
+          "--repo", SOURCE], "--filter '(': not a regular expression", {}),
+        ("history run targets",
+         [p, "history", "run", "HEAD", "--filter", ".", "--targets",
+          "bench_x;y", "--db", "h.sqlite", "--repo", SOURCE],
+         "--targets 'bench_x;y'", {}),
+        ("history run reps 0",
+         [p, "history", "run", "HEAD", "--filter", ".", "--reps", "0", "--db",
+          "h.sqlite", "--repo", SOURCE], "--reps: got '0'", {}),
+        ("history run min-time 1e9",
+         [p, "history", "run", "HEAD", "--filter", ".", "--min-time", "1e9",
+          "--db", "h.sqlite", "--repo", SOURCE], "--min-time: got '1e9'", {}),
+        # An output folder name beyond NAME_MAX: one line, not a traceback.
+        ("history plot out-dir of 300 bytes",
+         [p, "history", "plot", "--db", partials["history_db"], "--machine",
+          "1", "--out-dir", "d" * 300], "a folder name of 300 bytes", {}),
         # Seeds outside [0, 2^64).
         ("fixtures seed -1",
          [p, "fixtures", "build", "--seed", "-1", "--out", "x.db"],
@@ -248,7 +291,12 @@ def make_partials(work):
         many_text = f.read()
     first_value = json.loads(text)["runs"][0]["values"]
     metric = next(iter(first_value))
+    history = os.path.join(work, "history.sqlite")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import interrupt_test  # pylint: disable=import-outside-toplevel
+    interrupt_test.history_db(history, ["BM_A"], 12)
     return {
+        "history_db": history,
         "many_shards": many_text,
         "shards_1e15": text.replace('"shards":1', '"shards":1e15'),
         "nan": text.replace(f'"{metric}":', f'"{metric}":NaN,"x{metric}":',
@@ -261,6 +309,33 @@ def make_partials(work):
         "unknown_word": text.replace(f'"{metric}":', '"bogus":1,'
                                      f'"{metric}":', 1),
     }
+
+
+# Phrases of CLI11's own messages, which perflab rewrites into its one line.
+CLI11_WORDS = ("The following arguments were not expected", "required but received",
+               "not in range", "Could not convert", " required TEXT missing",
+               "is required\n")
+
+
+def help_states_range(argv, err):
+    """A check's range ("--x: got 'v'; accepted: RANGE") is the one --help
+    shows beside the option: one definition."""
+    if argv[0] != PERFLAB or ": got '" not in err or "; accepted: " not in err:
+        return []
+    option = err.split(": got '")[0].rsplit(": ", 1)[-1]
+    accepted = err.rstrip("\n").split("; accepted: ", 1)[1]
+    if not option.startswith("--"):
+        return []
+    command = [a for a in argv[1:3] if not a.startswith("-")]
+    shown = subprocess.run([PERFLAB, *command, "--help"], capture_output=True,
+                           text=True, check=False).stdout
+    line = [x for x in shown.splitlines() if x.strip().startswith(option + " ")]
+    after = line[0].strip()[len(option):].lstrip() if line else ""
+    if ":" not in after.split(" ")[0]:
+        return []  # no range check on the flag: one made after parsing
+    if accepted not in line[0]:
+        return [f"{option}: --help shows {line[0].strip()!r}, the check accepts {accepted!r}"]
+    return []
 
 
 def check(name, argv, mentions, files, outside):
@@ -291,6 +366,10 @@ def check(name, argv, mentions, files, outside):
             failures.append(f"stderr is {len(err)} bytes, want a short line")
         if mentions not in err:
             failures.append(f"stderr lacks {mentions!r}: {err[:300]!r}")
+        for raw in CLI11_WORDS:
+            if raw in err:
+                failures.append(f"CLI11's own words {raw!r} reach the user: {err[:300]!r}")
+        failures += help_states_range(argv, err)
         after = snapshot(work)
         if after != before:
             changed = sorted(set(after.items()) ^ set(before.items()))

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """interrupt_test.py PERFLAB SOURCE_DIR [CASE...]: SIGINT and SIGTERM to
 `perflab calibrate`, `perflab sweep --out`, `perflab capstone` (the composed
-table and --real) and the report (`tools/lab report` execs report.py: the
-same process) leave nothing behind: the command ends by that signal, no
+table and --real), the report (`tools/lab report` execs report.py: the
+same process), `fixtures build`, the dataset generation of
+`orders-service`, `history run` (a fake repository whose build waits for the
+signal; no git worktree may stay registered) and `history plot` leave
+nothing behind: the command ends by that signal, no
 process of any child's group still runs, its private TMPDIR is empty, and the
 previous output is byte-identical. A fixed seed picks each case's signal and
 moment; every moment is an event the test sees (the k-th line of progress on
@@ -359,6 +362,182 @@ def case_report(c, rng):
     c.check(run, sig, run.interrupt(sig), before, f"report (at perflab child {k})")
 
 
+def signals_and_moments(moments):
+    """Every moment under both signals: (signal, moment) pairs."""
+    return [(sig, m) for m in moments for sig in (signal.SIGINT, signal.SIGTERM)]
+
+
+def tmp_names(folder):
+    return [n for n in os.listdir(folder) if ".tmp." in n]
+
+
+def case_fixtures_build(c, rng):
+    del rng  # both signals, at the one moment that shows the temporary file
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        # A file that is no dataset is refused as an output: the previous
+        # state is "no dataset", and so it must stay.
+        data = os.path.join(c.out, "orders.sqlite")
+        before = snapshot(c.out)
+        argv = [c.perflab, "fixtures", "build", "--scale", "2", "--out", data]
+        run = Run(argv, c.env, c.dir)
+        run.until(lambda r: tmp_names(c.out), "the dataset's temporary file")
+        c.check(run, sig, run.interrupt(sig), before, "fixtures build (temp file made)",
+                children=False)
+
+
+def case_orders_dataset(c, rng):
+    del rng
+    for sig, moment in signals_and_moments(["announced", "temp file"]):
+        data = os.path.join(c.out, "orders.sqlite")  # missing: it is generated
+        before = snapshot(c.out)
+        argv = [c.perflab, "orders-service", "--dataset", data, "--scale", "2",
+                "--max-seconds", "600", "--port", "0"]
+        run = Run(argv, c.env, c.dir)
+        if moment == "announced":
+            run.until(lambda r: any("generating the dataset" in x for x in r.lines),
+                      "the generating line")
+        else:
+            run.until(lambda r: tmp_names(c.out), "the dataset's temporary file")
+        c.check(run, sig, run.interrupt(sig), before,
+                f"orders-service dataset ({moment})", children=False)
+
+
+HISTORY_CMAKE = """cmake_minimum_required(VERSION 3.16)
+project(slow NONE)
+# The build of bench_slow marks that it runs, then waits for the signal.
+add_custom_target(bench_slow COMMAND touch {marker} COMMAND sleep 1000)
+"""
+
+HISTORY_PRESETS = """{"version": 3, "configurePresets": [{"name": "release",
+  "generator": "Ninja", "binaryDir": "${sourceDir}/build/release"}]}
+"""
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def history_repo(c):
+    """A one-commit repository whose benchmark target builds for ever."""
+    repo = os.path.join(c.dir, "repo")
+    os.makedirs(repo)
+    marker = os.path.join(c.dir, "building")
+    with open(os.path.join(repo, "CMakeLists.txt"), "w") as f:
+        f.write(HISTORY_CMAKE.format(marker=marker))
+    with open(os.path.join(repo, "CMakePresets.json"), "w") as f:
+        f.write(HISTORY_PRESETS)
+    git(repo, "init", "-q", ".")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=test", "commit", "-q",
+        "-m", "slow")
+    return repo, marker
+
+
+def worktrees(repo):
+    return [line for line in git(repo, "worktree", "list", "--porcelain").splitlines()
+            if line.startswith("worktree ")]
+
+
+def case_history_run(c, rng):
+    del rng
+    if not shutil.which("git") or not shutil.which("ninja"):
+        print("skip: history-run (no git or ninja)")
+        return
+    repo, marker = history_repo(c)
+    db = os.path.join(c.out, "history.sqlite")  # made by the run: gone after
+    for sig, moment in signals_and_moments(["progress", "worktree", "build"]):
+        if os.path.exists(marker):
+            os.remove(marker)
+        before = snapshot(c.out)
+        argv = [c.perflab, "history", "run", "HEAD", "--filter", ".", "--targets",
+                "bench_slow", "--db", db, "--repo", repo]
+        run = Run(argv, c.env, c.dir)
+        if moment == "progress":
+            run.until(lambda r: any(x.startswith("history: commit 1 of 1") for x in r.lines),
+                      "the first progress line")
+        elif moment == "worktree":
+            run.until(lambda r: any("worktree and build" in x for x in r.lines),
+                      "bench-commits' worktree line")
+        else:
+            run.until(lambda r: os.path.exists(marker) and any(
+                a[:1] == ["sleep"] for a in r.seen.values()), "the build's child")
+        rc = run.interrupt(sig)
+        left = worktrees(repo)
+        if len(left) != 1:
+            fail(f"history run ({moment}): worktrees still registered after "
+                 f"{sig.name}: {left}")
+        c.check(run, sig, rc, before, f"history run ({moment}): one worktree (the "
+                "repository's own) and", children=moment != "progress")
+
+
+def history_db(path, benchmarks, commits):
+    """A history database as `perflab history run` makes it (schema 1)."""
+    import sqlite3
+    db = sqlite3.connect(path)
+    db.executescript("""
+CREATE TABLE machines (id INTEGER PRIMARY KEY, cpu TEXT NOT NULL, cores INTEGER NOT NULL,
+  kernel TEXT NOT NULL, governor TEXT NOT NULL, UNIQUE (cpu, cores, kernel, governor));
+CREATE TABLE commits (sha TEXT PRIMARY KEY, parent TEXT NOT NULL, time INTEGER NOT NULL,
+  subject TEXT NOT NULL);
+CREATE TABLE runs (id INTEGER PRIMARY KEY, sha TEXT NOT NULL REFERENCES commits (sha),
+  machine INTEGER NOT NULL REFERENCES machines (id), filter TEXT NOT NULL,
+  instructions INTEGER NOT NULL, built INTEGER NOT NULL,
+  UNIQUE (sha, machine, filter, instructions));
+CREATE TABLE samples (run INTEGER NOT NULL REFERENCES runs (id), benchmark TEXT NOT NULL,
+  repetition INTEGER NOT NULL, real_time REAL NOT NULL, cpu_time REAL NOT NULL,
+  unit TEXT NOT NULL, instructions REAL, counters TEXT NOT NULL,
+  PRIMARY KEY (run, benchmark, repetition));
+PRAGMA application_id = 1885760616; PRAGMA user_version = 1;""")
+    db.execute("INSERT INTO machines VALUES (1, 'cpu', 2, 'kernel', 'none')")
+    for i in range(commits):
+        sha = f"{i:040x}"
+        db.execute("INSERT INTO commits VALUES (?, ?, ?, ?)", (sha, f"{i - 1:040x}", i,
+                                                               f"commit {i}"))
+        db.execute("INSERT INTO runs VALUES (?, ?, 1, '.', 0, 1)", (i + 1, sha))
+        for b in benchmarks:
+            for rep in range(5):
+                t = 100.0 * (3 if i >= commits // 2 else 1) + rep
+                db.execute("INSERT INTO samples VALUES (?, ?, ?, ?, ?, 'ns', NULL, '{}')",
+                           (i + 1, b, rep, t, t))
+    db.commit()
+    db.close()
+
+
+def case_history_plot(c, rng):
+    del rng
+    db = os.path.join(c.dir, "history.sqlite")
+    benches = ["BM_A", "BM_B", "BM_C"]
+    history_db(db, benches, 12)
+    plots = os.path.join(c.out, "plots")
+    os.makedirs(plots)
+    for b in benches:
+        with open(os.path.join(plots, f"{b}.svg"), "w") as f:
+            f.write(f"the previous plot of {b}\n")
+    for sig, moment in signals_and_moments(["stage", "plotter", "first plot"]):
+        before = snapshot(c.out)
+        argv = [c.perflab, "history", "plot", "--db", db, "--machine", "1", "--out-dir",
+                plots]
+        run = Run(argv, c.env, c.dir)
+        if moment == "stage":
+            run.until(lambda r: any(n.startswith(".history-plot.")
+                                    for n in os.listdir(plots)), "the staging folder")
+        elif moment == "plotter":
+            run.until(lambda r: any("history.py" in " ".join(a) for a in r.seen.values()),
+                      "tools/plots/history.py running")
+        else:
+            def drawn(_):
+                try:
+                    return any(n.endswith(".svg") for d in os.listdir(plots)
+                               if d.startswith(".history-plot.")
+                               for n in os.listdir(os.path.join(plots, d)))
+                except FileNotFoundError:  # the run ended meanwhile
+                    return False
+            run.until(drawn, "the first plot drawn")
+        c.check(run, sig, run.interrupt(sig), before, f"history plot ({moment})",
+                children=moment != "stage")
+
+
 CASES = {
     "calibrate": case_calibrate,
     "calibrate-sigkill": case_calibrate_sigkill,
@@ -366,6 +545,10 @@ CASES = {
     "capstone": case_capstone,
     "capstone-real": case_capstone_real,
     "report": case_report,
+    "fixtures-build": case_fixtures_build,
+    "orders-dataset": case_orders_dataset,
+    "history-run": case_history_run,
+    "history-plot": case_history_plot,
 }
 
 

@@ -3,6 +3,7 @@
 #include <unistd.h>  // access, gethostname
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -171,6 +172,50 @@ std::string DefaultBenchDir() {
   return absl::StrCat(PERFLAB_BINARY_DIR, "/bench");
 }
 
+namespace {
+
+// A factor beyond this is a unit mistake, not a conversion.
+constexpr double kMaxMultiply = 1e9;
+
+// A field's "conversion": what to subtract (a benchmark's name), a factor
+// and why. A negative or zero factor would turn a cost into nothing (the
+// result is clamped at 0 as noise), so it is refused, as is any value of
+// the wrong kind, rather than ignored.
+absl::Status ReadConversion(const rapidjson::Value& e, FieldSource& s) {
+  auto conv = e.FindMember("conversion");
+  if (conv == e.MemberEnd()) return absl::OkStatus();
+  const std::string where =
+      absl::StrCat("benchmark map: field '", s.field, "': conversion");
+  if (!conv->value.IsObject()) {
+    return Bad(absl::StrCat(where, " is not an object; accepted: {\"minus\": ",
+                            "NAME, \"multiply\": FACTOR, \"why\": TEXT}"));
+  }
+  const rapidjson::Value& c = conv->value;
+  for (const char* key : {"minus", "why"}) {
+    if (auto m = c.FindMember(key); m != c.MemberEnd()) {
+      if (!m->value.IsString() || m->value.GetStringLength() == 0) {
+        return Bad(absl::StrCat(where, ".", key,
+                                " is not a non-empty string; accepted: text"));
+      }
+      (key[0] == 'm' ? s.minus : s.why) = m->value.GetString();
+    }
+  }
+  if (auto m = c.FindMember("multiply"); m != c.MemberEnd()) {
+    const double v = m->value.IsNumber() ? m->value.GetDouble() : -1;
+    if (!m->value.IsNumber() || !std::isfinite(v) || v <= 0 ||
+        v > kMaxMultiply) {
+      return Bad(absl::StrCat(
+          where, ".multiply is ",
+          m->value.IsNumber() ? absl::StrCat(v) : std::string("not a number"),
+          "; accepted: a number in (0, ", kMaxMultiply, "]"));
+    }
+    s.multiply = v;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
     std::string_view json) {
   rapidjson::Document doc;
@@ -222,22 +267,7 @@ absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
       return Bad(absl::StrCat("benchmark map: field '", s.field,
                               "' needs family, benchmark and metric"));
     }
-    auto conv = e.FindMember("conversion");
-    if (conv != e.MemberEnd() && conv->value.IsObject()) {
-      const rapidjson::Value& c = conv->value;
-      if (auto m = c.FindMember("minus");
-          m != c.MemberEnd() && m->value.IsString()) {
-        s.minus = m->value.GetString();
-      }
-      if (auto m = c.FindMember("multiply");
-          m != c.MemberEnd() && m->value.IsNumber()) {
-        s.multiply = m->value.GetDouble();
-      }
-      if (auto m = c.FindMember("why");
-          m != c.MemberEnd() && m->value.IsString()) {
-        s.why = m->value.GetString();
-      }
-    }
+    if (absl::Status c = ReadConversion(e, s); !c.ok()) return c;
     out.push_back(std::move(s));
   }
   return out;

@@ -126,6 +126,12 @@ class GitEnv : public Env {
       m.outcome = Measured::Outcome::kBuildFailed;
     } else if (st->code == 5) {
       m.outcome = Measured::Outcome::kNoMatch;
+    } else if (st->code == 3 || st->signal != 0 || st->code == 130 ||
+               st->code == 143) {
+      // Exit 3 is a failure outside the build (the worktree, a run); a
+      // signal or 130/143 says it was stopped. Neither blames the commit.
+      m.outcome = Measured::Outcome::kOutside;
+      m.why = absl::StrCat("tools/bench-commits --one ", st->ToString());
     } else {
       return absl::InternalError(absl::StrCat("tools/bench-commits --one ",
                                               commit.sha.substr(0, 12), ": ",
@@ -267,6 +273,15 @@ absl::StatusOr<RunSummary> RunHistory(Store& store, Env& env,
     absl::StatusOr<Measured> m = env.Measure(c, options);
     if (!m.ok()) return m.status();
     ++worked;
+    if (m->outcome == Measured::Outcome::kOutside) {
+      if (absl::Status st = store.AddOutsideFailure(c, key); !st.ok()) {
+        return st;
+      }
+      ++sum.failed_outside;
+      progress << head << ": failed outside the commit (" << m->why
+               << "), recorded; the next run tries it again\n";
+      continue;
+    }
     if (m->outcome == Measured::Outcome::kNoMatch) {
       ++sum.no_match;
       progress << head << ": the filter matches no benchmark, not stored\n";

@@ -30,8 +30,17 @@ struct RunOptions {
 
 // What one commit's measurement gave.
 struct Measured {
-  enum class Outcome { kOk, kBuildFailed, kNoMatch } outcome = Outcome::kOk;
+  // kOutside: the measurement failed for a reason that says nothing about
+  // the commit (its worktree could not be made, the disk filled, the
+  // measuring process was stopped).
+  enum class Outcome {
+    kOk,
+    kBuildFailed,
+    kNoMatch,
+    kOutside
+  } outcome = Outcome::kOk;
   std::string json;  // Google Benchmark JSON (kOk)
+  std::string why;   // kOutside: what failed
 };
 
 class Env {
@@ -41,7 +50,8 @@ class Env {
   // cannot resolve it or it holds no commit.
   virtual absl::StatusOr<std::vector<Commit>> ListCommits(
       absl::string_view range) = 0;
-  // Builds `commit` and runs its benchmarks. An error stops the run.
+  // Builds `commit` and runs its benchmarks. An error stops the run; a
+  // failure outside the commit is a kOutside result, stored as such.
   virtual absl::StatusOr<Measured> Measure(const Commit& commit,
                                            const RunOptions& options) = 0;
   virtual Machine ThisMachine() = 0;
@@ -51,6 +61,7 @@ class Env {
 struct RunSummary {
   size_t commits = 0;  // in the range after --every
   size_t measured = 0, skipped = 0, build_failed = 0, no_match = 0;
+  size_t failed_outside = 0;  // stored as such; the next run retries them
   size_t samples = 0;
 };
 

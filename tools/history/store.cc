@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 
 namespace perflab::history {
 namespace {
@@ -97,7 +98,12 @@ absl::StatusOr<Store> Store::Open(const std::string& path, bool writable) {
     return Bad(path, "not a regular file");
   }
   if (!exists) {
+    // Created and registered as one step: an interrupt between the two
+    // would leave an empty database behind.
+    core::ScopedInterruptBlock block;
     if (absl::Status s = Create(path); !s.ok()) return s;
+    core::RegisterTempPath(path);
+    core::RegisterTempPath(path + "-journal");
   }
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_NOMUTEX |
@@ -145,7 +151,7 @@ absl::StatusOr<Store> Store::Open(const std::string& path, bool writable) {
       return Bad(path, s.message());
     }
   }
-  return Store(std::move(db), path);
+  return Store(std::move(db), path, !exists);
 }
 
 absl::StatusOr<int64_t> Store::MachineId(const Machine& m) {
@@ -199,7 +205,8 @@ absl::StatusOr<std::vector<std::string>> Store::Machines() {
 absl::StatusOr<bool> Store::HasRun(absl::string_view sha, const RunKey& key) {
   auto st = lab::Prepare(db_.get(),
                          "SELECT 1 FROM runs WHERE sha = ?1 AND machine = ?2 "
-                         "AND filter = ?3 AND instructions = ?4");
+                         "AND filter = ?3 AND instructions = ?4 AND built "
+                         "IN (0, 1)");
   if (!st.ok()) return Error("runs");
   sqlite3_bind_text(st->get(), 1, sha.data(), static_cast<int>(sha.size()),
                     SQLITE_TRANSIENT);
@@ -212,6 +219,34 @@ absl::StatusOr<bool> Store::HasRun(absl::string_view sha, const RunKey& key) {
 }
 
 absl::Status Store::AddRun(const Commit& commit, const RunKey& key, bool built,
+                           const std::vector<Sample>& samples) {
+  return Insert(commit, key, built ? 1 : 0, samples);
+}
+
+absl::Status Store::AddOutsideFailure(const Commit& commit, const RunKey& key) {
+  return Insert(commit, key, 2, {});
+}
+
+absl::StatusOr<int64_t> Store::OutsideFailures(const RunKey& key) {
+  auto st = lab::Prepare(db_.get(),
+                         "SELECT COUNT(*) FROM runs WHERE machine = ?1 AND "
+                         "filter = ?2 AND instructions = ?3 AND built = 2");
+  if (!st.ok()) return Error("runs");
+  sqlite3_bind_int64(st->get(), 1, key.machine);
+  sqlite3_bind_text(st->get(), 2, key.filter.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(st->get(), 3, key.instructions ? 1 : 0);
+  if (sqlite3_step(st->get()) != SQLITE_ROW) return Error("runs");
+  return sqlite3_column_int64(st->get(), 0);
+}
+
+void Store::Stored() {
+  if (!fresh_) return;
+  core::ForgetTempPath(path_);
+  core::ForgetTempPath(path_ + "-journal");
+  fresh_ = false;
+}
+
+absl::Status Store::Insert(const Commit& commit, const RunKey& key, int built,
                            const std::vector<Sample>& samples) {
   if (lab::Exec(db_.get(), "BEGIN IMMEDIATE").ok() == false) {
     return Error("begin");
@@ -227,6 +262,17 @@ absl::Status Store::AddRun(const Commit& commit, const RunKey& key, bool built,
     sqlite3_bind_text(c->get(), 4, commit.subject.c_str(), -1,
                       SQLITE_TRANSIENT);
     if (sqlite3_step(c->get()) != SQLITE_DONE) return Error("add commit");
+    // A failure outside the commit waits for this run to replace it.
+    auto d = lab::Prepare(db_.get(),
+                          "DELETE FROM runs WHERE sha = ?1 AND machine = ?2 "
+                          "AND filter = ?3 AND instructions = ?4 AND built = "
+                          "2");
+    if (!d.ok()) return Error("runs");
+    sqlite3_bind_text(d->get(), 1, commit.sha.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(d->get(), 2, key.machine);
+    sqlite3_bind_text(d->get(), 3, key.filter.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(d->get(), 4, key.instructions ? 1 : 0);
+    if (sqlite3_step(d->get()) != SQLITE_DONE) return Error("replace run");
     auto r = lab::Prepare(db_.get(),
                           "INSERT INTO runs (sha, machine, filter, "
                           "instructions, built) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -235,7 +281,7 @@ absl::Status Store::AddRun(const Commit& commit, const RunKey& key, bool built,
     sqlite3_bind_int64(r->get(), 2, key.machine);
     sqlite3_bind_text(r->get(), 3, key.filter.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(r->get(), 4, key.instructions ? 1 : 0);
-    sqlite3_bind_int(r->get(), 5, built ? 1 : 0);
+    sqlite3_bind_int(r->get(), 5, built);
     if (sqlite3_step(r->get()) != SQLITE_DONE) return Error("add run");
     const int64_t run = sqlite3_last_insert_rowid(db_.get());
     auto p = lab::Prepare(db_.get(),
@@ -261,7 +307,11 @@ absl::Status Store::AddRun(const Commit& commit, const RunKey& key, bool built,
     }
     return lab::Exec(db_.get(), "COMMIT");
   }();
-  if (!s.ok()) (void)lab::Exec(db_.get(), "ROLLBACK");
+  if (!s.ok()) {
+    (void)lab::Exec(db_.get(), "ROLLBACK");
+    return s;
+  }
+  Stored();
   return s;
 }
 

@@ -77,23 +77,45 @@ class Store {
   // "id: cpu, N cores, kernel, governor" for every stored machine.
   absl::StatusOr<std::vector<std::string>> Machines();
 
-  // Whether this commit was already run (built or not) under `key`.
+  // Whether this commit was already run (built or not) under `key`. A run
+  // that failed for a reason outside the commit does not count: the next
+  // run tries that commit again.
   absl::StatusOr<bool> HasRun(absl::string_view sha, const RunKey& key);
   // Stores the commit, the run and its samples in one transaction: all or
-  // nothing. built = false records a commit that did not build.
+  // nothing. built = false records a commit that did not build. Replaces a
+  // failure outside the commit stored for the same key.
   absl::Status AddRun(const Commit& commit, const RunKey& key, bool built,
                       const std::vector<Sample>& samples);
+  // Records that measuring the commit failed for a reason outside it (its
+  // worktree could not be made, the disk filled, the measuring process was
+  // stopped): kept apart from "does not build", never loaded as a series,
+  // and replaced when a later run measures the commit.
+  absl::Status AddOutsideFailure(const Commit& commit, const RunKey& key);
+  // How many runs of `key` failed outside their commit and wait for a retry.
+  absl::StatusOr<int64_t> OutsideFailures(const RunKey& key);
+
+  // True while this Store created its file and has stored no run in it: an
+  // interrupt then removes the file (it is registered with the interrupt
+  // cleanup until the first run is stored), and a caller that ends with
+  // nothing stored may remove it too.
+  bool fresh() const { return fresh_; }
 
   // The series of `metric` (real_time, cpu_time or instructions) measured on
   // `machine`, commits ordered by committer date, then by when they were run.
   absl::StatusOr<History> Load(int64_t machine, absl::string_view metric);
 
  private:
-  Store(lab::Database db, std::string path)
-      : db_(std::move(db)), path_(std::move(path)) {}
+  Store(lab::Database db, std::string path, bool fresh)
+      : db_(std::move(db)), path_(std::move(path)), fresh_(fresh) {}
   absl::Status Error(absl::string_view what) const;
+  // One transaction: the commit row, then a run row with `built` (0 did not
+  // build, 1 built, 2 failed outside the commit) and its samples.
+  absl::Status Insert(const Commit& commit, const RunKey& key, int built,
+                      const std::vector<Sample>& samples);
+  void Stored();  // the first run is in: the file is no longer temporary
   lab::Database db_;
   std::string path_;
+  bool fresh_ = false;
 };
 
 }  // namespace perflab::history

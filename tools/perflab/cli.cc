@@ -16,17 +16,27 @@
 namespace perflab::cli {
 namespace {
 
+// The value as given, cut to a readable length: a bound of 309 digits is
+// named, not echoed whole.
+std::string Given(const std::string& text) {
+  constexpr size_t kShown = 40;
+  if (text.size() <= kShown) return absl::StrCat("got '", text, "'");
+  return absl::StrCat("got '", text.substr(0, kShown), "...' (", text.size(),
+                      " characters)");
+}
+
 CLI::Validator NumberIn(const std::string& what,
                         const std::function<bool(double)>& ok) {
   return CLI::Validator(
       [what, ok](std::string& text) -> std::string {
         double v = 0;
         if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || !ok(v)) {
-          return absl::StrCat("got '", text, "'; accepted: ", what);
+          return absl::StrCat(Given(text), "; accepted: ", what);
         }
         return "";
       },
-      "NUMBER");
+      // --help prints the range the check holds, from the same text.
+      what);
 }
 
 // The deepest subcommand the user reached, for "what is accepted here" lists.
@@ -85,6 +95,117 @@ std::string UnknownOption(const CLI::App* where) {
                       "'; accepted: ", absl::StrJoin(names, ", "));
 }
 
+std::string IntRange(int64_t min, int64_t max) {
+  return absl::StrCat("an integer in [", min, ", ", max, "]");
+}
+
+constexpr char kSeedRange[] = "an integer in [0, 18446744073709551615]";
+
+// The option named `name` (a flag's long name or a positional's) of `where`.
+const CLI::Option* FindOption(const CLI::App* where, const std::string& name) {
+  return where->get_option_no_throw(name);
+}
+
+// What an option accepts, for a message: its check's range when it has
+// one, else its help text.
+std::string AcceptedBy(const CLI::Option* opt) {
+  std::string type = opt->get_type_name();
+  const size_t colon = type.find(':');
+  if (colon != std::string::npos) return type.substr(colon + 1);
+  return opt->get_description();
+}
+
+// A flag given twice reads "--x: At Most 1 required but received 2", one
+// without its value "--x: 1 required TEXT missing".
+std::string MismatchLine(const CLI::App* where, const std::string& msg) {
+  const size_t at = msg.find(": At Most 1 required but received ");
+  if (at != std::string::npos) {
+    return absl::StrCat(msg.substr(0, at), " given ",
+                        msg.substr(msg.rfind(' ') + 1),
+                        " times; accepted: once");
+  }
+  const std::string name = msg.substr(0, msg.find(':'));
+  if (const CLI::Option* opt = FindOption(where, name);
+      opt != nullptr && absl::StrContains(msg, " missing")) {
+    return absl::StrCat(name, ": no value given; accepted: ", AcceptedBy(opt));
+  }
+  return absl::StrCat(msg, "; accepted: see ", CommandPath(where), " --help");
+}
+
+// Arguments CLI11 could not place: an option given before the subcommand
+// it belongs to, an option no command has, or one positional too many.
+std::string ExtrasLine(const CLI::App& app, const CLI::App* where) {
+  const std::vector<std::string> extra = app.remaining(true);
+  if (extra.empty()) return "";
+  const std::string given = absl::StrJoin(extra, " ");
+  if (absl::StartsWith(extra[0], "-")) {
+    const std::string name = extra[0].substr(0, extra[0].find('='));
+    if (FindOption(where, name) != nullptr && where != &app) {
+      return absl::StrCat("'", given, "' given before the subcommand; ",
+                          "accepted: ", CommandPath(where), " ", given);
+    }
+    return UnknownOption(where).empty()
+               ? absl::StrCat("unknown option '", extra[0], "'; accepted: see ",
+                              CommandPath(where), " --help")
+               : UnknownOption(where);
+  }
+  std::vector<std::string> positionals;
+  for (const CLI::Option* opt : where->get_options()) {
+    if (opt->get_positional()) positionals.push_back(opt->get_name());
+  }
+  return absl::StrCat(
+      "unexpected argument", extra.size() > 1 ? "s '" : " '", given,
+      "'; accepted: ",
+      positionals.empty()
+          ? std::string("options only")
+          : absl::StrCat(absl::StrJoin(positionals, " "), " and options"),
+      " (see ", CommandPath(where), " --help)");
+}
+
+// CLI11's message for `e` in perflab's form: the option, what was given and
+// what is accepted, on one line.
+std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e) {
+  const CLI::App* where = Deepest(&app);
+  std::string msg = e.what();
+  const bool required = dynamic_cast<const CLI::RequiredError*>(&e) != nullptr;
+  const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+  // A missing or unknown subcommand: say which ones exist at that level.
+  if (!where->get_subcommands({}).empty() && (required || extras)) {
+    std::vector<std::string> rest = where->remaining();
+    msg = rest.empty() ? "missing subcommand"
+                       : absl::StrCat("unknown subcommand '", rest[0], "'");
+    absl::StrAppend(&msg, "; accepted: ", SubcommandNames(where));
+  } else if (extras) {
+    if (std::string line = ExtrasLine(app, where); !line.empty()) msg = line;
+  } else if (required) {
+    const size_t at = msg.find(" is required");
+    const CLI::Option* opt = at == std::string::npos
+                                 ? nullptr
+                                 : FindOption(where, msg.substr(0, at));
+    if (std::string unknown = UnknownOption(where); !unknown.empty()) {
+      msg = unknown;
+    } else if (opt != nullptr) {
+      msg = absl::StrCat(opt->get_name(),
+                         ": not given; accepted: ", AcceptedBy(opt));
+    }
+  }
+  // CLI11 names the two flags but not the way out of the clash.
+  if (dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr) {
+    absl::StrAppend(&msg, "; accepted: one of the two, not both");
+  }
+  if (dynamic_cast<const CLI::RequiresError*>(&e) != nullptr) {
+    absl::StrAppend(&msg,
+                    "; accepted: with the flag it needs, or without both");
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    msg = MismatchLine(where, msg);
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+    absl::StrAppend(&msg, "; accepted: see ", CommandPath(where), " --help");
+  }
+  return absl::StrCat(CommandPath(where), ": ", msg);
+}
+
 bool ParseInt(const std::string& text, int64_t* v) {
   // Decimal digits with an optional '-': no spaces, '+' or hex, which
   // SimpleAtoi would otherwise take.
@@ -131,6 +252,10 @@ CLI::Validator Fraction() {
   return NumberIn("a number in [0, 1)",
                   [](double v) { return v >= 0 && v < 1; });
 }
+CLI::Validator OpenFraction() {
+  return NumberIn("a number in (0, 1)",
+                  [](double v) { return v > 0 && v < 1; });
+}
 CLI::Validator Probability() {
   return NumberIn("a number in [0, 1]",
                   [](double v) { return v >= 0 && v <= 1; });
@@ -174,12 +299,11 @@ CLI::Validator IntIn(int64_t min, int64_t max) {
       [min, max](std::string& text) -> std::string {
         int64_t v = 0;
         if (!ParseInt(text, &v) || v < min || v > max) {
-          return absl::StrCat("got '", text, "'; accepted: an integer in [",
-                              min, ", ", max, "]");
+          return absl::StrCat(Given(text), "; accepted: ", IntRange(min, max));
         }
         return "";
       },
-      "INT");
+      IntRange(min, max));
 }
 
 CLI::Validator Seed() {
@@ -190,13 +314,11 @@ CLI::Validator Seed() {
             !std::all_of(text.begin(), text.end(),
                          [](char c) { return absl::ascii_isdigit(c); }) ||
             !absl::SimpleAtoi(text, &v)) {
-          return absl::StrCat(
-              "got '", text,
-              "'; accepted: an integer in [0, 18446744073709551615]");
+          return absl::StrCat(Given(text), "; accepted: ", kSeedRange);
         }
         return "";
       },
-      "SEED");
+      kSeedRange);
 }
 
 std::string OneLine(absl::string_view message, size_t max_bytes) {
@@ -284,46 +406,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     out << app.help("", CLI::AppFormatMode::All);
     return 0;
   } catch (const CLI::ParseError& e) {
-    const CLI::App* where = Deepest(&app);
-    std::string msg = e.what();
-    // A missing or unknown subcommand: say which ones exist at that level.
-    if (!where->get_subcommands({}).empty() &&
-        (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr ||
-         dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)) {
-      std::vector<std::string> rest = where->remaining();
-      msg = rest.empty() ? "missing subcommand"
-                         : absl::StrCat("unknown subcommand '", rest[0], "'");
-      absl::StrAppend(&msg, "; accepted: ", SubcommandNames(where));
-    }
-    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
-      if (std::string unknown = UnknownOption(where); !unknown.empty()) {
-        msg = unknown;
-      }
-    }
-    // CLI11 names the two flags but not the way out of the clash.
-    if (dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr) {
-      absl::StrAppend(&msg, "; accepted: one of the two, not both");
-    }
-    if (dynamic_cast<const CLI::RequiresError*>(&e) != nullptr) {
-      absl::StrAppend(&msg,
-                      "; accepted: with the flag it needs, or without both");
-    }
-    // A flag given twice reads "--x: At Most 1 required but received 2".
-    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
-      const size_t at = msg.find(": At Most 1 required but received ");
-      if (at != std::string::npos) {
-        msg = absl::StrCat(msg.substr(0, at), " given ",
-                           msg.substr(msg.rfind(' ') + 1),
-                           " times; accepted: once");
-      } else {
-        absl::StrAppend(&msg, "; accepted: see ", CommandPath(where),
-                        " --help");
-      }
-    }
-    if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
-      absl::StrAppend(&msg, "; accepted: see ", CommandPath(where), " --help");
-    }
-    err << OneLine(absl::StrCat(CommandPath(where), ": ", msg)) << "\n";
+    err << OneLine(ParseErrorLine(app, e)) << "\n";
     return 2;
   }
   if (std::string empty = EmptyValue(&app); !empty.empty()) {

@@ -94,10 +94,12 @@ class Registry {
 };
 
 // Flag validators whose messages say what is accepted. They reject NaN and
-// infinities, which strtod would otherwise happily accept.
+// infinities, which strtod would otherwise happily accept. Each one's range
+// is one text, shown by --help beside the option and quoted by the error.
 CLI::Validator Positive();                  // finite number > 0
 CLI::Validator NonNegative();               // finite number >= 0
 CLI::Validator Fraction();                  // finite number in [0, 1)
+CLI::Validator OpenFraction();              // in (0, 1): a significance level
 CLI::Validator Probability();               // finite number in [0, 1]
 CLI::Validator Percent();                   // finite number in (0, 100]
 CLI::Validator PositiveAtMost(double max);  // finite number in (0, max]

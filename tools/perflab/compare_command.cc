@@ -120,7 +120,7 @@ void AddCompareCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--alpha", a->options.alpha,
                   WithDefault("significance level of the U test",
                               DefaultText(a->options.alpha)))
-      ->check(Fraction());
+      ->check(OpenFraction());
   cmd->add_option("--threshold", a->options.threshold_pct,
                   WithDefault("smallest change in percent that counts",
                               DefaultText(a->options.threshold_pct)))

@@ -5,20 +5,29 @@
 // draws one SVG per benchmark (tools/plots/history.py).
 // Bad input (a range git cannot resolve, a database of another schema, a
 // corrupt or read-only one, a filter matching nothing): one line, exit 2.
+#include <limits.h>
+#include <regex.h>
+
+#include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/atomic_file.h"
 #include "core/interrupt.h"
 #include "core/subprocess.h"
@@ -94,11 +103,11 @@ void AddDetectorFlags(CLI::App* cmd, Common& c) {
       ->check(CLI::IsMember({"real_time", "cpu_time", "instructions"}));
   cmd->add_option("--machine", c.machine,
                   "stored machine id (default: this machine)")
-      ->check(CLI::PositiveNumber);
+      ->check(IntIn(1, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--alpha", c.changes.detector.alpha,
                   WithDefault("false-alarm level of each test",
                               DefaultText(c.changes.detector.alpha)))
-      ->check(Fraction());
+      ->check(OpenFraction());
   cmd->add_option("--threshold", c.changes.threshold_pct,
                   WithDefault("a rise beyond this percent is a regression",
                               DefaultText(c.changes.threshold_pct)))
@@ -141,7 +150,13 @@ absl::StatusOr<core::Document> Changes(Common& c) {
   return history::ChangesDocument(*h, *ch, c.changes, machine);
 }
 
-// A file name for a benchmark: [A-Za-z0-9_.-] kept, the rest '_'.
+// Longest file name base: with ".svg", a "_N" to tell apart two names cut
+// alike, and the plot writer's temporary name ("." NAME ".XXXXXXXX.tmp"),
+// it stays well within NAME_MAX (255).
+constexpr size_t kMaxBaseName = 200;
+
+// A file name for a benchmark: [A-Za-z0-9_.-] kept, the rest '_', cut to
+// kMaxBaseName; never hidden and never "." or "..".
 std::string FileName(const std::string& benchmark,
                      std::set<std::string>& used) {
   std::string base;
@@ -149,12 +164,51 @@ std::string FileName(const std::string& benchmark,
     const bool ok = std::isalnum(static_cast<unsigned char>(ch)) != 0 ||
                     ch == '_' || ch == '.' || ch == '-';
     base += ok ? ch : '_';
+    if (base.size() == kMaxBaseName) break;
   }
+  if (base.empty() || base.front() == '.') base.insert(0, "_");
   std::string name = base + ".svg";
   for (int i = 2; !used.insert(name).second; ++i) {
     name = absl::StrCat(base, "_", i, ".svg");
   }
   return name;
+}
+
+// Runs tools/plots/history.py into `stage`, then moves its SVGs into
+// `out_dir` as one set: an interrupt or a failure leaves the previous set.
+absl::Status DrawPlots(const std::string& data, const std::string& stage,
+                       const std::string& out_dir,
+                       const std::vector<std::string>& files) {
+  const std::string data_path = stage + "/history-plot-data.json";
+  if (absl::Status s = core::WriteFileAtomic(data_path, data); !s.ok()) {
+    return s;
+  }
+  std::vector<std::string> argv = {
+      "/usr/bin/python3",
+      std::string(PERFLAB_SOURCE_DIR) + "/tools/plots/history.py", data_path,
+      stage};
+  argv.insert(argv.end(), files.begin(), files.end());
+  core::SpawnOptions o;
+  o.stdout_to = core::Output::kDiscard;  // it names the staging folder
+  auto p = core::Subprocess::Spawn(argv, o);
+  absl::StatusOr<core::ExitStatus> st =
+      p.ok() ? p->Wait() : absl::StatusOr<core::ExitStatus>(p.status());
+  if (!st.ok()) return st.status();
+  if (!st->ok()) {
+    return absl::InternalError(
+        absl::StrCat("tools/plots/history.py: ", st->ToString()));
+  }
+  std::vector<core::FileContent> set;
+  for (const std::string& f : files) {
+    std::ifstream in(absl::StrCat(stage, "/", f), std::ios::binary);
+    std::string svg((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      return absl::InternalError(absl::StrCat("cannot read the plot ", f));
+    }
+    set.push_back({absl::StrCat(out_dir, "/", f), std::move(svg)});
+  }
+  return core::WriteFilesAtomic(set);
 }
 
 absl::StatusOr<core::Document> Plot(Common& c) {
@@ -178,31 +232,114 @@ absl::StatusOr<core::Document> Plot(Common& c) {
            static_cast<int64_t>(sc.changes.size())});
   }
   const std::string data = history::PlotJson(*h, *ch, c.changes);
-  if (absl::Status s = core::CheckWritable(c.out_dir + "/history.json");
-      !s.ok()) {
+  for (const auto& part : std::filesystem::path(c.out_dir)) {
+    if (part.native().size() > NAME_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--out-dir: a folder name of ", part.native().size(), " bytes ('",
+          part.native().substr(0, 40), "...'); accepted: names of at most ",
+          NAME_MAX, " bytes each"));
+    }
+  }
+  for (const std::string& f : files) {
+    if (absl::Status s = core::CheckWritable(c.out_dir + "/" + f); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--out-dir '", c.out_dir, "': ", s.message()));
+    }
+  }
+  // The data and the drawn plots wait in a registered temporary folder
+  // beside the output (same file system), which an interrupt removes.
+  core::InstallInterruptCleanup();
+  std::error_code ec;
+  std::filesystem::create_directories(c.out_dir, ec);
+  absl::StatusOr<std::string> stage =
+      core::MakeTempDir(c.out_dir + "/.history-plot.");
+  if (!stage.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--out-dir '", c.out_dir, "': ", stage.status().message()));
+  }
+  absl::Status s = DrawPlots(data, *stage, c.out_dir, files);
+  core::RemoveTempPath(*stage);
+  if (!s.ok()) return s;
+  return doc;
+}
+
+// Every option is checked before git runs or the database is made.
+absl::Status CheckRunOptions(const history::RunOptions& r) {
+  regex_t re;
+  // Google Benchmark compiles --benchmark_filter as a POSIX extended regex.
+  const int rc = ::regcomp(&re, r.filter.c_str(), REG_EXTENDED | REG_NOSUB);
+  if (rc != 0) {
+    char why[128];
+    ::regerror(rc, nullptr, why, sizeof why);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--filter '", r.filter, "': not a regular expression (", why,
+        "); accepted: a POSIX extended regex of benchmark names"));
+  }
+  ::regfree(&re);
+  const std::vector<std::string> targets =
+      absl::StrSplit(r.targets, ',', absl::SkipEmpty());
+  bool ok = !targets.empty();
+  for (const std::string& t : targets) {
+    ok = ok && absl::StartsWith(t, "bench_") && t.size() > 6 &&
+         std::all_of(t.begin() + 6, t.end(), [](char ch) {
+           return absl::ascii_islower(ch) || ch == '_';
+         });
+  }
+  if (!ok) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--out-dir '", c.out_dir, "': ", s.message()));
+        absl::StrCat("--targets '", r.targets,
+                     "': accepted bench_* target names (bench_ and [a-z_]), "
+                     "comma-separated"));
   }
-  const std::string data_path = c.out_dir + "/.history-plot-data.json";
-  if (absl::Status s = core::WriteFileAtomic(data_path, data); !s.ok()) {
-    return s;
+  return absl::OkStatus();
+}
+
+// `history run`: the options, then the range (a bad one leaves no database
+// behind), then the store. A database this run created and stored nothing
+// in is removed, on an error, an interrupt or a filter matching nothing.
+absl::StatusOr<history::RunSummary> RunCommand(const history::RunOptions& r,
+                                               const std::string& range,
+                                               const std::string& db,
+                                               const std::string& repo) {
+  if (absl::Status s = CheckRunOptions(r); !s.ok()) return s;
+  // tools/bench-commits removes its git worktree on SIGTERM after stopping
+  // the build in it: it gets that long before the SIGKILL.
+  core::InstallInterruptCleanup();
+  core::SetInterruptGrace(std::chrono::seconds(60));
+  std::unique_ptr<history::Env> env = history::RealEnv(
+      repo, std::string(PERFLAB_SOURCE_DIR) + "/tools/bench-commits");
+  if (auto commits = env->ListCommits(range); !commits.ok()) {
+    return commits.status();
   }
-  std::vector<std::string> argv = {
-      "/usr/bin/python3",
-      std::string(PERFLAB_SOURCE_DIR) + "/tools/plots/history.py", data_path,
-      c.out_dir};
-  argv.insert(argv.end(), files.begin(), files.end());
-  core::SpawnOptions o;
-  o.stdout_to = core::Output::kToStderr;
-  auto p = core::Subprocess::Spawn(argv, o);
-  absl::StatusOr<core::ExitStatus> st =
-      p.ok() ? p->Wait() : absl::StatusOr<core::ExitStatus>(p.status());
-  std::remove(data_path.c_str());
-  if (!st.ok()) return st.status();
-  if (!st->ok()) {
-    return absl::InternalError(
-        absl::StrCat("tools/plots/history.py: ", st->ToString()));
+  bool fresh = false;
+  absl::StatusOr<history::RunSummary> s;
+  {
+    absl::StatusOr<history::Store> store = history::Store::Open(db, true);
+    if (!store.ok()) return store.status();
+    s = history::RunHistory(*store, *env, range, r, std::cerr);
+    fresh = store->fresh();
   }
+  if (fresh) {
+    core::RemoveTempPath(db);
+    core::RemoveTempPath(db + "-journal");
+  }
+  return s;
+}
+
+core::Document RunDocument(const history::RunSummary& s,
+                           const std::string& db) {
+  core::Document doc("Benchmark history: run");
+  doc.Set("db", "database", db);
+  doc.Set("commits", "commits in the range", static_cast<int64_t>(s.commits));
+  doc.Set("measured", "measured now", static_cast<int64_t>(s.measured));
+  doc.Set("skipped", "stored already", static_cast<int64_t>(s.skipped));
+  doc.Set("build_failed", "did not build",
+          static_cast<int64_t>(s.build_failed));
+  doc.Set("no_match", "filter matched nothing",
+          static_cast<int64_t>(s.no_match));
+  doc.Set("failed_outside", "failed outside the commit (tried again)",
+          static_cast<int64_t>(s.failed_outside));
+  doc.Set("samples", "samples stored now", static_cast<int64_t>(s.samples));
   return doc;
 }
 
@@ -239,26 +376,6 @@ CLI::Option* AddAgainstFlags(CLI::App* cmd, Common& c) {
 
 }  // namespace
 
-namespace {
-
-// What `history run` did.
-core::Document RunSummaryDocument(const std::string& db,
-                                  const history::RunSummary& s) {
-  core::Document doc("Benchmark history: run");
-  doc.Set("db", "database", db);
-  doc.Set("commits", "commits in the range", static_cast<int64_t>(s.commits));
-  doc.Set("measured", "measured now", static_cast<int64_t>(s.measured));
-  doc.Set("skipped", "stored already", static_cast<int64_t>(s.skipped));
-  doc.Set("build_failed", "did not build",
-          static_cast<int64_t>(s.build_failed));
-  doc.Set("no_match", "filter matched nothing",
-          static_cast<int64_t>(s.no_match));
-  doc.Set("samples", "samples stored now", static_cast<int64_t>(s.samples));
-  return doc;
-}
-
-}  // namespace
-
 void AddHistoryCommands(CLI::App& root, Registry& registry) {
   CLI::App* group = root.add_subcommand(
       "history",
@@ -282,11 +399,11 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
       ->required();
   run->add_option("--reps", r->reps,
                   WithDefault("repetitions per commit", DefaultText(r->reps)))
-      ->check(CLI::PositiveNumber);
+      ->check(IntIn(1, 1000));
   run->add_option("--every", r->every,
                   WithDefault("every K-th commit (the newest always)",
                               DefaultText(r->every)))
-      ->check(CLI::PositiveNumber);
+      ->check(IntIn(1, 1'000'000));
   run->add_flag("--instructions", r->instructions,
                 "count instructions under callgrind instead of timing");
   run->add_option("--targets", r->targets,
@@ -295,26 +412,18 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
   run->add_option("--min-time", r->min_time,
                   WithDefault("--benchmark_min_time per run, seconds",
                               DefaultText(r->min_time)))
-      ->check(Positive());
+      ->check(PositiveAtMost(3600));
   run->add_option("--db", *db,
                   WithDefault("the history database", DefaultText(*db)));
   run->add_option("--repo", *repo,
                   WithDefault("the git repository", DefaultText(*repo)));
-  registry.Produces(
-      run, [r, range, db, repo]() -> absl::StatusOr<core::Document> {
-        std::unique_ptr<history::Env> env = history::RealEnv(
-            *repo, std::string(PERFLAB_SOURCE_DIR) + "/tools/bench-commits");
-        // The range first: a bad one leaves no database behind.
-        if (auto commits = env->ListCommits(*range); !commits.ok()) {
-          return commits.status();
-        }
-        absl::StatusOr<history::Store> store = history::Store::Open(*db, true);
-        if (!store.ok()) return store.status();
-        absl::StatusOr<history::RunSummary> s =
-            history::RunHistory(*store, *env, *range, *r, std::cerr);
-        if (!s.ok()) return s.status();
-        return RunSummaryDocument(*db, *s);
-      });
+  registry.Produces(run,
+                    [r, range, db, repo]() -> absl::StatusOr<core::Document> {
+                      absl::StatusOr<history::RunSummary> s =
+                          RunCommand(*r, *range, *db, *repo);
+                      if (!s.ok()) return s.status();
+                      return RunDocument(*s, *db);
+                    });
 
   // changes
   CLI::App* changes = group->add_subcommand(
@@ -331,7 +440,7 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
       changes
           ->add_option("--since", c->changes.since,
                        "exit 1 when the newest N commits hold a regression")
-          ->check(CLI::PositiveNumber);
+          ->check(IntIn(1, 1'000'000));
   AddAgainstFlags(changes, *c)->excludes(since);
   changes
       ->add_option(

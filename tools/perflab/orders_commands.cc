@@ -175,7 +175,7 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--scale", f->scale,
                   absl::StrCat("dataset scale (default ", DefaultText(f->scale),
                                ": 5,000 customers)"))
-      ->check(CLI::Range(0.001, 10.0));
+      ->check(NumberBetween(0.001, 10));
   cmd->add_flag("--index", o.handler.index,
                 "use orders(customer_id, created_at) (default: table scan)");
   cmd->add_flag("--join", o.handler.join,
