@@ -154,15 +154,9 @@ class Simulation {
   uint64_t TakeSeq() { return seq_++; }
   void ScheduleAs(Time at, uint64_t seq, EventFn fn, void* ctx,
                   uint64_t arg = 0) {
-    // An event for now in the newest position runs after everything already
-    // pending for now, so it can skip the heap: about half of a model's
-    // events are such resumptions (a CPU finish, a granted connection).
-    if (at == now_ && seq + 1 == seq_) {
-      now_queue_.push_back({at, seq, fn, ctx, arg});
-      return;
-    }
     // Time never goes back: an event for the past runs now, in seq order.
-    queue_.Push({at > now_ ? at : now_, seq, fn, ctx, arg});
+    const internal::Event e{at > now_ ? at : now_, seq, fn, ctx, arg};
+    if (!queue_.PushFew(e)) ScheduleMany(e);
   }
   // A timer is one event a component keeps moving (a CPU's next finish):
   // SetTimer replaces its pending (time, seq), where scheduling anew would
@@ -209,6 +203,8 @@ class Simulation {
   static void ResumeFn(void* ctx, uint64_t) {
     std::coroutine_handle<>::from_address(ctx).resume();
   }
+  void ScheduleMany(const internal::Event& e);
+  bool NextMerged(Time until, internal::Event* out);
   void FindFirstTimer();
 
   Budget budget_;
@@ -218,9 +214,10 @@ class Simulation {
   int64_t live_ = 0;
   bool stopped_ = false;
   internal::EventQueue queue_;
-  // Events at now_ in seq order, from now_head_ on; each seq is larger than
-  // any in queue_ when it was queued, so the loop takes queue_'s front first
-  // only if it is due now with a smaller seq (a reserved position).
+  // Events at now_ in seq order, from now_head_ on, while queue_ holds many:
+  // each seq is larger than any in queue_ when it was queued, so the loop
+  // takes queue_'s front first only if it is due now with a smaller seq (a
+  // reserved position).
   std::vector<internal::Event> now_queue_;
   size_t now_head_ = 0;
   struct Timer {
@@ -229,7 +226,8 @@ class Simulation {
     EventFn fn;
     void* ctx;
   };
-  // Few (one per CPU), so the earliest is found by a scan when one moves.
+  // Few (one per CPU), so the earliest is found by a scan, and only when
+  // the earliest itself moves later, is cleared or fires.
   std::vector<Timer> timers_;
   size_t timers_set_ = 0;
   int64_t first_timer_ = -1;  // index of the earliest set timer, or -1
