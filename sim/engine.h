@@ -206,6 +206,17 @@ class Simulation {
   void ScheduleMany(const internal::Event& e);
   bool NextMerged(Time until, internal::Event* out);
   void FindFirstTimer();
+  // Pending events and live processes stay at or below this until a call
+  // that runs NoteGrowth: the only pushes that do not are PushFew's, which
+  // never take the queue past kFew events.
+  int64_t PendingBound() const {
+    return static_cast<int64_t>(pending_events() + internal::EventQueue::kFew) +
+           live_;
+  }
+  void NoteGrowth() {
+    if (PendingBound() > budget_.max_pending) near_budget_ = true;
+  }
+  void FireTimer(internal::Event* out);  // takes out the earliest timer
 
   Budget budget_;
   Time now_ = 0;
@@ -213,6 +224,9 @@ class Simulation {
   int64_t events_ = 0;
   int64_t live_ = 0;
   bool stopped_ = false;
+  // Clear only while PendingBound() <= max_pending: the loop then skips the
+  // exact count after each event.
+  bool near_budget_ = true;
   internal::EventQueue queue_;
   // Events at now_ in seq order, from now_head_ on, while queue_ holds many:
   // each seq is larger than any in queue_ when it was queued, so the loop
@@ -231,6 +245,9 @@ class Simulation {
   std::vector<Timer> timers_;
   size_t timers_set_ = 0;
   int64_t first_timer_ = -1;  // index of the earliest set timer, or -1
+  // Its (time, seq), kept here so the loop compares without an index.
+  Time timer_at_ = kForever;
+  uint64_t timer_seq_ = UINT64_MAX;  // none: after every event
   Process::promise_type* live_head_ = nullptr;
 };
 

@@ -103,19 +103,28 @@ class EventQueue {
   }
 
   // The fast path of the engine's loop: if the earliest event is at or
-  // before `until`, copies it to *out, takes it out and returns true.
-  bool PopUntil(int64_t until, Event* out) {
+  // before `until` and comes before (at, seq), copies it to *out, takes it
+  // out and returns true.
+  bool PopBefore(int64_t at, uint64_t seq, int64_t until, Event* out) {
     if (few_mode_) {
       if (size_ == 0) return false;
       const Event& e = few_[size_ - 1];
-      if (e.time > until) return false;
-      floor_ = e.time;
-      *out = e;
+      const int64_t t = e.time;
+      // Ties with the timer are rare: one comparison each in the common case.
+      if (t >= at && (t > at || e.seq > seq)) return false;
+      if (t > until) return false;
+      floor_ = t;
+      out->time = t;
+      out->fn = e.fn;
+      out->ctx = e.ctx;
+      out->arg = e.arg;
       --size_;
       return true;
     }
-    if (size_ == 0 || MinTime() > until) return false;
+    const int64_t t = MinTime();
+    if (size_ == 0 || t > until || t > at) return false;
     Settle();
+    if (t == at && front_.front().seq > seq) return false;
     *out = front_.front();
     PopMany();
     return true;

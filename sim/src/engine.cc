@@ -63,6 +63,7 @@ void Simulation::Spawn(Process p) {
   if (live_head_ != nullptr) live_head_->prev = &pr;
   live_head_ = &pr;
   ++live_;
+  NoteGrowth();
   h.resume();
 }
 
@@ -77,9 +78,10 @@ void Simulation::ScheduleMany(const internal::Event& e) {
   // events are such resumptions (a CPU finish, a granted connection).
   if (e.time == now_ && e.seq + 1 == seq_) {
     now_queue_.push_back(e);
-    return;
+  } else {
+    queue_.PushMany(e);
   }
-  queue_.PushMany(e);
+  NoteGrowth();
 }
 
 namespace {
@@ -90,17 +92,25 @@ bool Before(Time at, uint64_t seq, Time other_at, uint64_t other_seq) {
 
 void Simulation::SetTimer(TimerId id, Time at, uint64_t seq) {
   Timer& t = timers_[id];
-  if (t.at == kForever) ++timers_set_;
+  if (t.at == kForever) {
+    ++timers_set_;
+    NoteGrowth();
+  }
   const bool was_first = first_timer_ == static_cast<int64_t>(id);
   const bool earlier = Before(at, seq, t.at, t.seq);
   t.at = at;
   t.seq = seq;
   if (was_first) {
-    if (!earlier) FindFirstTimer();  // another may be first now
-  } else if (first_timer_ < 0 || Before(at, seq, timers_[first_timer_].at,
-                                        timers_[first_timer_].seq)) {
-    first_timer_ = id;
+    if (!earlier) {
+      FindFirstTimer();  // another may be first now
+      return;
+    }
+  } else if (first_timer_ >= 0 && !Before(at, seq, timer_at_, timer_seq_)) {
+    return;
   }
+  first_timer_ = id;
+  timer_at_ = at;
+  timer_seq_ = seq;
 }
 
 void Simulation::ClearTimer(TimerId id) {
@@ -113,18 +123,25 @@ void Simulation::ClearTimer(TimerId id) {
 
 void Simulation::FindFirstTimer() {
   first_timer_ = -1;
+  timer_at_ = kForever;
+  timer_seq_ = UINT64_MAX;
   for (size_t i = 0; i < timers_.size(); ++i) {
     const Timer& t = timers_[i];
     if (t.at == kForever) continue;
-    if (first_timer_ < 0) {
+    if (first_timer_ < 0 || Before(t.at, t.seq, timer_at_, timer_seq_)) {
       first_timer_ = static_cast<int64_t>(i);
-      continue;
-    }
-    const Timer& f = timers_[first_timer_];
-    if (Before(t.at, t.seq, f.at, f.seq)) {
-      first_timer_ = static_cast<int64_t>(i);
+      timer_at_ = t.at;
+      timer_seq_ = t.seq;
     }
   }
+}
+
+void Simulation::FireTimer(internal::Event* out) {
+  Timer& t = timers_[first_timer_];
+  *out = {t.at, t.seq, t.fn, t.ctx, 0};
+  t.at = kForever;
+  --timers_set_;
+  FindFirstTimer();
 }
 
 // The next event when the FIFO for now or a timer may hold it: three sorted
@@ -133,7 +150,7 @@ void Simulation::FindFirstTimer() {
 bool Simulation::NextMerged(Time until, internal::Event* out) {
   const bool have_now = now_head_ < now_queue_.size();
   const Time queued_at = queue_.MinTime();
-  const Time timer_at = first_timer_ >= 0 ? timers_[first_timer_].at : kForever;
+  const Time timer_at = timer_at_;
   if (!have_now && queue_.empty() && first_timer_ < 0) return false;
   Time at = have_now ? now_ : queued_at;
   if (first_timer_ >= 0 && timer_at < at) at = timer_at;
@@ -149,15 +166,11 @@ bool Simulation::NextMerged(Time until, internal::Event* out) {
     }
   }
   // No other source at `at` leaves seq at UINT64_MAX, which a timer's beats.
-  if (first_timer_ >= 0 && timer_at == at && timers_[first_timer_].seq < seq) {
+  if (first_timer_ >= 0 && timer_at == at && timer_seq_ < seq) {
     from = kTimer;
   }
   if (from == kTimer) {
-    Timer& t = timers_[first_timer_];
-    *out = {at, t.seq, t.fn, t.ctx, 0};
-    t.at = kForever;
-    --timers_set_;
-    FindFirstTimer();
+    FireTimer(out);
   } else if (from == kQueued) {
     *out = queue_.Front();
     queue_.Pop();
@@ -173,12 +186,18 @@ bool Simulation::NextMerged(Time until, internal::Event* out) {
 
 absl::Status Simulation::Run(Time until) {
   stopped_ = false;
+  near_budget_ = true;  // pending may have grown outside Run
   const int64_t start_events = events_;
   internal::Event e;
   while (!stopped_) {
-    // Without a timer or an event in the FIFO for now, the queue alone.
-    if (first_timer_ < 0 && now_queue_.empty()) [[likely]] {
-      if (!queue_.PopUntil(until, &e)) break;
+    // Without an event in the FIFO for now, the queue's earliest unless the
+    // earliest timer comes before it.
+    if (now_queue_.empty()) [[likely]] {
+      if (!queue_.PopBefore(timer_at_, timer_seq_, until, &e)) {
+        // Nothing in the queue precedes the timer by `until`.
+        if (first_timer_ < 0 || timer_at_ > until) break;
+        FireTimer(&e);
+      }
     } else if (!NextMerged(until, &e)) {
       break;
     }
@@ -190,12 +209,15 @@ absl::Status Simulation::Run(Time until) {
           "event budget exceeded: more than ", budget_.max_events,
           " events by t = ", ToSec(now_), " s (raise max_events)"));
     }
-    const auto pending = static_cast<int64_t>(pending_events());
-    if (pending + live_ > budget_.max_pending) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "memory budget exceeded: ", pending, " pending events + ", live_,
-          " live processes > max_pending ", budget_.max_pending,
-          " at t = ", ToSec(now_), " s"));
+    if (near_budget_) [[unlikely]] {
+      const auto pending = static_cast<int64_t>(pending_events());
+      if (pending + live_ > budget_.max_pending) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "memory budget exceeded: ", pending, " pending events + ", live_,
+            " live processes > max_pending ", budget_.max_pending,
+            " at t = ", ToSec(now_), " s"));
+      }
+      near_budget_ = PendingBound() > budget_.max_pending;
     }
   }
   if (!stopped_ && now_ < until && until != kForever) now_ = until;
