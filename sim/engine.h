@@ -206,9 +206,10 @@ class Simulation {
   void ScheduleMany(const internal::Event& e);
   bool NextMerged(Time until, internal::Event* out);
   void FindFirstTimer();
-  // Pending events and live processes stay at or below this until a call
-  // that runs NoteGrowth: the only pushes that do not are PushFew's, which
-  // never take the queue past kFew events.
+  // While the queue holds few events and the FIFO none, pending events and
+  // live processes stay at or below this until a call that runs NoteGrowth:
+  // PushFew's pushes never take the queue past kFew events, and any other
+  // push leaves that mode (the loop then counts after every event).
   int64_t PendingBound() const {
     return static_cast<int64_t>(pending_events() + internal::EventQueue::kFew) +
            live_;
@@ -224,8 +225,8 @@ class Simulation {
   int64_t events_ = 0;
   int64_t live_ = 0;
   bool stopped_ = false;
-  // Clear only while PendingBound() <= max_pending: the loop then skips the
-  // exact count after each event.
+  // Clear only while PendingBound() <= max_pending: in the small array's
+  // mode the loop then skips the exact count after each event.
   bool near_budget_ = true;
   internal::EventQueue queue_;
   // Events at now_ in seq order, from now_head_ on, while queue_ holds many:

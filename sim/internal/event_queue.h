@@ -48,7 +48,7 @@ class EventQueue {
  public:
   static constexpr int64_t kNone = INT64_MAX;
   // The most events the sorted array holds; past it, the radix heap.
-  static constexpr size_t kFew = 8;
+  static constexpr size_t kFew = 16;
 
   EventQueue() { std::fill(std::begin(mins_), std::end(mins_), kNone); }
 
@@ -70,7 +70,14 @@ class EventQueue {
     return true;
   }
   // Push when PushFew refused: turns the array into the radix heap first.
-  void PushMany(const Event& e);
+  void PushMany(const Event& e) {
+    if (few_mode_) [[unlikely]]
+      Spill();
+    ++size_;
+    PushRadix(e);
+  }
+  // While few are pending the engine need not count them after each event.
+  bool few_mode() const { return few_mode_; }
 
   // The earliest pending time, or kNone.
   int64_t MinTime() const {
@@ -135,8 +142,27 @@ class EventQueue {
   static bool Earlier(const Event& a, const Event& b) {
     return a.time < b.time || (a.time == b.time && a.seq < b.seq);
   }
-  void PushRadix(const Event& e);
-  void PopMany();
+  void PushRadix(const Event& e) {
+    const uint64_t x = static_cast<uint64_t>(e.time ^ floor_);
+    if (x == 0) {
+      front_.push_back(e);
+      std::push_heap(front_.begin(), front_.end(), LaterSeq);
+      return;
+    }
+    const int b = 64 - __builtin_clzll(x);
+    buckets_[b].push_back(e);
+    if (e.time < mins_[b]) mins_[b] = e.time;
+    mask_ |= uint64_t{1} << b;
+  }
+  void PopMany() {
+    --size_;
+    if (front_.size() > 1) {
+      std::pop_heap(front_.begin(), front_.end(), LaterSeq);
+    }
+    front_.pop_back();
+    if (size_ <= kFew / 4) [[unlikely]]
+      Gather();
+  }
   void Split();
   void Spill();   // the array into the radix heap
   void Gather();  // the radix heap, nearly empty, back into the array

@@ -81,7 +81,6 @@ void Simulation::ScheduleMany(const internal::Event& e) {
   } else {
     queue_.PushMany(e);
   }
-  NoteGrowth();
 }
 
 namespace {
@@ -209,7 +208,9 @@ absl::Status Simulation::Run(Time until) {
           "event budget exceeded: more than ", budget_.max_events,
           " events by t = ", ToSec(now_), " s (raise max_events)"));
     }
-    if (near_budget_) [[unlikely]] {
+    // Out of the small array's mode the pending count grows without
+    // NoteGrowth, so it is counted after every event.
+    if (near_budget_ || !queue_.few_mode() || !now_queue_.empty()) {
       const auto pending = static_cast<int64_t>(pending_events());
       if (pending + live_ > budget_.max_pending) {
         return absl::ResourceExhaustedError(absl::StrCat(

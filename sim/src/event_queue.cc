@@ -2,39 +2,11 @@
 
 namespace perflab::sim::internal {
 
-void EventQueue::PushMany(const Event& e) {
-  if (few_mode_) Spill();
-  ++size_;
-  PushRadix(e);
-}
-
 // Every pending event is at or after floor() (the last time taken out), so
 // the array's events can enter the radix heap as they are.
 void EventQueue::Spill() {
   few_mode_ = false;
   for (size_t i = size_; i > 0; --i) PushRadix(few_[i - 1]);
-}
-
-void EventQueue::PushRadix(const Event& e) {
-  const uint64_t x = static_cast<uint64_t>(e.time ^ floor_);
-  if (x == 0) {
-    front_.push_back(e);
-    std::push_heap(front_.begin(), front_.end(), LaterSeq);
-    return;
-  }
-  const int b = 64 - __builtin_clzll(x);
-  buckets_[b].push_back(e);
-  if (e.time < mins_[b]) mins_[b] = e.time;
-  mask_ |= uint64_t{1} << b;
-}
-
-void EventQueue::PopMany() {
-  --size_;
-  if (front_.size() > 1) {
-    std::pop_heap(front_.begin(), front_.end(), LaterSeq);
-  }
-  front_.pop_back();
-  if (size_ <= kFew / 4) Gather();
 }
 
 void EventQueue::Gather() {
