@@ -146,7 +146,9 @@ void Simulation::FireTimer(internal::Event* out) {
 // The next event when the FIFO for now or a timer may hold it: three sorted
 // sources merge by (time, seq). The earliest time is taken first, and among
 // equal times the smallest seq.
-bool Simulation::NextMerged(Time until, internal::Event* out) {
+// Inline in Run: where many are pending, a FIFO event comes up often.
+[[gnu::always_inline]] inline bool Simulation::NextMerged(
+    Time until, internal::Event* out) {
   const bool have_now = now_head_ < now_queue_.size();
   const Time queued_at = queue_.MinTime();
   const Time timer_at = timer_at_;
