@@ -154,15 +154,9 @@ class Simulation {
   uint64_t TakeSeq() { return seq_++; }
   void ScheduleAs(Time at, uint64_t seq, EventFn fn, void* ctx,
                   uint64_t arg = 0) {
-    // An event for now in the newest position runs after everything already
-    // pending for now, so it can skip the heap: about half of a model's
-    // events are such resumptions (a CPU finish, a granted connection).
-    if (at == now_ && seq + 1 == seq_) {
-      now_queue_.push_back({at, seq, fn, ctx, arg});
-      return;
-    }
     // Time never goes back: an event for the past runs now, in seq order.
-    queue_.Push({at > now_ ? at : now_, seq, fn, ctx, arg});
+    const internal::Event e{at > now_ ? at : now_, seq, fn, ctx, arg};
+    if (!queue_.PushFew(e)) ScheduleMany(e);
   }
   // A timer is one event a component keeps moving (a CPU's next finish):
   // SetTimer replaces its pending (time, seq), where scheduling anew would
@@ -209,7 +203,21 @@ class Simulation {
   static void ResumeFn(void* ctx, uint64_t) {
     std::coroutine_handle<>::from_address(ctx).resume();
   }
+  void ScheduleMany(const internal::Event& e);
+  bool NextMerged(Time until, internal::Event* out);
   void FindFirstTimer();
+  // While the queue holds few events and the FIFO none, pending events and
+  // live processes stay at or below this until a call that runs NoteGrowth:
+  // PushFew's pushes never take the queue past kFew events, and any other
+  // push leaves that mode (the loop then counts after every event).
+  int64_t PendingBound() const {
+    return static_cast<int64_t>(pending_events() + internal::EventQueue::kFew) +
+           live_;
+  }
+  void NoteGrowth() {
+    if (PendingBound() > budget_.max_pending) near_budget_ = true;
+  }
+  void FireTimer(internal::Event* out);  // takes out the earliest timer
 
   Budget budget_;
   Time now_ = 0;
@@ -217,10 +225,14 @@ class Simulation {
   int64_t events_ = 0;
   int64_t live_ = 0;
   bool stopped_ = false;
+  // Clear only while PendingBound() <= max_pending: in the small array's
+  // mode the loop then skips the exact count after each event.
+  bool near_budget_ = true;
   internal::EventQueue queue_;
-  // Events at now_ in seq order, from now_head_ on; each seq is larger than
-  // any in queue_ when it was queued, so the loop takes queue_'s front first
-  // only if it is due now with a smaller seq (a reserved position).
+  // Events at now_ in seq order, from now_head_ on, while queue_ holds many:
+  // each seq is larger than any in queue_ when it was queued, so the loop
+  // takes queue_'s front first only if it is due now with a smaller seq (a
+  // reserved position).
   std::vector<internal::Event> now_queue_;
   size_t now_head_ = 0;
   struct Timer {
@@ -229,10 +241,14 @@ class Simulation {
     EventFn fn;
     void* ctx;
   };
-  // Few (one per CPU), so the earliest is found by a scan when one moves.
+  // Few (one per CPU), so the earliest is found by a scan, and only when
+  // the earliest itself moves later, is cleared or fires.
   std::vector<Timer> timers_;
   size_t timers_set_ = 0;
   int64_t first_timer_ = -1;  // index of the earliest set timer, or -1
+  // Its (time, seq), kept here so the loop compares without an index.
+  Time timer_at_ = kForever;
+  uint64_t timer_seq_ = UINT64_MAX;  // none: after every event
   Process::promise_type* live_head_ = nullptr;
 };
 

@@ -2,6 +2,29 @@
 
 namespace perflab::sim::internal {
 
+// Every pending event is at or after floor() (the last time taken out), so
+// the array's events can enter the radix heap as they are.
+void EventQueue::Spill() {
+  few_mode_ = false;
+  for (size_t i = size_; i > 0; --i) PushRadix(few_[i - 1]);
+}
+
+void EventQueue::Gather() {
+  size_t n = 0;
+  for (const Event& e : front_) few_[n++] = e;
+  front_.clear();
+  while (mask_ != 0) {
+    const int b = __builtin_ctzll(mask_);
+    for (const Event& e : buckets_[b]) few_[n++] = e;
+    buckets_[b].clear();
+    mins_[b] = kNone;
+    mask_ &= mask_ - 1;
+  }
+  std::sort(few_, few_ + n,
+            [](const Event& a, const Event& b) { return Earlier(b, a); });
+  few_mode_ = true;
+}
+
 // The lowest bucket holds the earliest time; it becomes the floor, and each
 // of the bucket's events now differs from it in a lower bit (or not at all).
 void EventQueue::Split() {

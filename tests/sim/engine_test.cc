@@ -105,6 +105,32 @@ TEST(EngineTest, PendingBudgetStopsRunawayGrowth) {
   EXPECT_LE(sim.live_processes(), 5001);
 }
 
+Process Parked(Latch& latch) { co_await latch.Wait(); }
+
+Process ParkOnePerNs(Simulation& sim, Latch& latch) {
+  while (true) {
+    co_await sim.Delay(1);
+    sim.Spawn(Parked(latch));
+  }
+}
+
+// Processes parked on a latch hold no event, so only the live count grows:
+// after the event at t = k ns, k parked + the spawner + its next delay make
+// k + 2, which first exceeds 100 at k = 99.
+TEST(EngineTest, PendingBudgetCountsLiveProcessesAtTheEventThatCrossesIt) {
+  Budget b;
+  b.max_pending = 100;
+  Simulation sim(b);
+  Latch latch(sim, 1);
+  sim.Spawn(ParkOnePerNs(sim, latch));
+  absl::Status s = sim.Run(1'000'000);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(sim.now(), 99);
+  EXPECT_EQ(sim.live_processes(), 100);
+  EXPECT_NE(s.message().find("1 pending events + 100 live"), std::string::npos)
+      << s.message();
+}
+
 Process Waiter(Simulation& sim, Latch& latch, Time& woke) {
   co_await latch.Wait();
   woke = sim.now();
@@ -201,6 +227,31 @@ TEST(EngineTest, TimersFireAtTheirLatestTimesEarliestFirst) {
   EXPECT_EQ(log.fired,
             (std::vector<std::pair<Time, int>>{{20, 1}, {35, 0}, {40, 1}}));
   EXPECT_EQ(sim.pending_events(), 0u);
+}
+
+// A timer and a plain event at the same time run in seq order, whichever
+// was set first (the timer marks 0 in the log, the event 1).
+std::vector<int> TieAtTen(bool timer_first) {
+  std::vector<int> order;
+  Simulation sim;
+  const Simulation::TimerId t = sim.AddTimer(
+      [](void* c, uint64_t) {
+        static_cast<std::vector<int>*>(c)->push_back(0);
+      },
+      &order);
+  const EventFn event = [](void* c, uint64_t) {
+    static_cast<std::vector<int>*>(c)->push_back(1);
+  };
+  if (timer_first) sim.SetTimer(t, 10, sim.TakeSeq());
+  sim.Schedule(10, event, &order);
+  if (!timer_first) sim.SetTimer(t, 10, sim.TakeSeq());
+  EXPECT_TRUE(sim.Run(kForever).ok());
+  return order;
+}
+
+TEST(EngineTest, ATimerAndAnEventAtTheSameTimeRunInSeqOrder) {
+  EXPECT_EQ(TieAtTen(true), (std::vector<int>{0, 1}));
+  EXPECT_EQ(TieAtTen(false), (std::vector<int>{1, 0}));
 }
 
 // Events that schedule events while the run is under way, some for now in

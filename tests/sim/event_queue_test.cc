@@ -98,5 +98,40 @@ TEST(EventQueue, EqualTimesComeOutBySeqWhateverThePushOrder) {
   EXPECT_EQ(got, (std::vector<uint64_t>{9, 1, 0, 2, 3, 4, 5}));
 }
 
+// Sizes that hover around the array's capacity: the queue turns into the
+// radix heap and back many times, and every pop must still be the set's
+// minimum (pushes only at or after the last time taken out, as the engine
+// does).
+TEST(EventQueue, CrossingBetweenArrayAndRadixHeapKeepsTheOrder) {
+  std::mt19937_64 gen(7);
+  EventQueue q;
+  std::set<Key> want;
+  uint64_t seq = 0;
+  int64_t now = 0;
+  int crossings = 0;
+  bool was_many = false;
+  for (int i = 0; i < 50000; ++i) {
+    // Push while below a target that moves between 0 and 2 * kFew.
+    const size_t target = (i / 40) % (2 * EventQueue::kFew + 1);
+    if (want.size() < target || want.empty()) {
+      const int64_t t = now + static_cast<int64_t>(gen() % 64);
+      seq += 1 + gen() % 3;
+      want.insert({t, seq});
+      q.Push(At(t, seq));
+    } else {
+      q.Settle();
+      ASSERT_EQ(Key(q.Front().time, q.Front().seq), *want.begin()) << i;
+      now = q.Front().time;
+      want.erase(want.begin());
+      q.Pop();
+    }
+    const bool many = want.size() > EventQueue::kFew;
+    crossings += many != was_many;
+    was_many = many;
+    ASSERT_EQ(q.size(), want.size());
+  }
+  EXPECT_GT(crossings, 100);  // the test exercised both directions
+}
+
 }  // namespace
 }  // namespace perflab::sim::internal
