@@ -234,6 +234,18 @@ void BM_OrdersService(benchmark::State& state) {
               [&] { (*service)->Stop(); });
 }
 
+// A page of 20 orders as the service serialises it: the empty handlers'
+// fixed answer, the size of a real one.
+const std::string& PageBody() {
+  static const std::string* body = [] {
+    lab::Page page;
+    page.customer_id = 42;
+    page.orders = lab::ToDto(lab::MakeFullOrders(20));
+    return new std::string(lab::SerializePage(page));
+  }();
+  return *body;
+}
+
 // The order service's HTTP front end alone (http::HttpFront, as the service
 // sets it up: no keep-alive timeout, TCP_NODELAY) with an empty handler that
 // answers every request with a fixed body the size of a page (SerializePage
@@ -244,12 +256,7 @@ void BM_OrdersService(benchmark::State& state) {
 // poller's epoll and, pooled, the hand-off to a worker), no handler work.
 void BM_HttpFront_EmptyHandler(benchmark::State& state) {
   const bool pooled = state.range(0) == 1;
-  static const std::string* body = [] {
-    lab::Page page;
-    page.customer_id = 42;
-    page.orders = lab::ToDto(lab::MakeFullOrders(20));
-    return new std::string(lab::SerializePage(page));
-  }();
+  static const std::string* const body = &PageBody();
   const SavedAffinity saved;
   if (saved.split()) (void)PinToLastCpus(1);  // the front end's threads
   auto front = HttpFront::Listen(
@@ -279,12 +286,7 @@ void BM_HttpFront_EmptyHandler(benchmark::State& state) {
 // last CPU, so this process's CPU is the generator's and nothing else's.
 // generator_cpu_us is its CPU per request answered; requests, the count.
 void BM_LoadGenerator_EmptyHandler(benchmark::State& state) {
-  static const std::string* body = [] {
-    lab::Page page;
-    page.customer_id = 42;
-    page.orders = lab::ToDto(lab::MakeFullOrders(20));
-    return new std::string(lab::SerializePage(page));
-  }();
+  static const std::string* const body = &PageBody();
   const SavedAffinity saved;
   int ports[2], done[2];
   if (pipe(ports) != 0 || pipe(done) != 0) {
