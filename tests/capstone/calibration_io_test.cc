@@ -137,6 +137,42 @@ TEST(CalibrationIo, WriteThenReadIsIdentity) {
   EXPECT_EQ(WriteCalibration(*g), text);
 }
 
+// The canary's baseline: read in file order, written back the same, and
+// absent from a file that has none (so such files keep their bytes).
+TEST(CalibrationIo, CanaryReferenceRoundTrips) {
+  std::string json = ValidJson();
+  json.pop_back();  // the closing brace of the root
+  json +=
+      ", \"canary_reference\": {\"serialize_us\": 2.5, "
+      "\"join_index_us\": 40}}";
+  absl::StatusOr<CalibrationFile> f = ParseCalibration(json);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->canary_reference.size(), 2u);
+  EXPECT_EQ(f->canary_reference[0].first, "serialize_us");
+  EXPECT_EQ(f->canary_reference[0].second, 2.5);
+  EXPECT_EQ(f->canary_reference[1].first, "join_index_us");
+  EXPECT_EQ(f->canary_reference[1].second, 40);
+  absl::StatusOr<CalibrationFile> g = ParseCalibration(WriteCalibration(*f));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->canary_reference, f->canary_reference);
+  f->canary_reference.clear();
+  EXPECT_THAT(WriteCalibration(*f), Not(HasSubstr("canary_reference")));
+}
+
+TEST(CalibrationIo, BadCanaryReference) {
+  auto with = [](const std::string& ref) {
+    std::string json = ValidJson();
+    json.pop_back();
+    return absl::StrCat(json, ", \"canary_reference\": ", ref, "}");
+  };
+  ExpectBad(with("[1]"), "not an object");
+  ExpectBad(with("{\"bogus_us\": 1}"), "'bogus_us' is unknown");
+  ExpectBad(with("{\"serialize_us\": 0}"), "positive");
+  ExpectBad(with("{\"serialize_us\": -1}"), "positive");
+  ExpectBad(with("{\"serialize_us\": \"1\"}"), "positive");
+  ExpectBad(with("{\"serialize_us\": 1, \"serialize_us\": 2}"), "twice");
+}
+
 TEST(CalibrationIo, MissingField) {
   ExpectBad(ValidJson(FirstName()),
             absl::StrCat("'", FirstName(), "' is missing"));

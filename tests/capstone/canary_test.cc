@@ -2,7 +2,9 @@
 // which calibration fields it scales, and the composed side scaled by it.
 #include "tools/capstone/canary.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -29,6 +31,58 @@ TEST(Canary, EachStepRerunsItsOwnCosts) {
   EXPECT_THAT(CanaryFields(c),
               ElementsAre("join_index_us", "serialize_us", "cpp_build_page_us",
                           "cache_hit_us"));
+}
+
+// The union of every step's canary, by hand from the steps' databases
+// (scan or index, N+1 or join), the page and the cache.
+TEST(Canary, TheReferenceCoversEveryStepsCosts) {
+  const std::vector<std::string> every = AllCanaryFields();
+  EXPECT_THAT(every, ::testing::UnorderedElementsAre(
+                         "orders_query_scan_us", "orders_query_index_us",
+                         "item_statement_us", "join_scan_us", "join_index_us",
+                         "serialize_us", "cpp_build_page_us", "cache_hit_us"));
+  // In the calibration's own order, so a written file is stable.
+  std::vector<size_t> at;
+  for (const std::string& name : every) {
+    for (size_t i = 0; i < sim::CalibrationFields().size(); ++i) {
+      if (sim::CalibrationFields()[i].name == name) at.push_back(i);
+    }
+  }
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end()));
+}
+
+// A quick calibration is its own reference; a file with none is refused
+// with the way out; the reference read back holds its fields and 0 elsewhere
+// (a 0 never compares).
+TEST(Canary, ReferenceComesFromTheCalibrationsQuickReruns) {
+  CalibrationFile file;
+  file.name = "t";
+  EXPECT_THAT(std::string(CanaryReferenceOf(file).status().message()),
+              ::testing::AllOf(::testing::HasSubstr("no canary_reference"),
+                               ::testing::HasSubstr("--no-canary")));
+  file.values.serialize_us = 3;
+  file.values.join_index_us = 50;
+  file.values.cache_hit_us = 0;       // not measured: left out
+  file.values.cpp_front_end_us = 30;  // not a canary field
+  CalibrateOptions quick;
+  quick.quick = true;
+  ASSERT_TRUE(AddCanaryReference(quick, file).ok());
+  EXPECT_THAT(
+      file.canary_reference,
+      ::testing::Contains(std::pair<std::string, double>("serialize_us", 3)));
+  EXPECT_THAT(
+      file.canary_reference,
+      ::testing::Contains(std::pair<std::string, double>("join_index_us", 50)));
+  for (const auto& [name, value] : file.canary_reference) {
+    EXPECT_NE(name, "cache_hit_us");
+    EXPECT_NE(name, "cpp_front_end_us");
+  }
+  absl::StatusOr<sim::Calibration> ref = CanaryReferenceOf(file);
+  ASSERT_TRUE(ref.ok());
+  EXPECT_EQ(ref->serialize_us, 3);
+  EXPECT_EQ(ref->join_index_us, 50);
+  EXPECT_EQ(ref->cpp_front_end_us, 0);
+  EXPECT_EQ(ref->cache_hit_us, 0);
 }
 
 // Two costs, one 21 % dearer now and one unchanged: the geometric mean is

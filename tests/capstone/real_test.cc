@@ -370,6 +370,12 @@ TEST(OrdersServiceCli, BadInputIsOneLineAndExit2) {
   ExpectOneLineExit2({"capstone", "--real", "--steps", "bogus"}, "bogus");
   ExpectOneLineExit2({"capstone", "--real", "--calibration", "/nonexistent"},
                      "/nonexistent");
+  // The fixture was measured elsewhere and holds no canary baseline.
+  ExpectOneLineExit2(
+      {"capstone", "--real", "--calibration",
+       absl::StrCat(PERFLAB_SOURCE_DIR,
+                    "/fixtures/calibration/reference-xeon-2vcpu-2026-12.json")},
+      "canary_reference");
   // A port in use: held by a listener of our own.
   const HeldPort held;
   ASSERT_NE(held.port(), 0);

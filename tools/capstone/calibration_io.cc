@@ -429,6 +429,44 @@ void WriteProvenance(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
   w.EndObject();
 }
 
+// The optional "canary_reference" object: field name -> a positive, finite
+// value, each a known field at most once.
+absl::Status ReadCanaryReference(
+    const rapidjson::Value& root,
+    std::vector<std::pair<std::string, double>>& out) {
+  auto ref = root.FindMember("canary_reference");
+  if (ref == root.MemberEnd()) return absl::OkStatus();
+  if (!ref->value.IsObject()) {
+    return Bad(
+        "calibration: \"canary_reference\" is not an object; accepted: "
+        "{\"<field>\": <positive number>, ...}");
+  }
+  std::vector<bool> seen(sim::CalibrationFields().size(), false);
+  for (auto m = ref->value.MemberBegin(); m != ref->value.MemberEnd(); ++m) {
+    const std::string key(View(m->name));
+    const sim::CalibrationField* field = FindField(key);
+    const std::string where =
+        absl::StrCat("calibration canary_reference '", key, "'");
+    if (field == nullptr) {
+      return Bad(absl::StrCat(where, " is unknown; accepted: ", FieldNames()));
+    }
+    const size_t index =
+        static_cast<size_t>(field - sim::CalibrationFields().data());
+    if (seen[index]) {
+      return Bad(absl::StrCat(where, " appears twice; accepted: each once"));
+    }
+    seen[index] = true;
+    if (!m->value.IsNumber() || !std::isfinite(m->value.GetDouble()) ||
+        !(m->value.GetDouble() > 0)) {
+      return Bad(absl::StrCat(where,
+                              " is not a number > 0; accepted: a positive, "
+                              "finite number"));
+    }
+    out.emplace_back(key, m->value.GetDouble());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
@@ -451,10 +489,10 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
   for (auto m = root.MemberBegin(); m != root.MemberEnd(); ++m) {
     std::string_view key(m->name.GetString(), m->name.GetStringLength());
     if (key != "format" && key != "name" && key != "description" &&
-        key != "fields") {
+        key != "fields" && key != "canary_reference") {
       return Bad(absl::StrCat("calibration: unknown key '", std::string(key),
                               "'; accepted: format, name, description, "
-                              "fields"));
+                              "fields, canary_reference"));
     }
   }
   absl::StatusOr<std::string> format = TopString(root, "format", true);
@@ -508,6 +546,8 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
                               "schema (fixtures/calibration/README.md)"));
     }
   }
+  absl::Status s = ReadCanaryReference(root, file.canary_reference);
+  if (!s.ok()) return s;
   return file;
 }
 
@@ -554,6 +594,15 @@ std::string WriteCalibration(const CalibrationFile& file) {
     w.EndObject();
   }
   w.EndObject();
+  if (!file.canary_reference.empty()) {
+    w.Key("canary_reference");
+    w.StartObject();
+    for (const auto& [name, value] : file.canary_reference) {
+      w.Key(name.c_str());
+      w.Double(value);
+    }
+    w.EndObject();
+  }
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }

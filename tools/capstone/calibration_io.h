@@ -19,6 +19,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -45,6 +46,11 @@ struct CalibrationFile {
   // The same, machine-readable: kind and the benchmarks, figures or table
   // cells it reads.
   std::vector<sim::Provenance> provenance;
+  // The drift canary's baseline (canary.h): the canary fields rerun the way
+  // the canary reruns them, just after the calibration, so that a canary
+  // compares like with like. Field name and value, in CalibrationFields()
+  // order; empty in files that have none (the seed, the fixtures).
+  std::vector<std::pair<std::string, double>> canary_reference;
 };
 
 // Parses the JSON text of a calibration file.

@@ -1,6 +1,9 @@
 #include "tools/capstone/canary.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "absl/strings/str_cat.h"
 
 namespace perflab::capstone {
 
@@ -16,6 +19,73 @@ std::vector<std::string> CanaryFields(const sim::OrderServiceConfig& c) {
   f.emplace_back("cpp_build_page_us");
   if (c.cache) f.emplace_back("cache_hit_us");
   return f;
+}
+
+std::vector<std::string> AllCanaryFields() {
+  std::vector<std::string> every;
+  for (bool join : {false, true}) {
+    for (bool index : {false, true}) {
+      sim::OrderServiceConfig c;
+      c.join = join;
+      c.index = index;
+      c.cache = true;
+      for (std::string& f : CanaryFields(c)) every.push_back(std::move(f));
+    }
+  }
+  std::vector<std::string> ordered;
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    if (std::find(every.begin(), every.end(), f.name) != every.end()) {
+      ordered.emplace_back(f.name);
+    }
+  }
+  return ordered;
+}
+
+absl::Status AddCanaryReference(CalibrateOptions options,
+                                CalibrationFile& file) {
+  const std::vector<std::string> fields = AllCanaryFields();
+  const sim::Calibration* values = &file.values;
+  absl::StatusOr<CalibrationFile> rerun;
+  if (!options.quick) {
+    options.quick = true;
+    options.quiet = true;
+    options.from_dir.clear();
+    options.only_fields = fields;
+    rerun = Calibrate(options, nullptr);
+    if (!rerun.ok()) return rerun.status();
+    values = &rerun->values;
+  }
+  file.canary_reference.clear();
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    if (std::find(fields.begin(), fields.end(), f.name) == fields.end()) {
+      continue;
+    }
+    if (values->*f.member > 0) {
+      file.canary_reference.emplace_back(f.name, values->*f.member);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<sim::Calibration> CanaryReferenceOf(
+    const CalibrationFile& file) {
+  if (file.canary_reference.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "calibration '", file.name,
+        "' has no canary_reference, so a drift canary would compare a quick "
+        "rerun with a full measurement; accepted: a calibration written by "
+        "perflab calibrate (not --from-dir), or --no-canary"));
+  }
+  sim::Calibration c;
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    c.*f.member = 0;
+  }
+  for (const auto& [name, value] : file.canary_reference) {
+    for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+      if (f.name == name) c.*f.member = value;
+    }
+  }
+  return c;
 }
 
 bool CanaryResult::flagged() const {
@@ -44,7 +114,7 @@ CanaryResult CompareCanary(const sim::Calibration& calibrated,
 }
 
 absl::StatusOr<CanaryResult> RunCanary(CalibrateOptions options,
-                                       const sim::Calibration& calibrated,
+                                       const sim::Calibration& reference,
                                        const sim::OrderServiceConfig& config) {
   options.quick = true;
   options.quiet = true;
@@ -52,7 +122,7 @@ absl::StatusOr<CanaryResult> RunCanary(CalibrateOptions options,
   options.only_fields = CanaryFields(config);
   absl::StatusOr<CalibrationFile> now = Calibrate(options, nullptr);
   if (!now.ok()) return now.status();
-  return CompareCanary(calibrated, now->values, options.only_fields);
+  return CompareCanary(reference, now->values, options.only_fields);
 }
 
 sim::Calibration ScaleCosts(sim::Calibration c, double ratio) {

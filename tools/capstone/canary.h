@@ -2,7 +2,10 @@
 // calibration and run (another tenant, the CPU's clock, the page cache), so
 // before each step a short rerun of the benchmarks of the step's main costs
 // (perflab calibrate's map, 3 x 0.05 s each) says how far this machine now
-// is from the calibration, as one ratio; the composed side of that step runs
+// is from the calibration, as one ratio. It compares with the calibration's
+// canary_reference, the same quick reruns made just after the calibration:
+// a 0.05 s rerun and a 0.5 s one differ by method (warm-up, the page cache),
+// by up to x1.8 here, which is not drift; the composed side of that step runs
 // with its CPU costs scaled by it, and a step whose ratio moved more than
 // kCanaryFlag is flagged. The benchmarks measure parts alone, never the
 // service. Not thread-safe (spawns benchmark processes).
@@ -35,15 +38,28 @@ struct CanaryResult {
   bool flagged() const;  // |ratio - 1| > kCanaryFlag
 };
 
+// Every field some step's canary reruns, in CalibrationFields() order.
+std::vector<std::string> AllCanaryFields();
+
+// Adds file.canary_reference: AllCanaryFields() rerun as the canary reruns
+// them (`options` as given to the calibration; quick). A quick calibration
+// is its own reference: its values are copied.
+absl::Status AddCanaryReference(CalibrateOptions options,
+                                CalibrationFile& file);
+
+// file.canary_reference as a calibration (every other field 0, so it never
+// compares); InvalidArgument when the file has none.
+absl::StatusOr<sim::Calibration> CanaryReferenceOf(const CalibrationFile& file);
+
 // The ratio of `now` to `calibrated` over `fields` (those > 0 on both).
 CanaryResult CompareCanary(const sim::Calibration& calibrated,
                            const sim::Calibration& now,
                            const std::vector<std::string>& fields);
 
 // Reruns the step's canary fields quickly with `options` (map, bench dir)
-// and compares them with `calibrated`.
+// and compares them with `reference` (CanaryReferenceOf).
 absl::StatusOr<CanaryResult> RunCanary(CalibrateOptions options,
-                                       const sim::Calibration& calibrated,
+                                       const sim::Calibration& reference,
                                        const sim::OrderServiceConfig& config);
 
 // `c` with every CPU cost in us multiplied by `ratio`: the parts the service

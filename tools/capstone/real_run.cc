@@ -159,7 +159,8 @@ class SchedSampler {
 // leaves the step unscaled (a long run is not lost to it).
 CanaryResult Canary(const RealOptions& o,
                     const sim::OrderServiceConfig& config) {
-  absl::StatusOr<CanaryResult> c = RunCanary(*o.canary, o.calibration, config);
+  absl::StatusOr<CanaryResult> c =
+      RunCanary(*o.canary, o.canary_reference, config);
   if (c.ok()) return *c;
   if (o.progress) {
     o.progress(absl::StrCat("perflab capstone --real: canary not run (",

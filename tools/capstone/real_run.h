@@ -58,6 +58,9 @@ struct RealOptions {
   // Set: the drift canary (canary.h) runs with these options before each
   // step, and that step's composed costs are scaled by its ratio.
   std::optional<CalibrateOptions> canary;
+  // What the canary compares with: the calibration's canary_reference
+  // (CanaryReferenceOf).
+  sim::Calibration canary_reference;
   // Per step, the composed costs' scale (ScaleCosts); missing steps: 1.
   std::vector<double> step_scale;
   // Called with one line after each step's real runs (null: quiet); the CLI

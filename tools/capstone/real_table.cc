@@ -287,6 +287,12 @@ absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
   o.calibration = file->values;
   o.wrk = !a.no_wrk;
   if (!a.no_canary) {
+    absl::StatusOr<sim::Calibration> reference = CanaryReferenceOf(*file);
+    if (!reference.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", reference.status().message()));
+    }
+    o.canary_reference = *reference;
     CalibrateOptions canary;
     canary.map_path = DefaultMapPath();
     canary.bench_dir = DefaultBenchDir();

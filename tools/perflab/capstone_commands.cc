@@ -22,6 +22,7 @@
 #include "core/interrupt.h"
 #include "tools/capstone/calibrate.h"
 #include "tools/capstone/calibration_io.h"
+#include "tools/capstone/canary.h"
 #include "tools/capstone/composer.h"
 #include "tools/capstone/real_run.h"
 #include "tools/capstone/steps.h"
@@ -265,6 +266,13 @@ absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
   absl::StatusOr<capstone::CalibrationFile> file = capstone::Calibrate(
       a.options, [](std::string_view line) { std::cerr << line << "\n"; });
   if (!file.ok()) return file.status();
+  // Measured now, so the canary of a later capstone --real has a baseline
+  // taken the way it measures; results read from a directory have none.
+  if (a.options.from_dir.empty() && a.options.only_fields.empty()) {
+    std::cerr << "calibrate: canary reference (quick reruns)\n";
+    absl::Status r = capstone::AddCanaryReference(a.options, *file);
+    if (!r.ok()) return r;
+  }
   const std::string text = capstone::WriteCalibration(*file);
   absl::Status s = core::WriteFileAtomic(a.out, text);
   if (!s.ok()) return s;
