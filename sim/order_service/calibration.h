@@ -118,20 +118,20 @@ struct Calibration {
   // --- the kernel's scheduler: the application's CPU time-sliced, as a
   // kernel runs threads (sim::Cpu's sliced discipline), instead of processor
   // sharing's free, perfect sharing. 0: processor sharing, and the fields
-  // below are not read.
-  double sched_quantum_us = 0;
+  // below are not read. seed-h2 assumes Linux's default on 8 vCPUs.
+  double sched_quantum_us = 3000;
   // A switch between two threads on one core with nothing to refill.
-  double sched_switch_us = 0;
+  double sched_switch_us = 2;
   // What a switch back costs beyond that, refilling the caches with the
   // working set the thread brings back, at four working sets (the curve is
   // linear between them and 0 at an empty working set).
-  double sched_refill_16kib_us = 0;
-  double sched_refill_64kib_us = 0;
-  double sched_refill_256kib_us = 0;
-  double sched_refill_1mib_us = 0;
+  double sched_refill_16kib_us = 0.3;
+  double sched_refill_64kib_us = 0.6;
+  double sched_refill_256kib_us = 1.2;
+  double sched_refill_1mib_us = 2.2;
   // What a request's thread touches between two switches: at most 1024
-  // (the curve's last point).
-  double handler_working_set_kib = 0;
+  // (the curve's last point). seed-h2: what a request allocates.
+  double handler_working_set_kib = 168;
 };
 
 // One field's name, unit and meaning, for readers, writers and --help.

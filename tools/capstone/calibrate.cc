@@ -325,10 +325,6 @@ std::string CopiedReason(std::string_view field) {
   for (const auto& [name, why] : kWhy) {
     if (name == field) return std::string(why);
   }
-  if (field.starts_with("sched_") || field == "handler_working_set_kib") {
-    return "the scheduler's benchmarks (bench_sched) did not run for this "
-           "file; 0 keeps its CPU processor sharing";
-  }
   return "no benchmark of this machine measures it";
 }
 
@@ -364,6 +360,22 @@ void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file) {
           "seed-h2's hold is fitted on the case study's H2/JDBC stack (its "
           "TCP_NODELAY row, chosen on its pool step); an in-process SQLite "
           "join holds nothing beyond its measured CPU";
+      continue;
+    }
+    if (fields[i].name.starts_with("sched_") ||
+        fields[i].name == "handler_working_set_kib") {
+      // seed-h2's are stated for the case study's kernel on 8 vCPUs; a
+      // machine whose scheduler was not measured keeps the ideal limit.
+      file.values.*fields[i].member = 0;
+      file.sources[i] =
+          "not measured here, and not copied: seed-h2's scheduling is "
+          "assumed for the case study's 8 vCPUs; 0, processor sharing";
+      p = sim::Provenance{};
+      p.kind = sim::SourceKind::kAssumed;
+      p.why =
+          "the sched benchmarks did not run; seed-h2's slice, switch and "
+          "refill are stated for another kernel and machine, so this "
+          "calibration keeps processor sharing (0)";
       continue;
     }
     file.sources[i] =

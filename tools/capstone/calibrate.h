@@ -67,9 +67,10 @@ std::string DefaultBenchDir();
 // Every field of `seed` into `file` (values, sources, provenance), marked as
 // copied: kind "assumed" from seed.name with the reason its value holds
 // here, keeping the rows and figures its derivation there read (they stay
-// input rows). join_hold_ms is not copied: seed-h2 fitted it to the case
-// study's H2/JDBC stack, so it is 0, assumed, here. Calibrate then replaces
-// the fields it measures.
+// input rows). Not copied, 0 and assumed here: join_hold_ms (seed-h2 fitted
+// it to the case study's H2/JDBC stack) and the scheduler's fields (stated
+// for its kernel on 8 vCPUs; 0 is processor sharing). Calibrate then
+// replaces the fields it measures.
 void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file);
 
 absl::StatusOr<CalibrationFile> Calibrate(
