@@ -367,8 +367,9 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
 
 // Which run a capstone command line chooses: leave-one-row-out, --real or
 // the composed table, with its renderer.
-void ChooseCapstoneRun(Registry& registry, std::shared_ptr<CapstoneArgs> a,
-                       std::shared_ptr<capstone::RealCliArgs> real,
+void ChooseCapstoneRun(Registry& registry,
+                       const std::shared_ptr<CapstoneArgs>& a,
+                       const std::shared_ptr<capstone::RealCliArgs>& real,
                        CLI::App* cmd) {
   if (a->validate) {
     for (const char* flag :
