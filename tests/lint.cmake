@@ -32,3 +32,15 @@ add_test(NAME lint.function_length.selftest
   COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/lint/function_length_check_test.py)
 set_tests_properties(lint.function_length.selftest PROPERTIES
   LABELS lint TIMEOUT 60)
+
+# lint.unit_tests: every unit of core/ models/ sim/ bench/lab bench/http
+# tools/ has NAME_test.cc in its mirrored test folder, or an entry in
+# tests/lint/unit_test_allowlist naming the tests that cover it (tests/README.md);
+# lint.unit_tests.selftest runs the checker on trees it writes.
+add_test(NAME lint.unit_tests
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/lint/unit_test_check
+          ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.unit_tests PROPERTIES LABELS lint TIMEOUT 60)
+add_test(NAME lint.unit_tests.selftest
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/lint/unit_test_check_test.py)
+set_tests_properties(lint.unit_tests.selftest PROPERTIES LABELS lint TIMEOUT 60)

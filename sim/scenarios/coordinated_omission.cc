@@ -64,7 +64,7 @@ Process OpenClient(Simulation& sim, const Setup& s, LatencyRecorder& out) {
   }
 }
 
-absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
+absl::StatusOr<Setup> SetupFrom(const Params& p) {
   Setup s;
   const double rate = p.Number("rate_per_s");
   s.interval = SecToNs(1.0 / rate);
@@ -82,37 +82,24 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
   }
   s.freezes.Add(freeze_start, freeze_end);
   s.target = (s.duration + s.interval - 1) / s.interval;
+  return s;
+}
 
-  const Budget budget = BudgetFrom(p);
-  struct Client {
-    const char* name;
-    LatencyRecorder rec;
-  };
-  Client clients[] = {{"closed-actual", LatencyRecorder()},
-                      {"closed-intended", LatencyRecorder()},
-                      {"open", LatencyRecorder()}};
-  for (int c = 0; c < 3; ++c) {
-    Simulation sim(budget);
-    if (c == 2) {
-      sim.Spawn(OpenClient(sim, s, clients[c].rec));
-    } else {
-      sim.Spawn(ClosedClient(sim, s, c == 1, clients[c].rec));
-    }
-    if (absl::Status st = sim.Run(kForever); !st.ok()) return st;
-  }
+struct Client {
+  const char* name;
+  LatencyRecorder rec;
+};
 
-  core::Document doc(
-      "Coordinated omission: one freeze, three ways to measure it");
-  doc.Set("target_requests", "requests on the schedule", s.target);
-  doc.Set("never_issued", "requests the closed loop never sent",
-          s.target - clients[0].rec.Count());
+// The closed-actual samples corrected after the fact, from a histogram and
+// exactly.
+absl::Status AddCorrected(core::Document& doc, const Setup& s,
+                          const LatencyRecorder& closed) {
   // HdrHistogram's after-the-fact fix: re-create the samples a client that
   // kept its schedule would have recorded (3 significant digits).
   absl::StatusOr<models::Histogram> corrected =
       models::Histogram::Create({1, int64_t{24} * 3600 * kSec, 3});
   if (!corrected.ok()) return corrected.status();
-  for (Time v : clients[0].rec.samples())
-    corrected->RecordCorrected(v, s.interval);
+  for (Time v : closed.samples()) corrected->RecordCorrected(v, s.interval);
   doc.Set("closed_corrected_samples",
           "closed-actual with expected-interval correction: samples",
           corrected->Count());
@@ -123,7 +110,7 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
   // The same corrected samples kept exactly: the histogram's 3 significant
   // digits are what HdrHistogram would print, this is the true nearest rank.
   LatencyRecorder exact(size_t{1} << 40);
-  for (Time v : clients[0].rec.samples()) {
+  for (Time v : closed.samples()) {
     exact.Record(v);
     for (Time missing = v - s.interval; missing >= s.interval;
          missing -= s.interval) {
@@ -133,15 +120,20 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
   doc.Set("closed_corrected_exact_p99_ms",
           "closed-actual with expected-interval correction: p99 (ms, exact)",
           exact.PercentileMs(99), 1);
-  // A closed loop whose server needs longer than the schedule's interval
-  // falls behind without any freeze: it can send at most one request per
-  // service time. That shortfall is not the freeze's doing.
+  return absl::OkStatus();
+}
+
+// A closed loop whose server needs longer than the schedule's interval
+// falls behind without any freeze: it can send at most one request per
+// service time. That shortfall is not the freeze's doing. Returns it.
+int64_t AddSaturation(core::Document& doc, const Setup& s, double rate,
+                      SteadyVerdict& verdict) {
   const double capacity_per_s = 1e9 / static_cast<double>(s.service);
   SteadyInputs steady;
   steady.offered_per_s = rate;
   steady.capacity_per_s = capacity_per_s;
   steady.load_knob = "rate_per_s (or service_ms)";
-  const SteadyVerdict verdict = CheckSteady(steady);
+  verdict = CheckSteady(steady);
   AddSteadyFields(doc, verdict);
   const int64_t saturation_shortfall =
       verdict.steady
@@ -151,6 +143,10 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
   doc.Set("never_issued_saturation",
           "never sent because the loop was saturated, not the freeze",
           std::max<int64_t>(0, saturation_shortfall));
+  return saturation_shortfall;
+}
+
+void AddClientsTables(core::Document& doc, const Client (&clients)[3]) {
   core::Table& t = doc.AddTable("clients", "Clients",
                                 {{"name", "client"},
                                  {"samples", "samples"},
@@ -177,17 +173,13 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
       "Client percentiles are exact nearest-rank over all samples; the "
       "corrected p99 is shown from a 3-significant-digit histogram (as "
       "HdrHistogram reports it) and exact.");
-  if (!verdict.steady) {
-    doc.Note(absl::StrCat(
-        "The closed loop is saturated (service ", p.Text("service_ms"),
-        " ms against one request every ", absl::StrFormat("%g", 1e3 / rate),
-        " ms): of the ", s.target - clients[0].rec.Count(),
-        " requests never sent, about ",
-        std::max<int64_t>(0, saturation_shortfall),
-        " are the saturation's, not the freeze's."));
-  }
+}
+
+// The case study's figures, when this run is its setup.
+void AddCaseStudyRows(core::Document& doc, const Params& p,
+                      const Client (&clients)[3]) {
   namespace cs = case_study;
-  if (rate == 100 && p.Number("duration_s") == 60 &&
+  if (p.Number("rate_per_s") == 100 && p.Number("duration_s") == 60 &&
       p.Number("service_ms") == 5 && p.Number("freeze_start_s") == 20 &&
       p.Number("freeze_ms") == 5000) {
     AddCaseStudyTable(
@@ -199,6 +191,48 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
           clients[1].rec.PercentileMs(99)},
          {"open p99 (ms)", cs::kCoOpenP99Ms, clients[2].rec.PercentileMs(99)}});
   }
+}
+
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t) {
+  absl::StatusOr<Setup> setup = SetupFrom(p);
+  if (!setup.ok()) return setup.status();
+  const Setup& s = *setup;
+  const double rate = p.Number("rate_per_s");
+  const Budget budget = BudgetFrom(p);
+  Client clients[] = {{"closed-actual", LatencyRecorder()},
+                      {"closed-intended", LatencyRecorder()},
+                      {"open", LatencyRecorder()}};
+  for (int c = 0; c < 3; ++c) {
+    Simulation sim(budget);
+    if (c == 2) {
+      sim.Spawn(OpenClient(sim, s, clients[c].rec));
+    } else {
+      sim.Spawn(ClosedClient(sim, s, c == 1, clients[c].rec));
+    }
+    if (absl::Status st = sim.Run(kForever); !st.ok()) return st;
+  }
+
+  core::Document doc(
+      "Coordinated omission: one freeze, three ways to measure it");
+  doc.Set("target_requests", "requests on the schedule", s.target);
+  doc.Set("never_issued", "requests the closed loop never sent",
+          s.target - clients[0].rec.Count());
+  if (absl::Status st = AddCorrected(doc, s, clients[0].rec); !st.ok()) {
+    return st;
+  }
+  SteadyVerdict verdict;
+  const int64_t saturation_shortfall = AddSaturation(doc, s, rate, verdict);
+  AddClientsTables(doc, clients);
+  if (!verdict.steady) {
+    doc.Note(absl::StrCat(
+        "The closed loop is saturated (service ", p.Text("service_ms"),
+        " ms against one request every ", absl::StrFormat("%g", 1e3 / rate),
+        " ms): of the ", s.target - clients[0].rec.Count(),
+        " requests never sent, about ",
+        std::max<int64_t>(0, saturation_shortfall),
+        " are the saturation's, not the freeze's."));
+  }
+  AddCaseStudyRows(doc, p, clients);
   return doc;
 }
 

@@ -85,85 +85,70 @@ std::vector<CaseStudyRow> CaseStudyRows(const std::vector<HeapRow>& rows) {
        pct(large->summary.p99_ms, small->summary.p99_ms)}};
 }
 
-absl::StatusOr<core::Document> RunGc(const Params& p, uint64_t seed) {
-  core::Document doc("GC: heap size against young-collection pauses and CPU");
-  core::Table& t = doc.AddTable("rows", "Heaps",
-                                {{"heap_mib", "heap (MiB)", 0},
-                                 {"young_mib", "young gen (MiB)", 0},
-                                 {"collections", "young GCs"},
-                                 {"total_pause_ms", "total pause (ms)", 0},
-                                 {"mean_pause_ms", "mean pause (ms)", 1},
-                                 {"throughput_per_s", "req/s", 0},
-                                 {"cpu_cores", "CPU cores", 2},
-                                 {"gc_cpu_cores", "of which GC", 2},
-                                 {"p99_ms", "p99 (ms)", 2},
-                                 {"max_ms", "max (ms)", 2},
-                                 {"l_sampled", "L sampled", 2},
-                                 {"l_little", "lambda x W", 2},
-                                 {"steady", "steady"}});
+// One heap's run: its figures, the GC's share of the cores and whether the
+// run was steady.
+struct HeapRun {
+  HeapRow row;
+  double gc_cores;
+  SteadyVerdict verdict;
+};
+
+absl::StatusOr<HeapRun> RunHeap(const Params& p, uint64_t seed, double heap) {
   const double cpu_ms = p.Number("cpu_per_request_ms");
   const double io_ms = p.Number("io_ms");
   const double cv = p.Number("work_cv");
-  std::vector<HeapRow> rows;
-  SteadyVerdict verdict;
-  for (double heap : p.Numbers("heaps_mib")) {
-    Simulation sim(BudgetFrom(p));
-    Cpu cpu(sim, p.Integer("cores"));
-    GcOptions go;
-    go.heap_mib = heap;
-    go.live_set_mib = p.Number("live_set_mib");
-    go.concurrent_cpu_per_mib_us = p.Number("concurrent_cpu_per_mib_us");
-    go.initiating_occupancy = kInitiatingOccupancy;
-    absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
-    if (!gc.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("key 'heaps_mib' = '", p.Text("heaps_mib"),
-                       "': every heap must exceed "
-                       "live_set_mib = ",
-                       p.Text("live_set_mib")));
-    }
-    const MeterOptions mo = MeterOptionsFrom(p);
-    Meter meter(sim, mo);
-    Rng work(seed, absl::StrCat("work/", heap));
-    GcModel m{sim,
-              cpu,
-              *gc,
-              meter,
-              Dist::Lognormal(cpu_ms * 1e6, cv),
-              Dist::Lognormal(io_ms * 1e6, cv),
-              p.Number("alloc_per_request_mib"),
-              work};
-    const int64_t generator_cores = p.Integer("generator_cores");
-    std::optional<Cpu> generator;
-    if (generator_cores > 0) generator.emplace(sim, generator_cores);
-    LoadOptions load;
-    load.clients = p.Integer("clients");
-    load.stagger = MsToNs(io_ms + cpu_ms);
-    load.generator = generator ? &*generator : nullptr;
-    load.generator_cpu = MsToNs(p.Number("generator_cpu_per_request_ms"));
-    StartLoad(
-        sim, meter, load, [&m] { return Handle(m); }, seed);
-    if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
-    gc->ResetStats();
-    cpu.ResetStats();
-    if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
-    HeapRow r{heap, gc->stats(), meter.Summarise(), cpu.CoresUsed()};
-    SteadyInputs in = meter.SteadyWindow();
-    in.load_knob = "clients";
-    const SteadyVerdict v = CheckSteady(in);
-    MergeSteady(verdict, absl::StrCat(heap, " MiB"), v);
-    const Summary& s = r.summary;
-    t.Add({heap, r.gc.young_mib, r.gc.collections, ToMs(r.gc.total_pause),
-           r.gc.mean_pause_ms(), s.throughput_per_s, r.cpu_cores,
-           cpu.CoresUsedFor(CpuUse::kGc), s.p99_ms, s.max_ms, s.l_sampled,
-           s.l_little, v.steady});
-    rows.push_back(r);
+  Simulation sim(BudgetFrom(p));
+  Cpu cpu(sim, p.Integer("cores"));
+  GcOptions go;
+  go.heap_mib = heap;
+  go.live_set_mib = p.Number("live_set_mib");
+  go.concurrent_cpu_per_mib_us = p.Number("concurrent_cpu_per_mib_us");
+  go.initiating_occupancy = kInitiatingOccupancy;
+  absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
+  if (!gc.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("key 'heaps_mib' = '",
+                                                   p.Text("heaps_mib"),
+                                                   "': every heap must exceed "
+                                                   "live_set_mib = ",
+                                                   p.Text("live_set_mib")));
   }
-  AddSteadyFields(doc, verdict);
-  AddCaseStudyTable(doc, CaseStudyRows(rows));
-  // A closed loop stalls at most `clients` requests per pause: the rest wait
-  // to be sent, unmeasured (coordinated omission). Below 1 % of requests,
-  // the pauses drop out of p99 and show only in the max.
+  const MeterOptions mo = MeterOptionsFrom(p);
+  Meter meter(sim, mo);
+  Rng work(seed, absl::StrCat("work/", heap));
+  GcModel m{sim,
+            cpu,
+            *gc,
+            meter,
+            Dist::Lognormal(cpu_ms * 1e6, cv),
+            Dist::Lognormal(io_ms * 1e6, cv),
+            p.Number("alloc_per_request_mib"),
+            work};
+  const int64_t generator_cores = p.Integer("generator_cores");
+  std::optional<Cpu> generator;
+  if (generator_cores > 0) generator.emplace(sim, generator_cores);
+  LoadOptions load;
+  load.clients = p.Integer("clients");
+  load.stagger = MsToNs(io_ms + cpu_ms);
+  load.generator = generator ? &*generator : nullptr;
+  load.generator_cpu = MsToNs(p.Number("generator_cpu_per_request_ms"));
+  StartLoad(
+      sim, meter, load, [&m] { return Handle(m); }, seed);
+  if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
+  gc->ResetStats();
+  cpu.ResetStats();
+  if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
+  HeapRow row{heap, gc->stats(), meter.Summarise(), cpu.CoresUsed()};
+  SteadyInputs in = meter.SteadyWindow();
+  in.load_knob = "clients";
+  const double gc_cores = cpu.CoresUsedFor(CpuUse::kGc);
+  return HeapRun{row, gc_cores, CheckSteady(in)};
+}
+
+// A closed loop stalls at most `clients` requests per pause: the rest wait
+// to be sent, unmeasured (coordinated omission). Below 1 % of requests,
+// the pauses drop out of p99 and show only in the max.
+void AddGcNotes(core::Document& doc, const Params& p,
+                const std::vector<HeapRow>& rows) {
   const auto clients = static_cast<double>(p.Integer("clients"));
   for (const HeapRow& r : rows) {
     if (r.summary.completed == 0) continue;
@@ -193,6 +178,40 @@ absl::StatusOr<core::Document> RunGc(const Params& p, uint64_t seed) {
       "throughput and the CPU the larger heap saves shows as fewer cores "
       "used. The case study counted pauses over the whole process (seeding "
       "included): compare ratios, not counts.");
+}
+
+absl::StatusOr<core::Document> RunGc(const Params& p, uint64_t seed) {
+  core::Document doc("GC: heap size against young-collection pauses and CPU");
+  core::Table& t = doc.AddTable("rows", "Heaps",
+                                {{"heap_mib", "heap (MiB)", 0},
+                                 {"young_mib", "young gen (MiB)", 0},
+                                 {"collections", "young GCs"},
+                                 {"total_pause_ms", "total pause (ms)", 0},
+                                 {"mean_pause_ms", "mean pause (ms)", 1},
+                                 {"throughput_per_s", "req/s", 0},
+                                 {"cpu_cores", "CPU cores", 2},
+                                 {"gc_cpu_cores", "of which GC", 2},
+                                 {"p99_ms", "p99 (ms)", 2},
+                                 {"max_ms", "max (ms)", 2},
+                                 {"l_sampled", "L sampled", 2},
+                                 {"l_little", "lambda x W", 2},
+                                 {"steady", "steady"}});
+  std::vector<HeapRow> rows;
+  SteadyVerdict verdict;
+  for (double heap : p.Numbers("heaps_mib")) {
+    absl::StatusOr<HeapRun> run = RunHeap(p, seed, heap);
+    if (!run.ok()) return run.status();
+    const HeapRow& r = run->row;
+    MergeSteady(verdict, absl::StrCat(heap, " MiB"), run->verdict);
+    const Summary& s = r.summary;
+    t.Add({heap, r.gc.young_mib, r.gc.collections, ToMs(r.gc.total_pause),
+           r.gc.mean_pause_ms(), s.throughput_per_s, r.cpu_cores, run->gc_cores,
+           s.p99_ms, s.max_ms, s.l_sampled, s.l_little, run->verdict.steady});
+    rows.push_back(r);
+  }
+  AddSteadyFields(doc, verdict);
+  AddCaseStudyTable(doc, CaseStudyRows(rows));
+  AddGcNotes(doc, p, rows);
   return doc;
 }
 

@@ -13,7 +13,7 @@
 namespace perflab::sim {
 namespace {
 
-absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+OrderServiceConfig ConfigFrom(const Params& p) {
   OrderServiceConfig c;
   c.index = p.Integer("index") != 0;
   c.join = p.Integer("join") != 0;
@@ -25,6 +25,10 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   c.cache = p.Integer("cache") != 0;
   c.heap_mib = p.Number("heap_mib");
   c.cores = p.Integer("cores");
+  return c;
+}
+
+OrderServiceLoad LoadFrom(const Params& p) {
   OrderServiceLoad l;
   l.open = p.Text("loop") == "open";
   l.clients = p.Integer("clients");
@@ -32,6 +36,108 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   l.warmup_s = p.Number("warmup_s");
   l.duration_s = p.Number("duration_s");
   l.customers = p.Integer("customers");
+  return l;
+}
+
+// The run's figures as fields.
+void SetFigures(core::Document& doc, const OrderServiceResult& r) {
+  // No completed request: no latency was measured, and 0 ms would say the
+  // opposite of what happened.
+  const bool measured = r.rps > 0;
+  auto ms = [measured](double v) {
+    return measured ? core::Value(v) : core::Value();
+  };
+  doc.Set("rps", "throughput (req/s)", r.rps, 1);
+  doc.Set("avg_ms", "mean latency (ms)", ms(r.avg_ms), 2);
+  doc.Set("p95_ms", "p95 (ms)", ms(r.p95_ms), 2);
+  doc.Set("p99_ms", "p99 (ms)", ms(r.p99_ms), 2);
+  if (!measured) {
+    doc.Note(
+        "no request completed in the window: the latencies are not measured "
+        "(shown as -)");
+  }
+  doc.Set("cpu_cores", "application CPU (cores)", r.cpu_cores, 2);
+  doc.Set("queries_per_request", "statements per request",
+          r.queries_per_request, 1);
+  doc.Set("cache_hit_ratio", "cache hit ratio", r.cache_hit_ratio, 3);
+  doc.Set("generator_utilisation", "load generator utilisation",
+          r.generator_utilisation, 3);
+  doc.Set("gc_pauses", "young GC pauses in the window", r.gc_pauses);
+  doc.Set("gc_pause_total_ms", "total pause (ms)", r.gc_pause_total_ms, 1);
+  doc.Set("timeouts", "pool acquisitions that timed out", r.timeouts);
+  AddSteadyFields(doc, r.steady);
+  if (r.latency) doc.Attach(std::string(kLatencyHistogram), *r.latency);
+}
+
+// The application's CPU by use, and the caps in series.
+void AddCpuAndCaps(core::Document& doc, const OrderServiceResult& r,
+                   const OrderServiceConfig& c) {
+  core::Table& t = doc.AddTable(
+      "cpu", "Application CPU by use",
+      {{"use", "use"}, {"cores", "cores", 3}, {"share", "share (%)", 1}});
+  const double uses[] = {r.cpu.database, r.cpu.http, r.cpu.serialisation,
+                         r.cpu.gc, r.cpu.other};
+  for (int u = 0; u < kCpuUses; ++u) {
+    t.Add({std::string(CpuUseName(static_cast<CpuUse>(u))), uses[u],
+           r.cpu_cores > 0 ? 100 * uses[u] / r.cpu_cores : 0.0});
+  }
+  // Caps in series: the full one is the limit; the others only add waits.
+  core::Table& caps =
+      doc.AddTable("caps", "Where a request waits: the caps in series",
+                   {{"cap", "cap"},
+                    {"capacity", "capacity"},
+                    {"busy", "mean busy", 2},
+                    {"busy_pct", "busy (%)", 1},
+                    {"wait_ms", "wait per request (ms)", 3}});
+  auto pct = [](double busy, int64_t capacity) {
+    return capacity > 0 ? 100 * busy / static_cast<double>(capacity) : 0.0;
+  };
+  if (r.threads > 0) {
+    caps.Add({std::string("request threads"), r.threads, r.threads_busy,
+              pct(r.threads_busy, r.threads), r.thread_wait_ms});
+  }
+  caps.Add({std::string("database connections"), c.db_pool, r.pool_busy,
+            pct(r.pool_busy, c.db_pool), r.pool_wait_ms});
+  caps.Add({std::string("application cores"), r.app_cores, r.cpu_cores,
+            pct(r.cpu_cores, r.app_cores), std::monostate{}});
+}
+
+// Every step key at its default: the case study's baseline step.
+bool IsBaseline(const OrderServiceConfig& c) {
+  const OrderServiceConfig baseline;
+  return c.index == baseline.index && c.join == baseline.join &&
+         c.keep_alive == baseline.keep_alive &&
+         c.tcp_nodelay == baseline.tcp_nodelay &&
+         c.db_pool == baseline.db_pool &&
+         c.virtual_threads == baseline.virtual_threads &&
+         c.request_threads == baseline.request_threads &&
+         c.cache == baseline.cache && c.heap_mib == baseline.heap_mib &&
+         c.cores == baseline.cores;
+}
+
+// The case study's baseline row, when this run is its rig: every step key
+// at its default, 32 closed-loop clients or the 40 req/s open loop. The
+// other steps are perflab capstone's table.
+void AddBaselineRow(core::Document& doc, const OrderServiceResult& r,
+                    const OrderServiceLoad& l) {
+  const case_study::CapstoneStepFigures& row = case_study::kCapstoneTable[0];
+  if (!l.open && l.clients == case_study::kClosedLoopClients) {
+    AddCaseStudyTable(doc,
+                      {{"throughput, baseline (req/s)", row.rps, r.rps},
+                       {"p95, baseline (ms)", row.p95_ms, r.p95_ms},
+                       {"p99, baseline (ms)", row.p99_ms, r.p99_ms},
+                       {"CPU, baseline (cores)", row.cpu_cores, r.cpu_cores},
+                       {"statements per request", row.queries_per_request,
+                        r.queries_per_request}});
+  } else if (l.open && l.rate_per_s == case_study::kOpenLoopRatePerS) {
+    AddCaseStudyTable(
+        doc, {{"open-loop p99, baseline (ms)", row.open_p99_ms, r.p99_ms}});
+  }
+}
+
+absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
+  const OrderServiceConfig c = ConfigFrom(p);
+  const OrderServiceLoad l = LoadFrom(p);
   Calibration cal;
   cal.db_round_trip_ms = p.Number("db_round_trip_ms");
   absl::StatusOr<OrderServiceResult> r = RunOrderService(cal, c, l, seed);
@@ -49,86 +155,10 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
       l.open ? absl::StrCat("open loop at ", p.Text("rate_per_s"), " req/s")
              : absl::StrCat(l.clients, " closed-loop clients"),
       ", seed-h2 calibration"));
-  // No completed request: no latency was measured, and 0 ms would say the
-  // opposite of what happened.
-  const bool measured = r->rps > 0;
-  auto ms = [measured](double v) {
-    return measured ? core::Value(v) : core::Value();
-  };
-  doc.Set("rps", "throughput (req/s)", r->rps, 1);
-  doc.Set("avg_ms", "mean latency (ms)", ms(r->avg_ms), 2);
-  doc.Set("p95_ms", "p95 (ms)", ms(r->p95_ms), 2);
-  doc.Set("p99_ms", "p99 (ms)", ms(r->p99_ms), 2);
-  if (!measured) {
-    doc.Note(
-        "no request completed in the window: the latencies are not measured "
-        "(shown as -)");
-  }
-  doc.Set("cpu_cores", "application CPU (cores)", r->cpu_cores, 2);
-  doc.Set("queries_per_request", "statements per request",
-          r->queries_per_request, 1);
-  doc.Set("cache_hit_ratio", "cache hit ratio", r->cache_hit_ratio, 3);
-  doc.Set("generator_utilisation", "load generator utilisation",
-          r->generator_utilisation, 3);
-  doc.Set("gc_pauses", "young GC pauses in the window", r->gc_pauses);
-  doc.Set("gc_pause_total_ms", "total pause (ms)", r->gc_pause_total_ms, 1);
-  doc.Set("timeouts", "pool acquisitions that timed out", r->timeouts);
-  AddSteadyFields(doc, r->steady);
-  if (r->latency) doc.Attach(std::string(kLatencyHistogram), *r->latency);
-  core::Table& t = doc.AddTable(
-      "cpu", "Application CPU by use",
-      {{"use", "use"}, {"cores", "cores", 3}, {"share", "share (%)", 1}});
-  const double uses[] = {r->cpu.database, r->cpu.http, r->cpu.serialisation,
-                         r->cpu.gc, r->cpu.other};
-  for (int u = 0; u < kCpuUses; ++u) {
-    t.Add({std::string(CpuUseName(static_cast<CpuUse>(u))), uses[u],
-           r->cpu_cores > 0 ? 100 * uses[u] / r->cpu_cores : 0.0});
-  }
-  // Caps in series: the full one is the limit; the others only add waits.
-  core::Table& caps =
-      doc.AddTable("caps", "Where a request waits: the caps in series",
-                   {{"cap", "cap"},
-                    {"capacity", "capacity"},
-                    {"busy", "mean busy", 2},
-                    {"busy_pct", "busy (%)", 1},
-                    {"wait_ms", "wait per request (ms)", 3}});
-  auto pct = [](double busy, int64_t capacity) {
-    return capacity > 0 ? 100 * busy / static_cast<double>(capacity) : 0.0;
-  };
-  if (r->threads > 0) {
-    caps.Add({std::string("request threads"), r->threads, r->threads_busy,
-              pct(r->threads_busy, r->threads), r->thread_wait_ms});
-  }
-  caps.Add({std::string("database connections"), c.db_pool, r->pool_busy,
-            pct(r->pool_busy, c.db_pool), r->pool_wait_ms});
-  caps.Add({std::string("application cores"), r->app_cores, r->cpu_cores,
-            pct(r->cpu_cores, r->app_cores), std::monostate{}});
-  // The case study's baseline row, when this run is its rig: every step key
-  // at its default, 32 closed-loop clients or the 40 req/s open loop. The
-  // other steps are perflab capstone's table.
-  const OrderServiceConfig baseline;
-  const bool is_baseline =
-      c.index == baseline.index && c.join == baseline.join &&
-      c.keep_alive == baseline.keep_alive &&
-      c.tcp_nodelay == baseline.tcp_nodelay && c.db_pool == baseline.db_pool &&
-      c.virtual_threads == baseline.virtual_threads &&
-      c.request_threads == baseline.request_threads &&
-      c.cache == baseline.cache && c.heap_mib == baseline.heap_mib &&
-      c.cores == baseline.cores;
-  const case_study::CapstoneStepFigures& row = case_study::kCapstoneTable[0];
-  if (is_baseline && !l.open && l.clients == case_study::kClosedLoopClients) {
-    AddCaseStudyTable(doc,
-                      {{"throughput, baseline (req/s)", row.rps, r->rps},
-                       {"p95, baseline (ms)", row.p95_ms, r->p95_ms},
-                       {"p99, baseline (ms)", row.p99_ms, r->p99_ms},
-                       {"CPU, baseline (cores)", row.cpu_cores, r->cpu_cores},
-                       {"statements per request", row.queries_per_request,
-                        r->queries_per_request}});
-  } else if (is_baseline && l.open &&
-             l.rate_per_s == case_study::kOpenLoopRatePerS) {
-    AddCaseStudyTable(
-        doc, {{"open-loop p99, baseline (ms)", row.open_p99_ms, r->p99_ms}});
-  }
+  SetFigures(doc, *r);
+  AddCpuAndCaps(doc, *r, c);
+  const bool is_baseline = IsBaseline(c);
+  if (is_baseline) AddBaselineRow(doc, *r, l);
   doc.Note(
       "Costs are the seed-h2 calibration: each derived from the case study's "
       "published figures (sim/order_service/calibration.h says which and "

@@ -306,24 +306,13 @@ Fidelity CompareWithCaseStudy(const Composition& c,
   return f;
 }
 
-}  // namespace
-
-std::vector<size_t> TopThree(const std::vector<Elasticity>& row) {
-  std::vector<size_t> order;
-  for (size_t k = 0; k < row.size(); ++k) {
-    if (row[k].elasticity < 0) order.push_back(k);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return row[a].elasticity < row[b].elasticity;
-  });
-  if (order.size() > 3) order.resize(3);
-  return order;
-}
-
-core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
-                          const models::CostOptions& cost) {
-  core::Document doc(
-      "capstone: the case study's steps composed from a calibration");
+// The header fields: which calibration, how it is scored, the seeds, the
+// example prices and the rig every step runs on (so a reader of the output,
+// the report's plots, need not restate it).
+void SetHeaderFields(core::Document& doc, const Composition& c,
+                     const CalibrationIdentity& id,
+                     const models::CostOptions& cost, Framework framework,
+                     const Fidelity* fidelity) {
   doc.Set("calibration", "calibration", id.name);
   doc.Set("calibration_path", "calibration file", id.path);
   doc.Set("calibration_hash", "calibration identity", id.hash);
@@ -331,7 +320,6 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
   doc.Set("calibration_overrides",
           "calibration fields the command line replaced",
           overrides.empty() ? std::string("none") : overrides);
-  const Framework framework = FrameworkSource(id);
   // What the plots name the framework slice (tools/plots/capstone.py).
   doc.Set("framework_cpu", "framework CPU (other_cpu_us) is",
           framework == Framework::kMeasured ? "measured"
@@ -340,13 +328,9 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
               : (AnyMeasured(id) ? "the case study's JVM, beside this "
                                    "machine's measured costs"
                                  : "the case study's JVM"));
-  const std::vector<bool> input = InputMarks(c, id);
-  const bool in_order = InCaseStudyOrder(c.steps);
-  const Fidelity fidelity =
-      in_order ? CompareWithCaseStudy(c, input) : Fidelity{};
   const bool measured = AnyMeasured(id);
-  if (in_order) {
-    const Agreement& h = fidelity.held_out;
+  if (fidelity != nullptr) {
+    const Agreement& h = fidelity->held_out;
     doc.Set("scored_on", "scored against the case study on",
             measured ? kFactorsOnly : "absolute RPS and step factors");
     if (!measured) {
@@ -372,13 +356,14 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
           cost.usd_per_gib_hour, 4);
   doc.Set("target_utilisation", "target utilisation", cost.target_utilisation,
           2);
-  // The rig every step runs on, so a reader of the output (the report's
-  // plots) need not restate it.
   doc.Set("closed_loop_clients", "closed-loop clients",
           case_study::kClosedLoopClients);
   doc.Set("open_loop_rate_per_s", "open-loop rate (req/s)",
           case_study::kOpenLoopRatePerS);
+}
 
+void AddStepsTable(core::Document& doc, const Composition& c,
+                   const std::vector<bool>& input) {
   core::Table& steps = doc.AddTable(
       "steps",
       absl::StrCat("Per step (closed loop ", case_study::kClosedLoopClients,
@@ -411,6 +396,10 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0),
                AtGeneratorCeiling(f)});
   }
+}
+
+void AddCpuTable(core::Document& doc, const Composition& c,
+                 Framework framework) {
   core::Table& cpu = doc.AddTable(
       "cpu_share", "Application CPU by category (% of its cores used)",
       {{"name", "step"},
@@ -429,6 +418,9 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
              f.cpu_share.http, f.cpu_share.serialisation, f.cpu_share.gc,
              f.cpu_share.other, 100 * f.generator_utilisation});
   }
+}
+
+void AddCapsTable(core::Document& doc, const Composition& c) {
   core::Table& caps = doc.AddTable(
       "caps",
       "Caps in series (closed loop): each cap's size, mean busy and wait per "
@@ -452,6 +444,9 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
               f.pool, f.pool_busy, f.pool_wait_ms, f.app_cores, f.cpu_cores,
               FullCaps(f)});
   }
+}
+
+void AddCaseStudyTable(core::Document& doc, const Composition& c) {
   core::Table& beside =
       doc.AddTable("case_study", "The case study's own figures for these steps",
                    {{"name", "step"},
@@ -471,7 +466,11 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                 cs->usd_per_million,
                 Maybe(s->name == "cache", case_study::kCacheHitRatio)});
   }
-  const std::vector<std::string> unsteady = UnsteadyEnds(c);
+}
+
+// The outcomes table (first step against last) and the tail note after it.
+void AddOutcomes(core::Document& doc, const Composition& c,
+                 const std::vector<std::string>& unsteady) {
   const std::string steady_said =
       unsteady.empty()
           ? std::string("yes")
@@ -495,50 +494,58 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
         {std::string(metric), ours, theirs, ours / theirs, steady_said});
   }
   if (const std::string tail = TailNote(c); !tail.empty()) doc.Note(tail);
+}
 
+// What to fix next (each step's three most negative elasticities) and every
+// elasticity measured; nothing when the run had no --sensitivity.
+void AddSensitivityTables(core::Document& doc, const Composition& c) {
+  if (c.sensitivity.empty()) return;
   const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
-  if (!c.sensitivity.empty()) {
-    core::Table& next = doc.AddTable(
-        "what_to_fix_next",
-        absl::StrCat("What to fix next: elasticity of RPS to each cost (+-",
-                     c.sensitivity_delta * 100, " %), most negative first"),
-        {{"name", "step"},
-         {"first", "first"},
-         {"first_elasticity", "elasticity", 3},
-         {"second", "second"},
-         {"second_elasticity", "elasticity", 3},
-         {"third", "third"},
-         {"third_elasticity", "elasticity", 3}});
-    core::Table& all =
-        doc.AddTable("sensitivity",
-                     "Elasticity of RPS to every cost the step reads (common "
-                     "random numbers: one run per variant, first seed)",
-                     {{"name", "step"},
-                      {"field", "cost"},
-                      {"minus_rps", "RPS at -delta", 0},
-                      {"plus_rps", "RPS at +delta", 0},
-                      {"elasticity", "elasticity", 3}});
-    for (size_t i = 0; i < c.steps.size(); ++i) {
-      std::vector<core::Value> row = {std::string(c.steps[i]->name)};
-      std::vector<size_t> top = TopThree(c.sensitivity[i]);
-      for (size_t k = 0; k < 3; ++k) {
-        if (k < top.size()) {
-          row.emplace_back(std::string(fields[top[k]].name));
-          row.emplace_back(c.sensitivity[i][top[k]].elasticity);
-        } else {
-          row.emplace_back(std::string("-"));
-          row.emplace_back(std::monostate{});
-        }
-      }
-      next.Add(std::move(row));
-      for (size_t k = 0; k < fields.size(); ++k) {
-        const Elasticity& e = c.sensitivity[i][k];
-        if (e.minus_rps == 0 && e.plus_rps == 0) continue;
-        all.Add({std::string(c.steps[i]->name), std::string(fields[k].name),
-                 e.minus_rps, e.plus_rps, e.elasticity});
+  core::Table& next = doc.AddTable(
+      "what_to_fix_next",
+      absl::StrCat("What to fix next: elasticity of RPS to each cost (+-",
+                   c.sensitivity_delta * 100, " %), most negative first"),
+      {{"name", "step"},
+       {"first", "first"},
+       {"first_elasticity", "elasticity", 3},
+       {"second", "second"},
+       {"second_elasticity", "elasticity", 3},
+       {"third", "third"},
+       {"third_elasticity", "elasticity", 3}});
+  core::Table& all =
+      doc.AddTable("sensitivity",
+                   "Elasticity of RPS to every cost the step reads (common "
+                   "random numbers: one run per variant, first seed)",
+                   {{"name", "step"},
+                    {"field", "cost"},
+                    {"minus_rps", "RPS at -delta", 0},
+                    {"plus_rps", "RPS at +delta", 0},
+                    {"elasticity", "elasticity", 3}});
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    std::vector<core::Value> row = {std::string(c.steps[i]->name)};
+    std::vector<size_t> top = TopThree(c.sensitivity[i]);
+    for (size_t k = 0; k < 3; ++k) {
+      if (k < top.size()) {
+        row.emplace_back(std::string(fields[top[k]].name));
+        row.emplace_back(c.sensitivity[i][top[k]].elasticity);
+      } else {
+        row.emplace_back(std::string("-"));
+        row.emplace_back(std::monostate{});
       }
     }
+    next.Add(std::move(row));
+    for (size_t k = 0; k < fields.size(); ++k) {
+      const Elasticity& e = c.sensitivity[i][k];
+      if (e.minus_rps == 0 && e.plus_rps == 0) continue;
+      all.Add({std::string(c.steps[i]->name), std::string(fields[k].name),
+               e.minus_rps, e.plus_rps, e.elasticity});
+    }
   }
+}
+
+// The notes on how to read the tables: steps with no completed request, what
+// a figure is, which caps are full, what the CPU columns count.
+void AddReadingNotes(core::Document& doc, const Composition& c) {
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
     for (auto [loop, rps] :
@@ -580,6 +587,13 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
       " whole cores of work, the caps table's cores); the case study's "
       "column is its JVM's measured CPU on its 8 vCPUs (4 at right-size). "
       "The load generator's cores are in neither."));
+}
+
+// The notes on what limits a figure's meaning: the generator's ceiling, a
+// framework cost copied from the JVM, the hit ratio, unsteady outcomes.
+void AddCaveatNotes(core::Document& doc, const Composition& c,
+                    const CalibrationIdentity& id, Framework framework,
+                    const std::vector<std::string>& unsteady) {
   std::vector<std::string> ceiling;
   for (size_t i = 0; i < c.steps.size(); ++i) {
     if (!AtGeneratorCeiling(c.figures[i])) continue;
@@ -616,8 +630,11 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           " is not steady: the ratios are not from steady "
                           "runs."));
   }
-  // The caps predicted by MVA: a table and its notes (mva_estimate.h).
-  AddMvaTable(doc, c.steps, c.figures);
+}
+
+// How the sensitivity runs were made, and each step's reasons for not being
+// steady.
+void AddSensitivityAndSteadyNotes(core::Document& doc, const Composition& c) {
   if (!c.sensitivity.empty()) {
     doc.Note(absl::StrCat(
         "Sensitivity: common random numbers. Each cost at -",
@@ -635,101 +652,113 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                             " is not a steady result: ", reason, "."));
     }
   }
+}
+
+// What the "row" column means, and which fields read each input row.
+void AddRowNote(core::Document& doc, const CalibrationIdentity& id) {
   const std::vector<std::string> rows = sim::InputRows(id.provenance);
   if (rows.empty()) {
     doc.Note(
         "row: no calibration field reads the case study's table, so every "
         "step is held out: a prediction.");
-  } else {
-    const std::vector<sim::CalibrationField>& all = sim::CalibrationFields();
-    std::vector<std::string> said;
-    for (const std::string& row : rows) {
-      std::vector<std::string> readers;
-      for (size_t k = 0; k < id.provenance.size() && k < all.size(); ++k) {
-        if (sim::ReadsRow(id.provenance[k], row)) {
-          readers.emplace_back(all[k].name);
-        }
-      }
-      said.push_back(readers.size() == 1
-                         ? absl::StrCat(row, " (", readers[0], ")")
-                         : absl::StrCat(row, " (", readers.size(), " fields)"));
-    }
-    doc.Note(absl::StrCat(
-        "row: input = the calibration's fields read this step's row of the "
-        "case study's table, were chosen by looking at it or read a figure "
-        "measured in its run (each field's provenance), so agreeing with it "
-        "is partly the table read back; held out = nothing read it, a "
-        "prediction. Input rows: ",
-        absl::StrJoin(said, ", "), "."));
+    return;
   }
-  if (!in_order) {
-    doc.Note(
-        "The steps are not the case study's ten in its order: its factors "
-        "and outcomes are for its own sequence, shown for reference only.");
-  } else {
-    const Agreement& h = fidelity.held_out;
-    const Agreement& in = fidelity.input;
-    core::Table& t = doc.AddTable(
-        "fidelity",
-        "Against the case study (its ten steps in its order): held-out steps, "
-        "predictions, apart from input steps, whose rows fed the calibration",
-        {{"check", "check"},
-         {"held_out", "held out", 0},
-         {"held_out_of", "of", 0},
-         {"input", "input", 0},
-         {"input_of", "of", 0}});
-    if (!measured) {
-      t.Add({std::string("RPS within 30 % of the case study's"), h.within30,
-             h.steps, in.within30, in.steps});
-      t.Add({std::string("RPS within 15 %"), h.within15, h.steps, in.within15,
-             in.steps});
-    }
-    t.Add({std::string("step factor within 30 % of the case study's"),
-           h.factor_within30, h.changes, in.factor_within30, in.changes});
-    t.Add({std::string("throughput moves its way (within 5 % counts as flat)"),
-           h.same_way, h.changes, in.same_way, in.changes});
-    if (measured) {
-      doc.Note(absl::StrCat("Scored on ", kFactorsOnly, "."));
-      for (const std::string& note : CopiedFieldNotes(c, id)) doc.Note(note);
-    }
-    std::vector<size_t> other_way = h.other_way;
-    other_way.insert(other_way.end(), in.other_way.begin(), in.other_way.end());
-    std::sort(other_way.begin(), other_way.end());
-    if (!other_way.empty()) {
-      std::vector<std::string> said;
-      said.reserve(other_way.size());
-      for (size_t i : other_way) {
-        said.push_back(absl::StrFormat(
-            "%s (%s) x%.2f against x%.2f", c.steps[i]->name, Mark(input[i]),
-            c.figures[i].factor, CaseStudyRow(c.steps[i]->name)->factor));
+  const std::vector<sim::CalibrationField>& all = sim::CalibrationFields();
+  std::vector<std::string> said;
+  for (const std::string& row : rows) {
+    std::vector<std::string> readers;
+    for (size_t k = 0; k < id.provenance.size() && k < all.size(); ++k) {
+      if (sim::ReadsRow(id.provenance[k], row)) {
+        readers.emplace_back(all[k].name);
       }
-      doc.Note(absl::StrCat(
-          "Throughput moves another way than the case study's at: ",
-          absl::StrJoin(said, "; "),
-          ". The caps table shows which cap each step leaves full."));
     }
+    said.push_back(readers.size() == 1
+                       ? absl::StrCat(row, " (", readers[0], ")")
+                       : absl::StrCat(row, " (", readers.size(), " fields)"));
   }
-  return doc;
+  doc.Note(absl::StrCat(
+      "row: input = the calibration's fields read this step's row of the "
+      "case study's table, were chosen by looking at it or read a figure "
+      "measured in its run (each field's provenance), so agreeing with it "
+      "is partly the table read back; held out = nothing read it, a "
+      "prediction. Input rows: ",
+      absl::StrJoin(said, ", "), "."));
 }
 
-std::string ToJson(const Composition& c, const CalibrationIdentity& id,
-                   const models::CostOptions& cost) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
-  w.SetIndent(' ', 2);
-  auto key_double = [&w](const char* key, double v) {
-    w.Key(key);
+// The fidelity table (held-out steps apart from input steps) and the steps
+// that move throughput another way than the case study's; only for its ten
+// steps in its order.
+void AddFidelity(core::Document& doc, const Composition& c,
+                 const CalibrationIdentity& id, const std::vector<bool>& input,
+                 const Fidelity& fidelity) {
+  const bool measured = AnyMeasured(id);
+  const Agreement& h = fidelity.held_out;
+  const Agreement& in = fidelity.input;
+  core::Table& t = doc.AddTable(
+      "fidelity",
+      "Against the case study (its ten steps in its order): held-out steps, "
+      "predictions, apart from input steps, whose rows fed the calibration",
+      {{"check", "check"},
+       {"held_out", "held out", 0},
+       {"held_out_of", "of", 0},
+       {"input", "input", 0},
+       {"input_of", "of", 0}});
+  if (!measured) {
+    t.Add({std::string("RPS within 30 % of the case study's"), h.within30,
+           h.steps, in.within30, in.steps});
+    t.Add({std::string("RPS within 15 %"), h.within15, h.steps, in.within15,
+           in.steps});
+  }
+  t.Add({std::string("step factor within 30 % of the case study's"),
+         h.factor_within30, h.changes, in.factor_within30, in.changes});
+  t.Add({std::string("throughput moves its way (within 5 % counts as flat)"),
+         h.same_way, h.changes, in.same_way, in.changes});
+  if (measured) {
+    doc.Note(absl::StrCat("Scored on ", kFactorsOnly, "."));
+    for (const std::string& note : CopiedFieldNotes(c, id)) doc.Note(note);
+  }
+  std::vector<size_t> other_way = h.other_way;
+  other_way.insert(other_way.end(), in.other_way.begin(), in.other_way.end());
+  std::sort(other_way.begin(), other_way.end());
+  if (other_way.empty()) return;
+  std::vector<std::string> said;
+  said.reserve(other_way.size());
+  for (size_t i : other_way) {
+    said.push_back(absl::StrFormat(
+        "%s (%s) x%.2f against x%.2f", c.steps[i]->name, Mark(input[i]),
+        c.figures[i].factor, CaseStudyRow(c.steps[i]->name)->factor));
+  }
+  doc.Note(
+      absl::StrCat("Throughput moves another way than the case study's at: ",
+                   absl::StrJoin(said, "; "),
+                   ". The caps table shows which cap each step leaves full."));
+}
+
+using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void KeyDouble(JsonWriter& w, const char* key, double v) {
+  w.Key(key);
+  w.Double(v);
+}
+
+// null, not 0: a loop with no completed request measured no latency.
+void KeyMaybe(JsonWriter& w, const char* key, bool present, double v) {
+  w.Key(key);
+  if (present) {
     w.Double(v);
-  };
-  auto key_maybe = [&w](const char* key, bool present, double v) {
-    w.Key(key);
-    if (present) {
-      w.Double(v);
-    } else {
-      w.Null();
-    }
-  };
-  w.StartObject();
+  } else {
+    w.Null();
+  }
+}
+
+void WriteString(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+// The calibration, the seeds, the example prices and the rig.
+void WriteHeaderJson(JsonWriter& w, const Composition& c,
+                     const CalibrationIdentity& id,
+                     const models::CostOptions& cost) {
   w.Key("calibration");
   w.StartObject();
   w.Key("name");
@@ -752,156 +781,164 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   w.EndArray();
   w.Key("example_prices");
   w.StartObject();
-  key_double("usd_per_vcpu_hour", cost.usd_per_vcpu_hour);
-  key_double("usd_per_gib_hour", cost.usd_per_gib_hour);
-  key_double("target_utilisation", cost.target_utilisation);
+  KeyDouble(w, "usd_per_vcpu_hour", cost.usd_per_vcpu_hour);
+  KeyDouble(w, "usd_per_gib_hour", cost.usd_per_gib_hour);
+  KeyDouble(w, "target_utilisation", cost.target_utilisation);
   w.EndObject();
   w.Key("closed_loop_clients");
   w.Int64(case_study::kClosedLoopClients);
-  key_double("open_loop_rate_per_s", case_study::kOpenLoopRatePerS);
-  const std::vector<bool> input = InputMarks(c, id);
-  w.Key("steps");
+  KeyDouble(w, "open_loop_rate_per_s", case_study::kOpenLoopRatePerS);
+}
+
+// A step's caps and its CPU by category, two objects.
+void WriteCapsAndCpuJson(JsonWriter& w, const StepFigures& f) {
+  w.Key("caps");
+  w.StartObject();
+  for (const auto& [key, value] :
+       {std::pair{"threads", f.threads}, std::pair{"pool", f.pool},
+        std::pair{"app_cores", f.app_cores}}) {
+    w.Key(key);
+    w.Int64(value);
+  }
+  KeyDouble(w, "threads_busy", f.threads_busy);
+  KeyDouble(w, "thread_wait_ms", f.thread_wait_ms);
+  KeyDouble(w, "pool_busy", f.pool_busy);
+  KeyDouble(w, "pool_wait_ms", f.pool_wait_ms);
+  w.Key("full");
+  w.String(FullCaps(f).c_str());
+  w.EndObject();
+  w.Key("cpu_share");
+  w.StartObject();
+  KeyDouble(w, "database_pct", f.cpu_share.database);
+  KeyDouble(w, "http_pct", f.cpu_share.http);
+  KeyDouble(w, "serialisation_pct", f.cpu_share.serialisation);
+  KeyDouble(w, "gc_pct", f.cpu_share.gc);
+  KeyDouble(w, "other_pct", f.cpu_share.other);
+  w.EndObject();
+}
+
+// A step's elasticity to every cost and its three to fix first.
+void WriteElasticityJson(JsonWriter& w, const std::vector<Elasticity>& row) {
+  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  w.Key("elasticity");
+  w.StartObject();
+  for (size_t k = 0; k < fields.size(); ++k) {
+    w.Key(fields[k].name.data(),
+          static_cast<rapidjson::SizeType>(fields[k].name.size()));
+    w.Double(row[k].elasticity);
+  }
+  w.EndObject();
+  w.Key("what_to_fix_next");
+  w.StartArray();
+  for (size_t k : TopThree(row)) WriteString(w, fields[k].name);
+  w.EndArray();
+}
+
+void WriteStepJson(JsonWriter& w, const Composition& c, size_t i, bool input) {
+  const StepFigures& f = c.figures[i];
+  w.StartObject();
+  w.Key("name");
+  WriteString(w, c.steps[i]->name);
+  w.Key("change");
+  w.String(StepChange(*c.steps[i]).c_str());
+  w.Key("mark");
+  w.String(Mark(input));
+  KeyDouble(w, "rps", f.rps);
+  KeyMaybe(w, "avg_ms", f.rps > 0, f.avg_ms);
+  KeyMaybe(w, "p95_ms", f.rps > 0, f.p95_ms);
+  KeyMaybe(w, "p99_ms", f.rps > 0, f.p99_ms);
+  KeyMaybe(w, "open_p99_ms", f.open_rps > 0, f.open_p99_ms);
+  KeyDouble(w, "cpu_cores", f.cpu_cores);
+  KeyDouble(w, "queries_per_request", f.queries_per_request);
+  KeyDouble(w, "cache_hit_ratio", f.cache_hit_ratio);
+  KeyDouble(w, "usd_per_million", f.usd_per_million);
+  KeyDouble(w, "generator_utilisation", f.generator_utilisation);
+  KeyDouble(w, "factor", f.factor);
+  for (const auto& [key, values] :
+       {std::pair{"rps_repeats", &f.rps_repeats},
+        std::pair{"factor_repeats", &f.factor_repeats}}) {
+    w.Key(key);
+    w.StartArray();
+    for (double v : *values) w.Double(v);
+    w.EndArray();
+  }
+  w.Key("steady");
+  w.Bool(f.steady);
+  w.Key("generator_ceiling");
+  w.Bool(AtGeneratorCeiling(f));
+  const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
+  KeyDouble(w, "case_study_rps", cs != nullptr ? cs->rps : 0);
+  KeyDouble(w, "case_study_factor", cs != nullptr ? cs->factor : 0);
+  WriteCapsAndCpuJson(w, f);
+  if (!c.sensitivity.empty()) WriteElasticityJson(w, c.sensitivity[i]);
+  w.EndObject();
+}
+
+// An array of the names of the steps i for which keep(i) holds.
+template <typename Keep>
+void WriteStepNames(JsonWriter& w, const Composition& c, const char* key,
+                    Keep keep) {
+  w.Key(key);
   w.StartArray();
   for (size_t i = 0; i < c.steps.size(); ++i) {
-    const StepFigures& f = c.figures[i];
-    w.StartObject();
-    w.Key("name");
-    w.String(c.steps[i]->name.data(),
-             static_cast<rapidjson::SizeType>(c.steps[i]->name.size()));
-    w.Key("change");
-    w.String(StepChange(*c.steps[i]).c_str());
-    w.Key("mark");
-    w.String(Mark(input[i]));
-    key_double("rps", f.rps);
-    // null, not 0: a loop with no completed request measured no latency.
-    key_maybe("avg_ms", f.rps > 0, f.avg_ms);
-    key_maybe("p95_ms", f.rps > 0, f.p95_ms);
-    key_maybe("p99_ms", f.rps > 0, f.p99_ms);
-    key_maybe("open_p99_ms", f.open_rps > 0, f.open_p99_ms);
-    key_double("cpu_cores", f.cpu_cores);
-    key_double("queries_per_request", f.queries_per_request);
-    key_double("cache_hit_ratio", f.cache_hit_ratio);
-    key_double("usd_per_million", f.usd_per_million);
-    key_double("generator_utilisation", f.generator_utilisation);
-    key_double("factor", f.factor);
-    for (const auto& [key, values] :
-         {std::pair{"rps_repeats", &f.rps_repeats},
-          std::pair{"factor_repeats", &f.factor_repeats}}) {
-      w.Key(key);
-      w.StartArray();
-      for (double v : *values) w.Double(v);
-      w.EndArray();
-    }
-    w.Key("steady");
-    w.Bool(f.steady);
-    w.Key("generator_ceiling");
-    w.Bool(AtGeneratorCeiling(f));
-    const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
-    key_double("case_study_rps", cs != nullptr ? cs->rps : 0);
-    key_double("case_study_factor", cs != nullptr ? cs->factor : 0);
-    w.Key("caps");
-    w.StartObject();
-    for (const auto& [key, value] :
-         {std::pair{"threads", f.threads}, std::pair{"pool", f.pool},
-          std::pair{"app_cores", f.app_cores}}) {
-      w.Key(key);
-      w.Int64(value);
-    }
-    key_double("threads_busy", f.threads_busy);
-    key_double("thread_wait_ms", f.thread_wait_ms);
-    key_double("pool_busy", f.pool_busy);
-    key_double("pool_wait_ms", f.pool_wait_ms);
-    w.Key("full");
-    w.String(FullCaps(f).c_str());
-    w.EndObject();
-    w.Key("cpu_share");
-    w.StartObject();
-    key_double("database_pct", f.cpu_share.database);
-    key_double("http_pct", f.cpu_share.http);
-    key_double("serialisation_pct", f.cpu_share.serialisation);
-    key_double("gc_pct", f.cpu_share.gc);
-    key_double("other_pct", f.cpu_share.other);
-    w.EndObject();
-    if (!c.sensitivity.empty()) {
-      const std::vector<sim::CalibrationField>& fields =
-          sim::CalibrationFields();
-      w.Key("elasticity");
-      w.StartObject();
-      for (size_t k = 0; k < fields.size(); ++k) {
-        w.Key(fields[k].name.data(),
-              static_cast<rapidjson::SizeType>(fields[k].name.size()));
-        w.Double(c.sensitivity[i][k].elasticity);
-      }
-      w.EndObject();
-      w.Key("what_to_fix_next");
-      w.StartArray();
-      for (size_t k : TopThree(c.sensitivity[i])) {
-        w.String(fields[k].name.data(),
-                 static_cast<rapidjson::SizeType>(fields[k].name.size()));
-      }
-      w.EndArray();
-    }
-    w.EndObject();
+    if (keep(i)) WriteString(w, c.steps[i]->name);
   }
   w.EndArray();
-  if (InCaseStudyOrder(c.steps)) {
-    const Fidelity f = CompareWithCaseStudy(c, input);
-    auto names = [&](const char* key, auto keep) {
-      w.Key(key);
-      w.StartArray();
-      for (size_t i = 0; i < c.steps.size(); ++i) {
-        if (!keep(i)) continue;
-        w.String(c.steps[i]->name.data(),
-                 static_cast<rapidjson::SizeType>(c.steps[i]->name.size()));
-      }
-      w.EndArray();
-    };
-    w.Key("fidelity");
+}
+
+// Only for the case study's ten steps in its order (InCaseStudyOrder).
+void WriteFidelityJson(JsonWriter& w, const Composition& c,
+                       const CalibrationIdentity& id,
+                       const std::vector<bool>& input) {
+  const Fidelity f = CompareWithCaseStudy(c, input);
+  w.Key("fidelity");
+  w.StartObject();
+  w.Key("scored_on");
+  w.String(AnyMeasured(id) ? "factors" : "rps_and_factors");
+  WriteStepNames(w, c, "held_out_rows", [&](size_t i) { return !input[i]; });
+  WriteStepNames(w, c, "input_rows", [&](size_t i) { return input[i]; });
+  for (const auto& [key, a] :
+       {std::pair{"held_out", &f.held_out}, std::pair{"input", &f.input}}) {
+    w.Key(key);
     w.StartObject();
-    w.Key("scored_on");
-    w.String(AnyMeasured(id) ? "factors" : "rps_and_factors");
-    names("held_out_rows", [&](size_t i) { return !input[i]; });
-    names("input_rows", [&](size_t i) { return input[i]; });
-    for (const auto& [key, a] :
-         {std::pair{"held_out", &f.held_out}, std::pair{"input", &f.input}}) {
-      w.Key(key);
-      w.StartObject();
-      // Absolute RPS only where it compares (see kFactorsOnly).
-      const bool absolute = !AnyMeasured(id);
-      for (const auto& [count, value, shown] :
-           {std::tuple{"steps", a->steps, true},
-            std::tuple{"within_30_pct", a->within30, absolute},
-            std::tuple{"within_15_pct", a->within15, absolute},
-            std::tuple{"changes", a->changes, true},
-            std::tuple{"same_way", a->same_way, true}}) {
-        if (!shown) continue;
-        w.Key(count);
-        w.Int(value);
-      }
-      // A structured binding cannot be captured by a lambda before C++20's
-      // P1091 reached every compiler (clang 14 refuses it): a plain copy.
-      const auto& other_way = a->other_way;
-      names("other_way", [&](size_t i) {
-        return std::find(other_way.begin(), other_way.end(), i) !=
-               other_way.end();
-      });
-      w.Key("factor_within_30_pct");
-      w.Int(a->factor_within30);
-      w.EndObject();
+    // Absolute RPS only where it compares (see kFactorsOnly).
+    const bool absolute = !AnyMeasured(id);
+    for (const auto& [count, value, shown] :
+         {std::tuple{"steps", a->steps, true},
+          std::tuple{"within_30_pct", a->within30, absolute},
+          std::tuple{"within_15_pct", a->within15, absolute},
+          std::tuple{"changes", a->changes, true},
+          std::tuple{"same_way", a->same_way, true}}) {
+      if (!shown) continue;
+      w.Key(count);
+      w.Int(value);
     }
+    // A structured binding cannot be captured by a lambda before C++20's
+    // P1091 reached every compiler (clang 14 refuses it): a plain copy.
+    const auto& other_way = a->other_way;
+    WriteStepNames(w, c, "other_way", [&](size_t i) {
+      return std::find(other_way.begin(), other_way.end(), i) !=
+             other_way.end();
+    });
+    w.Key("factor_within_30_pct");
+    w.Int(a->factor_within30);
     w.EndObject();
   }
+  w.EndObject();
+}
+
+void WriteOutcomesJson(JsonWriter& w, const Composition& c) {
   w.Key("outcomes");
   w.StartObject();
-  key_double("p99_x_lower", c.p99_x);
-  key_double("open_p99_x_lower", c.open_p99_x);
-  key_double("rps_x_higher", c.rps_x);
-  key_double("cost_x_lower", c.cost_x);
-  key_double("case_study_p99_x_lower", case_study::kCapstoneP99Outcome);
-  key_double("case_study_open_p99_x_lower",
-             case_study::kCapstoneOpenP99Outcome);
-  key_double("case_study_rps_x_higher", case_study::kCapstoneRpsOutcome);
-  key_double("case_study_cost_x_lower", case_study::kCapstoneCostOutcome);
+  KeyDouble(w, "p99_x_lower", c.p99_x);
+  KeyDouble(w, "open_p99_x_lower", c.open_p99_x);
+  KeyDouble(w, "rps_x_higher", c.rps_x);
+  KeyDouble(w, "cost_x_lower", c.cost_x);
+  KeyDouble(w, "case_study_p99_x_lower", case_study::kCapstoneP99Outcome);
+  KeyDouble(w, "case_study_open_p99_x_lower",
+            case_study::kCapstoneOpenP99Outcome);
+  KeyDouble(w, "case_study_rps_x_higher", case_study::kCapstoneRpsOutcome);
+  KeyDouble(w, "case_study_cost_x_lower", case_study::kCapstoneCostOutcome);
   const std::vector<std::string> unsteady = UnsteadyEnds(c);
   w.Key("from_steady_runs");
   w.Bool(unsteady.empty());
@@ -910,10 +947,75 @@ std::string ToJson(const Composition& c, const CalibrationIdentity& id,
   for (const std::string& name : unsteady) w.String(name.c_str());
   w.EndArray();
   w.EndObject();
+}
+
+}  // namespace
+
+std::vector<size_t> TopThree(const std::vector<Elasticity>& row) {
+  std::vector<size_t> order;
+  for (size_t k = 0; k < row.size(); ++k) {
+    if (row[k].elasticity < 0) order.push_back(k);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return row[a].elasticity < row[b].elasticity;
+  });
+  if (order.size() > 3) order.resize(3);
+  return order;
+}
+
+core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
+                          const models::CostOptions& cost) {
+  core::Document doc(
+      "capstone: the case study's steps composed from a calibration");
+  const Framework framework = FrameworkSource(id);
+  const std::vector<bool> input = InputMarks(c, id);
+  const bool in_order = InCaseStudyOrder(c.steps);
+  const Fidelity fidelity =
+      in_order ? CompareWithCaseStudy(c, input) : Fidelity{};
+  SetHeaderFields(doc, c, id, cost, framework, in_order ? &fidelity : nullptr);
+  AddStepsTable(doc, c, input);
+  AddCpuTable(doc, c, framework);
+  AddCapsTable(doc, c);
+  AddCaseStudyTable(doc, c);
+  const std::vector<std::string> unsteady = UnsteadyEnds(c);
+  AddOutcomes(doc, c, unsteady);
+  AddSensitivityTables(doc, c);
+  AddReadingNotes(doc, c);
+  AddCaveatNotes(doc, c, id, framework, unsteady);
+  // The caps predicted by MVA: a table and its notes (mva_estimate.h).
+  AddMvaTable(doc, c.steps, c.figures);
+  AddSensitivityAndSteadyNotes(doc, c);
+  AddRowNote(doc, id);
+  if (!in_order) {
+    doc.Note(
+        "The steps are not the case study's ten in its order: its factors "
+        "and outcomes are for its own sequence, shown for reference only.");
+  } else {
+    AddFidelity(doc, c, id, input, fidelity);
+  }
+  return doc;
+}
+
+std::string ToJson(const Composition& c, const CalibrationIdentity& id,
+                   const models::CostOptions& cost) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  WriteHeaderJson(w, c, id, cost);
+  const std::vector<bool> input = InputMarks(c, id);
+  w.Key("steps");
+  w.StartArray();
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    WriteStepJson(w, c, i, input[i]);
+  }
+  w.EndArray();
+  if (InCaseStudyOrder(c.steps)) WriteFidelityJson(w, c, id, input);
+  WriteOutcomesJson(w, c);
   WriteMvaJson(w, c.steps, c.figures);
   if (!c.sensitivity.empty()) {
-    key_double("sensitivity_delta", c.sensitivity_delta);
-    key_double("sensitivity_window_s", c.sensitivity_window_s);
+    KeyDouble(w, "sensitivity_delta", c.sensitivity_delta);
+    KeyDouble(w, "sensitivity_window_s", c.sensitivity_window_s);
   }
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";

@@ -328,13 +328,10 @@ void AddRealOnlyFlags(CLI::App& cmd, capstone::RealCliArgs& real,
 
 }  // namespace
 
-void AddCapstoneCommands(CLI::App& root, Registry& registry) {
-  CLI::App* cmd = root.add_subcommand(
-      "capstone",
-      absl::StrCat("the case study's ten-step table composed from a "
-                   "calibration and the simulated order service (writes ",
-                   kDefaultOutDir, "/capstone.{md,csv,json})"));
-  auto a = std::make_shared<CapstoneArgs>();
+namespace {
+
+// The composed table's flags (the --real ones are apart).
+void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
   cmd->add_option(
       "--calibration", a->calibration,
       WithDefault("calibration file", DefaultText(kDefaultCalibrationPath)));
@@ -374,61 +371,49 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                   WithDefault("output: " + absl::StrJoin(Formats(), ", "),
                               DefaultText(a->format)))
       ->check(CLI::IsMember(Formats()));
-  auto real = std::make_shared<capstone::RealCliArgs>();
-  CLI::Option* real_flag = cmd->add_flag(
-      "--real", real->real,
-      "run every step for real (perflab orders-service) beside the "
-      "composed table, about 13 minutes; for like with like, "
-      "calibrate just before: perflab calibrate && perflab "
-      "capstone --real (tools/capstone/real_run.h)");
-  // Flags of one mode only: given in the other they would do nothing.
-  AddRealOnlyFlags(*cmd, *real, real_flag);
-  for (const char* composed_only :
-       {"--db-round-trip-ms", "--sensitivity", "--list-steps", "--jobs",
-        "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
-        "--target-utilisation"}) {
-    real_flag->excludes(cmd->get_option(composed_only));
-  }
-  cmd->add_flag("--validate", a->validate,
-                "leave-one-row-out: each of the ten rows predicted by the "
-                "seed-h2 calibration derived without it (writes "
-                "capstone-validate.{md,csv,json} in --out-dir)");
-  cmd->callback([&registry, a, real, cmd] {
-    if (a->validate) {
-      for (const char* flag :
-           {"--calibration", "--db-round-trip-ms", "--sensitivity",
-            "--list-steps", "--real", "--quick", "--no-wrk", "--no-canary",
-            "--usd-per-vcpu-hour", "--usd-per-gib-hour",
-            "--target-utilisation"}) {
-        if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
-      }
-      real->real = false;
-    }
-    if (real->real) {
-      real->calibration = a->calibration;
-      real->steps = a->steps;
-      registry.chosen() =
-          Registry::Choice{[real]() {
-                             core::InstallInterruptCleanup();
-                             return capstone::RunRealCapstone(*real);
-                           },
-                           &a->format};
-      return;
-    }
-    registry.chosen() =
-        Registry::Choice{[a]() { return RunCapstone(*a); }, &a->format};
-    registry.extras().render = [a](const core::Document& doc,
-                                   const std::string& f) {
-      if (f == "md") return compare::ToMarkdown(doc);
-      if (f == "json") {
-        return a->json.empty() ? core::Render(doc, core::Format::kJson)
-                               : a->json;
-      }
-      return core::Render(
-          doc, f == "csv" ? core::Format::kCsv : core::Format::kTable);
-    };
-  });
+}
 
+// Which run a capstone command line chooses: leave-one-row-out, --real or
+// the composed table, with its renderer.
+void ChooseCapstoneRun(Registry& registry,
+                       const std::shared_ptr<CapstoneArgs>& a,
+                       const std::shared_ptr<capstone::RealCliArgs>& real,
+                       CLI::App* cmd) {
+  if (a->validate) {
+    for (const char* flag :
+         {"--calibration", "--db-round-trip-ms", "--sensitivity",
+          "--list-steps", "--real", "--quick", "--no-wrk", "--no-canary",
+          "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+          "--target-utilisation"}) {
+      if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
+    }
+    real->real = false;
+  }
+  if (real->real) {
+    real->calibration = a->calibration;
+    real->steps = a->steps;
+    registry.chosen() =
+        Registry::Choice{[real]() {
+                           core::InstallInterruptCleanup();
+                           return capstone::RunRealCapstone(*real);
+                         },
+                         &a->format};
+    return;
+  }
+  registry.chosen() =
+      Registry::Choice{[a]() { return RunCapstone(*a); }, &a->format};
+  registry.extras().render = [a](const core::Document& doc,
+                                 const std::string& f) {
+    if (f == "md") return compare::ToMarkdown(doc);
+    if (f == "json") {
+      return a->json.empty() ? core::Render(doc, core::Format::kJson) : a->json;
+    }
+    return core::Render(doc,
+                        f == "csv" ? core::Format::kCsv : core::Format::kTable);
+  };
+}
+
+void AddCalibrateCommand(CLI::App& root, Registry& registry) {
   CLI::App* cal = root.add_subcommand(
       "calibrate",
       absl::StrCat("measure the model's costs on this machine (benchmarks) "
@@ -468,6 +453,40 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                                             : core::Format::kTable);
     };
   });
+}
+
+}  // namespace
+
+void AddCapstoneCommands(CLI::App& root, Registry& registry) {
+  CLI::App* cmd = root.add_subcommand(
+      "capstone",
+      absl::StrCat("the case study's ten-step table composed from a "
+                   "calibration and the simulated order service (writes ",
+                   kDefaultOutDir, "/capstone.{md,csv,json})"));
+  auto a = std::make_shared<CapstoneArgs>();
+  AddComposedFlags(cmd, a.get());
+  auto real = std::make_shared<capstone::RealCliArgs>();
+  CLI::Option* real_flag = cmd->add_flag(
+      "--real", real->real,
+      "run every step for real (perflab orders-service) beside the "
+      "composed table, about 13 minutes; for like with like, "
+      "calibrate just before: perflab calibrate && perflab "
+      "capstone --real (tools/capstone/real_run.h)");
+  // Flags of one mode only: given in the other they would do nothing.
+  AddRealOnlyFlags(*cmd, *real, real_flag);
+  for (const char* composed_only :
+       {"--db-round-trip-ms", "--sensitivity", "--list-steps", "--jobs",
+        "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+        "--target-utilisation"}) {
+    real_flag->excludes(cmd->get_option(composed_only));
+  }
+  cmd->add_flag("--validate", a->validate,
+                "leave-one-row-out: each of the ten rows predicted by the "
+                "seed-h2 calibration derived without it (writes "
+                "capstone-validate.{md,csv,json} in --out-dir)");
+  cmd->callback(
+      [&registry, a, real, cmd] { ChooseCapstoneRun(registry, a, real, cmd); });
+  AddCalibrateCommand(root, registry);
 }
 
 }  // namespace perflab::cli

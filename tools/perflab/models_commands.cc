@@ -491,114 +491,136 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
   });
 }
 
+// The tour's USL and Amdahl: their peaks and limits, and a table each.
+absl::Status AddTourLaws(Document& doc) {
+  const double sigma = case_study::kUslSigma, kappa = case_study::kUslKappa,
+               serial = case_study::kAmdahlSerial;
+  absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(sigma, kappa);
+  if (!peak.ok()) return peak.status();
+  doc.Set("usl_peak_n",
+          absl::StrFormat("USL (sigma %g, kappa %g): peak N", sigma, kappa),
+          peak->n)
+      .Set("usl_peak_capacity", "USL: capacity at the peak (x one worker)",
+           peak->capacity, 2)
+      .Set("amdahl_limit",
+           absl::StrFormat("Amdahl (s = %g): limit (x)", serial),
+           models::AmdahlLimit(serial), 1);
+  AddUslTable(doc, "usl",
+              absl::StrFormat("USL, sigma %g, kappa %g", sigma, kappa), sigma,
+              kappa, {1, 12, 22, 64});
+  AddAmdahlTable(doc, "amdahl",
+                 absl::StrFormat("Amdahl, serial fraction %g", serial), serial,
+                 {1, 16, 64});
+  return absl::OkStatus();
+}
+
+// The tour's pools: Little's Law sizing and the client pool's ceiling.
+absl::Status AddTourPools(Document& doc) {
+  auto& little = doc.AddTable(
+      "little",
+      absl::StrFormat("Little's Law and pool sizing: %g req/s held %g ms",
+                      case_study::kLittleRatePerS, case_study::kLittleHoldMs),
+      {{"headroom", "headroom (%)", 0},
+       {"in_flight", "in flight L", 1},
+       {"pool", "pool size", 0}});
+  for (double h : {0.0, 0.2, case_study::kLittleHeadroom}) {
+    absl::StatusOr<models::PoolSizing> p = models::SizePool(
+        case_study::kLittleRatePerS, case_study::kLittleHoldMs / 1e3, h);
+    if (!p.ok()) return p.status();
+    little.Add({100 * h, p->in_flight, h == 0 ? p->minimum : p->with_headroom});
+  }
+  auto& client = doc.AddTable(
+      "client_pool",
+      absl::StrFormat("Client pool ceiling: %d connections, %g ms per call",
+                      case_study::kClientPoolConnections,
+                      case_study::kClientPoolCallMs),
+      {{"offered_per_s", "offered (calls/s)", 0},
+       {"ceiling_per_s", "ceiling (calls/s)", 0},
+       {"share_waiting", "share that must wait", 2}});
+  double ceiling = models::PoolCeilingPerS(case_study::kClientPoolConnections,
+                                           case_study::kClientPoolCallMs / 1e3);
+  for (double offered : {250.0, 500.0, 1000.0}) {
+    client.Add({offered, ceiling, std::max(0.0, 1 - ceiling / offered)});
+  }
+  return absl::OkStatus();
+}
+
+// The tour's cost per million requests at each of the case study's steps.
+absl::Status AddTourCost(Document& doc) {
+  auto& cost = doc.AddTable(
+      "cost",
+      absl::StrFormat(
+          "Cost per million requests at %g %% utilisation (example prices)",
+          100 * models::CostOptions().target_utilisation),
+      {{"rps", "RPS", 0},
+       {"vcpu", "vCPU", 0},
+       {"usd_per_hour", "$/h", 3},
+       {"usd_per_million", "$ per 1M", 3}});
+  // The case study's ten steps: 8 vCPU until the last one right-sizes.
+  for (const case_study::CapstoneStepFigures& step :
+       case_study::kCapstoneTable) {
+    const double rps = step.rps;
+    const double vcpu =
+        std::string_view(step.step) == "right-size"
+            ? static_cast<double>(case_study::kRightSizedCores)
+            : static_cast<double>(sim::OrderServiceConfig{}.cores);
+    absl::StatusOr<models::Cost> c =
+        models::CostPerMillion(rps, vcpu, case_study::kCapstoneMemGib);
+    if (!c.ok()) return c.status();
+    cost.Add({rps, vcpu, c->usd_per_hour, c->usd_per_million});
+  }
+
+  return absl::OkStatus();
+}
+
+// The tour's queues near saturation, and the window a tail needs.
+absl::Status AddTourQueues(Document& doc) {
+  auto& queues = doc.AddTable(
+      "queues", "Queues: waiting grows without bound as utilisation nears 1",
+      {{"model", "model", 0},
+       {"utilisation", "rho", 2},
+       {"p_wait", "P(wait)", 4},
+       {"mean_wait_s", "Wq (s)", 3},
+       {"mean_response_s", "W (s)", 3}});
+  struct Q {
+    const char* name;
+    absl::StatusOr<models::QueueMetrics> m;
+  };
+  for (Q q : {Q{"M/M/8 lambda 7.2 mu 1", models::MMc(8, 7.2, 1)},
+              Q{"M/M/1 lambda 5 mu 10", models::MM1(5, 10)},
+              Q{"M/M/1 lambda 9 mu 10", models::MM1(9, 10)},
+              Q{"M/D/1 lambda 9 S 0.1 s", models::MG1(9, 0.1, 0)}}) {
+    if (!q.m.ok()) return q.m.status();
+    queues.Add({q.name, q.m->utilisation, q.m->p_wait, q.m->mean_wait_s,
+                q.m->mean_response_s});
+  }
+
+  auto& tail = doc.AddTable(
+      "tail_window", "How many requests a window needs for ~10 tail samples",
+      {{"p", "percentile", 2}, {"samples", "requests", 0}});
+  for (double p : {99.0, 99.9, 99.99}) {
+    tail.Add({p, models::SamplesForTail(p, 10)});
+  }
+  return absl::OkStatus();
+}
+
+StatusOrDoc Tour() {
+  Document doc("perflab models tour: the laws with the case study's numbers");
+  if (absl::Status s = AddTourLaws(doc); !s.ok()) return s;
+  if (absl::Status s = AddTourPools(doc); !s.ok()) return s;
+  if (absl::Status s =
+          AddWhatIfTable(doc, "what_if", SeedStages(), kSeedSpeedup);
+      !s.ok())
+    return s;
+  if (absl::Status s = AddTourCost(doc); !s.ok()) return s;
+  if (absl::Status s = AddTourQueues(doc); !s.ok()) return s;
+  return doc;
+}
+
 void AddTour(CLI::App* models, Registry& reg) {
   CLI::App* cmd = models->add_subcommand(
       "tour", "Every law with the case study's numbers, in one go");
-  reg.Produces(cmd, []() -> StatusOrDoc {
-    Document doc("perflab models tour: the laws with the case study's numbers");
-    const double sigma = case_study::kUslSigma, kappa = case_study::kUslKappa,
-                 serial = case_study::kAmdahlSerial;
-    absl::StatusOr<models::UslPeak> peak = models::UslPeakOf(sigma, kappa);
-    if (!peak.ok()) return peak.status();
-    doc.Set("usl_peak_n",
-            absl::StrFormat("USL (sigma %g, kappa %g): peak N", sigma, kappa),
-            peak->n)
-        .Set("usl_peak_capacity", "USL: capacity at the peak (x one worker)",
-             peak->capacity, 2)
-        .Set("amdahl_limit",
-             absl::StrFormat("Amdahl (s = %g): limit (x)", serial),
-             models::AmdahlLimit(serial), 1);
-    AddUslTable(doc, "usl",
-                absl::StrFormat("USL, sigma %g, kappa %g", sigma, kappa), sigma,
-                kappa, {1, 12, 22, 64});
-    AddAmdahlTable(doc, "amdahl",
-                   absl::StrFormat("Amdahl, serial fraction %g", serial),
-                   serial, {1, 16, 64});
-
-    auto& little = doc.AddTable(
-        "little",
-        absl::StrFormat("Little's Law and pool sizing: %g req/s held %g ms",
-                        case_study::kLittleRatePerS, case_study::kLittleHoldMs),
-        {{"headroom", "headroom (%)", 0},
-         {"in_flight", "in flight L", 1},
-         {"pool", "pool size", 0}});
-    for (double h : {0.0, 0.2, case_study::kLittleHeadroom}) {
-      absl::StatusOr<models::PoolSizing> p = models::SizePool(
-          case_study::kLittleRatePerS, case_study::kLittleHoldMs / 1e3, h);
-      if (!p.ok()) return p.status();
-      little.Add(
-          {100 * h, p->in_flight, h == 0 ? p->minimum : p->with_headroom});
-    }
-    auto& client = doc.AddTable(
-        "client_pool",
-        absl::StrFormat("Client pool ceiling: %d connections, %g ms per call",
-                        case_study::kClientPoolConnections,
-                        case_study::kClientPoolCallMs),
-        {{"offered_per_s", "offered (calls/s)", 0},
-         {"ceiling_per_s", "ceiling (calls/s)", 0},
-         {"share_waiting", "share that must wait", 2}});
-    double ceiling =
-        models::PoolCeilingPerS(case_study::kClientPoolConnections,
-                                case_study::kClientPoolCallMs / 1e3);
-    for (double offered : {250.0, 500.0, 1000.0}) {
-      client.Add({offered, ceiling, std::max(0.0, 1 - ceiling / offered)});
-    }
-    if (absl::Status s =
-            AddWhatIfTable(doc, "what_if", SeedStages(), kSeedSpeedup);
-        !s.ok())
-      return s;
-
-    auto& cost = doc.AddTable(
-        "cost",
-        absl::StrFormat(
-            "Cost per million requests at %g %% utilisation (example prices)",
-            100 * models::CostOptions().target_utilisation),
-        {{"rps", "RPS", 0},
-         {"vcpu", "vCPU", 0},
-         {"usd_per_hour", "$/h", 3},
-         {"usd_per_million", "$ per 1M", 3}});
-    // The case study's ten steps: 8 vCPU until the last one right-sizes.
-    for (const case_study::CapstoneStepFigures& step :
-         case_study::kCapstoneTable) {
-      const double rps = step.rps;
-      const double vcpu =
-          std::string_view(step.step) == "right-size"
-              ? static_cast<double>(case_study::kRightSizedCores)
-              : static_cast<double>(sim::OrderServiceConfig{}.cores);
-      absl::StatusOr<models::Cost> c =
-          models::CostPerMillion(rps, vcpu, case_study::kCapstoneMemGib);
-      if (!c.ok()) return c.status();
-      cost.Add({rps, vcpu, c->usd_per_hour, c->usd_per_million});
-    }
-
-    auto& queues = doc.AddTable(
-        "queues", "Queues: waiting grows without bound as utilisation nears 1",
-        {{"model", "model", 0},
-         {"utilisation", "rho", 2},
-         {"p_wait", "P(wait)", 4},
-         {"mean_wait_s", "Wq (s)", 3},
-         {"mean_response_s", "W (s)", 3}});
-    struct Q {
-      const char* name;
-      absl::StatusOr<models::QueueMetrics> m;
-    };
-    for (Q q : {Q{"M/M/8 lambda 7.2 mu 1", models::MMc(8, 7.2, 1)},
-                Q{"M/M/1 lambda 5 mu 10", models::MM1(5, 10)},
-                Q{"M/M/1 lambda 9 mu 10", models::MM1(9, 10)},
-                Q{"M/D/1 lambda 9 S 0.1 s", models::MG1(9, 0.1, 0)}}) {
-      if (!q.m.ok()) return q.m.status();
-      queues.Add({q.name, q.m->utilisation, q.m->p_wait, q.m->mean_wait_s,
-                  q.m->mean_response_s});
-    }
-
-    auto& tail = doc.AddTable(
-        "tail_window", "How many requests a window needs for ~10 tail samples",
-        {{"p", "percentile", 2}, {"samples", "requests", 0}});
-    for (double p : {99.0, 99.9, 99.99}) {
-      tail.Add({p, models::SamplesForTail(p, 10)});
-    }
-    return doc;
-  });
+  reg.Produces(cmd, Tour);
 }
 
 }  // namespace

@@ -160,46 +160,42 @@ std::string PartialToJson(const Partial& part) {
   return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }
 
-absl::StatusOr<Partial> ParsePartial(const std::string& json,
-                                     const std::string& name) {
-  rapidjson::Document d;
-  // NaN and Infinity are parsed so that they can be named, then refused.
-  const rapidjson::ParseResult parsed =
-      core::ParseJson<rapidjson::kParseFullPrecisionFlag |
-                      rapidjson::kParseNanAndInfFlag>(d, json);
-  if (parsed.IsError()) return Bad(name, ParseErrorText(parsed));
-  if (!d.IsObject()) return Bad(name, "invalid JSON");
+namespace {
+
+const char* StrMember(const rapidjson::Value& o, const char* key) {
+  return o.IsObject() && o.HasMember(key) && o[key].IsString()
+             ? o[key].GetString()
+             : nullptr;
+}
+
+bool Int64Member(const rapidjson::Value& o, const char* key, int64_t* out) {
+  if (!o.IsObject() || !o.HasMember(key) || !o[key].IsInt64()) return false;
+  *out = o[key].GetInt64();
+  return true;
+}
+
+// The header: the format, the shard and the experiment (its axes), checked
+// as the command line would check them, before anything is sized by them.
+absl::Status ReadHeader(const rapidjson::Document& d, const std::string& name,
+                        Partial& p) {
   if (!d.HasMember("perflab_sweep_partial") ||
       !d["perflab_sweep_partial"].IsInt() ||
       d["perflab_sweep_partial"].GetInt() != kFormatVersion) {
     return Bad(name,
                absl::StrCat("no perflab_sweep_partial = ", kFormatVersion));
   }
-  auto str = [&](const rapidjson::Value& o, const char* key) -> const char* {
-    return o.IsObject() && o.HasMember(key) && o[key].IsString()
-               ? o[key].GetString()
-               : nullptr;
-  };
-  auto i64 = [&](const rapidjson::Value& o, const char* key, int64_t* out) {
-    if (!o.IsObject() || !o.HasMember(key) || !o[key].IsInt64()) return false;
-    *out = o[key].GetInt64();
-    return true;
-  };
-  Partial p;
-  const char* scenario = str(d, "scenario");
-  const char* seed = str(d, "seed");
+  const char* scenario = StrMember(d, "scenario");
+  const char* seed = StrMember(d, "seed");
   int64_t replications = 0;
   uint64_t base_seed = 0;
   if (scenario == nullptr || seed == nullptr ||
       !absl::SimpleAtoi(seed, &base_seed) ||
-      !i64(d, "replications", &replications) ||
-      !i64(d, "shard", &p.shard.index) || !i64(d, "shards", &p.shard.count) ||
-      !d.HasMember("axes") || !d["axes"].IsArray() || !d.HasMember("runs") ||
-      !d["runs"].IsArray()) {
+      !Int64Member(d, "replications", &replications) ||
+      !Int64Member(d, "shard", &p.shard.index) ||
+      !Int64Member(d, "shards", &p.shard.count) || !d.HasMember("axes") ||
+      !d["axes"].IsArray() || !d.HasMember("runs") || !d["runs"].IsArray()) {
     return Bad(name, "a header field is missing");
   }
-  // The shard and the experiment are checked as the command line would
-  // check them, before anything is sized by them.
   if (p.shard.count < 1 || p.shard.count > kMaxShards || p.shard.index < 1 ||
       p.shard.index > p.shard.count) {
     return Bad(name, absl::StrCat("shard ", p.shard.index, "/", p.shard.count,
@@ -211,7 +207,7 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
   e.seed = base_seed;
   for (const rapidjson::Value& a : d["axes"].GetArray()) {
     Axis axis;
-    const char* key = str(a, "key");
+    const char* key = StrMember(a, "key");
     if (key == nullptr || !a.HasMember("values") || !a["values"].IsArray()) {
       return Bad(name, "an axis is malformed");
     }
@@ -222,10 +218,16 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
     }
     e.axes.push_back(std::move(axis));
   }
-  const char* fp = str(d, "fingerprint");
+  return absl::OkStatus();
+}
+
+// The fingerprint against the contents, then the experiment's limits. The
+// key names are read for the fingerprint before anything else of the runs;
+// their number is bounded by the file's size.
+absl::Status CheckFingerprint(const rapidjson::Document& d,
+                              const std::string& name, const Partial& p) {
+  const char* fp = StrMember(d, "fingerprint");
   if (fp == nullptr) return Bad(name, "a header field is missing");
-  // The key names are read for the fingerprint before anything else of the
-  // runs; their number is bounded by the file's size.
   std::vector<std::vector<std::string>> run_keys;
   for (const rapidjson::Value& r : d["runs"].GetArray()) {
     if (!r.IsObject() || !r.HasMember("values") || !r["values"].IsObject()) {
@@ -236,16 +238,82 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
       keys.emplace_back(m.name.GetString(), m.name.GetStringLength());
     }
   }
-  if (PartialFingerprint(e, p.shard.count, run_keys) != fp) {
+  if (PartialFingerprint(p.experiment, p.shard.count, run_keys) != fp) {
     return Bad(name, "its fingerprint does not match its contents");
   }
   Limits limits;
   limits.force = true;
-  if (absl::Status s = CheckExperiment(e, limits); !s.ok()) {
+  if (absl::Status s = CheckExperiment(p.experiment, limits); !s.ok()) {
     return Bad(name, std::string(s.message()));
   }
+  return absl::OkStatus();
+}
+
+// The shard's i-th run, which must be run k = index - 1 + i x count.
+absl::StatusOr<RunResult> ReadRun(const rapidjson::Value& r,
+                                  rapidjson::SizeType i,
+                                  const std::string& name, const Partial& p) {
+  RunResult run;
+  const char* rs = StrMember(r, "seed");
+  if (!Int64Member(r, "run", &run.run) || rs == nullptr ||
+      !absl::SimpleAtoi(rs, &run.seed) || !r.HasMember("values") ||
+      !r["values"].IsObject()) {
+    return Bad(name, "a run is malformed");
+  }
+  const int64_t k = p.shard.index - 1 + static_cast<int64_t>(i) * p.shard.count;
+  if (run.run != k || run.seed != RunSeed(p.experiment, k)) {
+    return Bad(name, absl::StrCat("run ", i, " of the shard is not run ", k,
+                                  " with seed ", RunSeed(p.experiment, k)));
+  }
+  // A key given twice would be counted twice by the aggregate.
+  std::set<absl::string_view> seen;
+  for (const auto& m : r["values"].GetObject()) {
+    const absl::string_view key(m.name.GetString(), m.name.GetStringLength());
+    if (!seen.insert(key).second) {
+      return Bad(name, absl::StrCat("run ", k, " gives value '", key,
+                                    "' twice; accepted: each key once"));
+    }
+    if (!IsMetricKey(key)) {
+      return Bad(name, absl::StrCat("run ", k,
+                                    " has a value whose key is not a "
+                                    "field or table[row].column name"));
+    }
+    if (!m.value.IsNumber() || !std::isfinite(m.value.GetDouble())) {
+      return Bad(name, absl::StrCat("run ", k, " value '", key,
+                                    "' is not a finite number"));
+    }
+    run.values.emplace_back(std::string(key), m.value.GetDouble());
+  }
+  if (r.HasMember("latency_histogram_hdr_v2")) {
+    const char* h = StrMember(r, "latency_histogram_hdr_v2");
+    if (h == nullptr) return Bad(name, "a run's histogram is not a string");
+    run.histogram_hdr = h;
+    absl::StatusOr<models::Histogram> decoded =
+        models::DecodeHdrBase64(run.histogram_hdr);
+    if (!decoded.ok()) {
+      return Bad(name,
+                 absl::StrCat("run ", k, ": ", decoded.status().message()));
+    }
+  }
+  return run;
+}
+
+}  // namespace
+
+absl::StatusOr<Partial> ParsePartial(const std::string& json,
+                                     const std::string& name) {
+  rapidjson::Document d;
+  // NaN and Infinity are parsed so that they can be named, then refused.
+  const rapidjson::ParseResult parsed =
+      core::ParseJson<rapidjson::kParseFullPrecisionFlag |
+                      rapidjson::kParseNanAndInfFlag>(d, json);
+  if (parsed.IsError()) return Bad(name, ParseErrorText(parsed));
+  if (!d.IsObject()) return Bad(name, "invalid JSON");
+  Partial p;
+  if (absl::Status s = ReadHeader(d, name, p); !s.ok()) return s;
+  if (absl::Status s = CheckFingerprint(d, name, p); !s.ok()) return s;
   const rapidjson::Value& runs = d["runs"];
-  const int64_t want = ShardSize(e, p.shard);
+  const int64_t want = ShardSize(p.experiment, p.shard);
   if (static_cast<int64_t>(runs.Size()) != want) {
     return Bad(name, absl::StrCat("shard ", p.shard.index, "/", p.shard.count,
                                   " should hold ", want, " runs but holds ",
@@ -253,51 +321,9 @@ absl::StatusOr<Partial> ParsePartial(const std::string& json,
   }
   p.runs.reserve(static_cast<size_t>(want));
   for (rapidjson::SizeType i = 0; i < runs.Size(); ++i) {
-    const rapidjson::Value& r = runs[i];
-    RunResult run;
-    const char* rs = str(r, "seed");
-    if (!i64(r, "run", &run.run) || rs == nullptr ||
-        !absl::SimpleAtoi(rs, &run.seed) || !r.HasMember("values") ||
-        !r["values"].IsObject()) {
-      return Bad(name, "a run is malformed");
-    }
-    const int64_t k =
-        p.shard.index - 1 + static_cast<int64_t>(i) * p.shard.count;
-    if (run.run != k || run.seed != RunSeed(e, k)) {
-      return Bad(name, absl::StrCat("run ", i, " of the shard is not run ", k,
-                                    " with seed ", RunSeed(e, k)));
-    }
-    // A key given twice would be counted twice by the aggregate.
-    std::set<absl::string_view> seen;
-    for (const auto& m : r["values"].GetObject()) {
-      const absl::string_view key(m.name.GetString(), m.name.GetStringLength());
-      if (!seen.insert(key).second) {
-        return Bad(name, absl::StrCat("run ", k, " gives value '", key,
-                                      "' twice; accepted: each key once"));
-      }
-      if (!IsMetricKey(key)) {
-        return Bad(name, absl::StrCat("run ", k,
-                                      " has a value whose key is not a "
-                                      "field or table[row].column name"));
-      }
-      if (!m.value.IsNumber() || !std::isfinite(m.value.GetDouble())) {
-        return Bad(name, absl::StrCat("run ", k, " value '", key,
-                                      "' is not a finite number"));
-      }
-      run.values.emplace_back(std::string(key), m.value.GetDouble());
-    }
-    if (r.HasMember("latency_histogram_hdr_v2")) {
-      const char* h = str(r, "latency_histogram_hdr_v2");
-      if (h == nullptr) return Bad(name, "a run's histogram is not a string");
-      run.histogram_hdr = h;
-      absl::StatusOr<models::Histogram> decoded =
-          models::DecodeHdrBase64(run.histogram_hdr);
-      if (!decoded.ok()) {
-        return Bad(name,
-                   absl::StrCat("run ", k, ": ", decoded.status().message()));
-      }
-    }
-    p.runs.push_back(std::move(run));
+    absl::StatusOr<RunResult> run = ReadRun(runs[i], i, name, p);
+    if (!run.ok()) return run.status();
+    p.runs.push_back(std::move(*run));
   }
   return p;
 }

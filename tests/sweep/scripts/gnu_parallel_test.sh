@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ctest sweep.gnu_parallel: the README's GNU parallel recipe, taken from the
-# README itself with 8 shards replaced by 4, must give byte for byte the
+# ctest sweep.gnu_parallel: tools/sweep/README.md's GNU parallel recipe, taken
+# from that README itself with 8 shards replaced by 4, must give byte for byte the
 # output of the same sweep unsharded.
 # Usage: gnu_parallel_test.sh PATH/TO/perflab README. Exit 77 (skipped)
 # without GNU parallel.
