@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace perflab::core {
 
 int WorkerCount(int jobs, int64_t n) {
@@ -48,13 +50,29 @@ absl::Status ParallelFor(int64_t n, int jobs,
   } else {
     std::vector<std::thread> threads;
     threads.reserve(static_cast<size_t>(workers));
-    for (int j = 0; j < workers; ++j) threads.emplace_back(work);
+    absl::Status refused;
+    try {
+      for (int j = 0; j < workers; ++j) threads.emplace_back(work);
+    } catch (const std::system_error& e) {
+      // Every index is above -1: the started workers take no further task.
+      first_failure.store(-1);
+      refused = ThreadRefused(absl::StrCat("worker thread ", threads.size() + 1,
+                                           " of ", workers, " (one per job)"),
+                              e);
+    }
     for (std::thread& t : threads) t.join();
+    if (!refused.ok()) return refused;
   }
   for (const absl::Status& s : errors) {
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status ThreadRefused(absl::string_view what, const std::system_error& e) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cannot start ", what, ": ", e.what(),
+      "; accepted: a process limit (ulimit -u) and memory that allow it"));
 }
 
 }  // namespace perflab::core

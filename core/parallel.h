@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <system_error>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace perflab::core {
 
@@ -18,10 +20,18 @@ int WorkerCount(int jobs, int64_t n);
 
 // Runs task(i) for i in [0, n). Tasks above a failed index may be skipped;
 // every task below it runs. `on_done(done)` is called after each task with the
-// count finished so far, never from two threads at once.
+// count finished so far, never from two threads at once. A worker thread the
+// system refuses (ulimit -u, memory) stops the others after their current
+// task and returns ThreadRefused's error: an abort would leave the command's
+// temporary files and children behind.
 absl::Status ParallelFor(int64_t n, int jobs,
                          const std::function<absl::Status(int64_t i)>& task,
                          const std::function<void(int64_t done)>& on_done = {});
+
+// The error for a thread the system refused to start (std::thread's
+// system_error: EAGAIN under ulimit -u, or memory): InvalidArgument, one line
+// naming `what` (e.g. "worker thread 3 of 8") and the limits that allow it.
+absl::Status ThreadRefused(absl::string_view what, const std::system_error& e);
 
 }  // namespace perflab::core
 

@@ -100,14 +100,14 @@ bool Redirect(int fd, Output to, int pipe_fd) {
 
 // The forked child up to exec: its own process group (stopped as one, and
 // kept from the terminal's Ctrl-C, which the parent's cleanup forwards),
-// SIGKILL when the parent dies, default handlers and an empty signal mask,
-// its streams and CPUs. On failure the errno goes to `error_fd`.
+// options.death_signal when the parent dies, default handlers and an empty
+// signal mask, its streams and CPUs. On failure the errno goes to `error_fd`.
 [[noreturn]] void ExecChild(const std::vector<char*>& files, char** args,
                             const SpawnOptions& options, int pipe_fd,
                             const cpu_set_t* cpus, pid_t parent, int error_fd) {
   int error = 0;
   ::setpgid(0, 0);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::prctl(PR_SET_PDEATHSIG, options.death_signal);
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
   for (int sig = 1; sig < NSIG; ++sig) {
     struct sigaction sa {};

@@ -20,6 +20,7 @@
 #ifndef PERFLAB_CORE_SUBPROCESS_H_
 #define PERFLAB_CORE_SUBPROCESS_H_
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -47,6 +48,10 @@ struct SpawnOptions {
   std::vector<int> cpus{};   // non-empty: the child runs on these CPUs only
   // Between SIGTERM and SIGKILL when Stop (or the destructor) ends a child.
   std::chrono::milliseconds stop_grace{10'000};
+  // What the child gets when this process dies, even of a SIGKILL that no
+  // cleanup follows (PR_SET_PDEATHSIG). SIGTERM for a child that removes
+  // what it made on SIGTERM (tools/bench-commits: its git worktrees).
+  int death_signal = SIGKILL;
 };
 
 // How a child ended.

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/http/loopback.h"
 #include "bench/http/net.h"
+#include "core/parallel.h"
 
 namespace perflab::http {
 namespace {
@@ -149,14 +151,25 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
     part.connections_opened = client.connections_opened();
   };
   std::vector<std::thread> threads;
-  for (Part& part : parts) {
-    if (o.open_loop) {
-      threads.emplace_back([&open, &part] { open(part); });
-    } else {
-      threads.emplace_back([&closed, &part] { closed(part); });
+  absl::Status refused;
+  try {
+    for (Part& part : parts) {
+      if (o.open_loop) {
+        threads.emplace_back([&open, &part] { open(part); });
+      } else {
+        threads.emplace_back([&closed, &part] { closed(part); });
+      }
     }
+  } catch (const std::system_error& e) {
+    // The started connections send nothing more; joined before the error.
+    budget.store(0);
+    refused = core::ThreadRefused(
+        absl::StrCat("connection thread ", threads.size() + 1, " of ",
+                     o.connections, " (one per connection)"),
+        e);
   }
   for (std::thread& t : threads) t.join();
+  if (!refused.ok()) return refused;
 
   LoadResult out{*NewHistogram(), *NewHistogram()};
   out.window_s = o.duration_s - o.warmup_s;

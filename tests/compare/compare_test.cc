@@ -107,6 +107,26 @@ TEST(Compare, ChangeUnderTheThresholdIsSame) {
   EXPECT_EQ(t->rows[0].verdict, Verdict::kSlower);
 }
 
+// The threshold must be exceeded: medians 8 and 10 (ratio 1.25, exact in
+// binary) change by exactly 25 %, separated (p = 2 / 48620); at a 25 %
+// threshold `same`, at 24 % `slower`.
+TEST(Compare, ChangeOfExactlyTheThresholdIsSame) {
+  const std::vector<double> base = {4, 5, 6, 7, 8, 8.1, 8.2, 8.3, 8.4};
+  const std::vector<double> cont = {9, 9.5, 9.6, 9.7, 10, 11, 12, 13, 14};
+  Options at;
+  at.threshold_pct = 25;
+  auto c = Compare({Samples("BM_A", base)}, {Samples("BM_A", cont)}, at);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->rows[0].change_pct, 25);
+  EXPECT_NEAR(c->rows[0].p_value, 2.0 / 48620, 1e-9);
+  EXPECT_EQ(c->rows[0].verdict, Verdict::kSame);
+  Options below;
+  below.threshold_pct = 24;
+  auto b = Compare({Samples("BM_A", base)}, {Samples("BM_A", cont)}, below);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->rows[0].verdict, Verdict::kSlower);
+}
+
 // Ratios 2 and 8: geometric mean sqrt(16) = 4. Names only on one side are
 // listed in their file's order; rows keep the base's order.
 TEST(Compare, GeomeanAndNamesOnOneSide) {

@@ -129,6 +129,15 @@ TEST(Little, SeedFigures) {
   EXPECT_NEAR(1.0 - PoolCeilingPerS(20, 0.040) / 1000, 0.5, 1e-12);
 }
 
+// 100 req/s held 70 ms: L = 7 by hand, 7.000000000000001 in doubles, which a
+// plain ceil would turn into a pool of 8.
+TEST(Little, PoolOfAWholeLIsThatWhole) {
+  auto pool = SizePool(100, 0.07, 0);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  EXPECT_EQ(pool->minimum, 7);
+  EXPECT_EQ(pool->with_headroom, 7);
+}
+
 TEST(Little, SolvesEachUnknown) {
   auto w = SolveLittle(15, 250, std::nullopt);
   ASSERT_TRUE(w.ok());

@@ -1,4 +1,5 @@
 // Scenarios against the analytic models and the seed's exact figures.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -172,10 +173,19 @@ TEST(LittlesLawTest, EveryRowWithinOnePercent) {
         RunDoc("littles-law", {arrivals, "service=exp", "duration_s=30"});
     const std::vector<double> l = Numbers(doc, "rows", "l_sampled");
     const std::vector<double> lw = Numbers(doc, "rows", "lambda_w");
+    const std::vector<double> err = Numbers(doc, "rows", "error_pct");
     ASSERT_EQ(l.size(), 12u);
+    ASSERT_EQ(err.size(), 12u);
+    double worst = 0;
     for (size_t i = 0; i < l.size(); ++i) {
       EXPECT_NEAR(l[i], lw[i], 0.01 * lw[i]) << arrivals << " row " << i;
+      // The column is what its header says, from the row's own columns.
+      EXPECT_NEAR(err[i], std::fabs(l[i] - lw[i]) / lw[i] * 100, 1e-9)
+          << arrivals << " row " << i;
+      worst = std::max(worst, err[i]);
     }
+    EXPECT_GT(worst, 0) << arrivals << ": no row to check the scale on";
+    EXPECT_EQ(Field(doc, "worst_error_pct"), worst) << arrivals;
   }
   core::Document doc =
       RunDoc("littles-law", {"rates_per_s=250", "service_ms=60"});

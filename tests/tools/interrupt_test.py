@@ -460,8 +460,8 @@ def case_history_run(c, rng):
             run.until(lambda r: any("worktree and build" in x for x in r.lines),
                       "bench-commits' worktree line")
         else:
-            run.until(lambda r: os.path.exists(marker) and any(
-                a[:1] == ["sleep"] for a in r.seen.values()), "the build's child")
+            run.until(lambda r: os.path.exists(marker) and build_sleeps(r),
+                      "the build's child")
         rc = run.interrupt(sig)
         left = worktrees(repo)
         if len(left) != 1:
@@ -469,6 +469,94 @@ def case_history_run(c, rng):
                  f"{sig.name}: {left}")
         c.check(run, sig, rc, before, f"history run ({moment}): one worktree (the "
                 "repository's own) and", children=moment != "progress")
+
+
+def build_sleeps(run):
+    """Whether the fake build's sleep runs under `run` now (read afresh, as
+    bench_commits_pid says why)."""
+    return any(st != "Z" and a[:1] == ["sleep"]
+               for _, _, st, a in descendants(run.p.pid).values())
+
+
+def bench_commits_pid(run):
+    """bench-commits' pid while it runs under `run`, else None. Read afresh:
+    the argv first seen of a child can be its parent's, before its exec."""
+    for pid, (_, _, state, argv) in descendants(run.p.pid).items():
+        if state != "Z" and any(a.endswith("/bench-commits") for a in argv[:2]):
+            return pid
+    return None
+
+
+def history_run_until_build(c, repo, marker, db):
+    """A history run whose build of the one commit is under way (so
+    bench-commits' worktree exists): the Run and bench-commits' pid."""
+    if os.path.exists(marker):
+        os.remove(marker)
+    argv = [c.perflab, "history", "run", "HEAD", "--filter", ".", "--targets",
+            "bench_slow", "--db", db, "--repo", repo]
+    run = Run(argv, c.env, c.dir)
+    run.until(lambda r: os.path.exists(marker) and build_sleeps(r)
+              and bench_commits_pid(r), "the build's child")
+    return run, bench_commits_pid(run)
+
+
+def kill_groups(groups):
+    for g in groups - {os.getpgrp()}:
+        try:
+            os.killpg(g, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def case_history_run_sigkill(c, rng):
+    """SIGKILL to `history run` while bench-commits builds in its worktree:
+    bench-commits (told by PR_SET_PDEATHSIG) stops the build and removes the
+    worktree. SIGKILL to bench-commits itself (no cleanup can run): the next
+    history run removes the worktree it left."""
+    del rng
+    if not shutil.which("git") or not shutil.which("ninja"):
+        print("skip: history-run-sigkill (no git or ninja)")
+        return
+    repo, marker = history_repo(c)
+    db = os.path.join(c.out, "history.sqlite")
+    # The run killed: its child cleans up after it.
+    run, bc = history_run_until_build(c, repo, marker, db)
+    if len(worktrees(repo)) != 2:
+        fail(f"history run SIGKILL: no worktree while building: {worktrees(repo)}")
+    if run.interrupt(signal.SIGKILL) != -signal.SIGKILL:
+        fail("history run SIGKILL: not ended by SIGKILL")
+    if not pid_ends(bc):
+        fail("history run SIGKILL: bench-commits outlived perflab")
+    for g in sorted(run.groups):
+        if not group_ends(g):
+            kill_groups(run.groups)
+            fail(f"history run SIGKILL: process group {g} still runs")
+    if len(worktrees(repo)) != 1 or os.listdir(c.tmp):
+        fail(f"history run SIGKILL: left {worktrees(repo)}, TMPDIR {os.listdir(c.tmp)}")
+    print(f"ok: history run SIGKILL: bench-commits and {len(run.groups)} child "
+          "group(s) ended, its worktree removed, TMPDIR empty")
+    # bench-commits killed: the worktree stays registered until the next run.
+    run, bc = history_run_until_build(c, repo, marker, db)
+    os.kill(bc, signal.SIGKILL)
+    if not pid_ends(bc):
+        fail("bench-commits SIGKILL: it did not end")
+    run.interrupt(signal.SIGKILL)
+    kill_groups(run.groups)  # its build's grandchildren: no parent of theirs is left
+    stale = worktrees(repo)[1:]  # the first is the repository's own
+    if len(stale) != 1:
+        fail(f"bench-commits SIGKILL: expected its worktree left registered: {stale}")
+    before = snapshot(c.out)
+    run, _ = history_run_until_build(c, repo, marker, db)
+    listed = worktrees(repo)
+    said = any("removed what a killed run left" in x for x in run.lines)
+    rc = run.interrupt(signal.SIGTERM)
+    if stale[0] in listed or not said:
+        fail(f"history run after a SIGKILL: the stale {stale[0]} still registered "
+             f"({listed}) or not reported ({said})")
+    if len(worktrees(repo)) != 1:
+        fail(f"history run after a SIGKILL: worktrees left: {worktrees(repo)}")
+    c.check(run, signal.SIGTERM, rc, before, "history run after a killed "
+            "bench-commits: the stale worktree removed, and")
 
 
 def history_db(path, benchmarks, commits):
@@ -550,6 +638,7 @@ CASES = {
     "fixtures-build": case_fixtures_build,
     "orders-dataset": case_orders_dataset,
     "history-run": case_history_run,
+    "history-run-sigkill": case_history_run_sigkill,
     "history-plot": case_history_plot,
 }
 

@@ -63,6 +63,16 @@ TEST(ModelsCli, LittleJsonFields) {
   EXPECT_EQ(d["pool_with_headroom"].GetInt(), 20);
 }
 
+// L given: W = L / rate = 15 / 250 s = 60 ms; the pool with the default
+// 30 % headroom is ceil(15 x 1.3) = ceil(19.5) = 20.
+TEST(ModelsCli, LittleFromInFlight) {
+  auto d = Json({"models", "little", "--in-flight", "15", "--rate-per-s", "250",
+                 "--format", "json"});
+  EXPECT_NEAR(d["w_s"].GetDouble(), 0.060, 1e-12);
+  EXPECT_EQ(d["pool_minimum"].GetInt(), 15);
+  EXPECT_EQ(d["pool_with_headroom"].GetInt(), 20);
+}
+
 TEST(ModelsCli, WhatIfDefaultsToTheSeedBreakdown) {
   auto d = Json({"models", "what-if", "--format", "json"});
   ASSERT_EQ(d["stages"].Size(), 4u);

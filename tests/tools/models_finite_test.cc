@@ -82,7 +82,7 @@ bool AllFinite(const rapidjson::Value& v, std::string& where) {
 std::vector<std::function<Args(Draw&)>> Commands(const std::string& file) {
   return {
       [](Draw& d) {
-        const char* names[] = {"--l", "--rate-per-s", "--w-ms"};
+        const char* names[] = {"--in-flight", "--rate-per-s", "--w-ms"};
         const int skip = static_cast<int>(d.Int(0, 2));
         Args a = {"models", "little"};
         for (int i = 0; i < 3; ++i) {

@@ -1,5 +1,7 @@
 #include "tools/history/against.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -529,6 +531,7 @@ class GitAgainstEnv : public AgainstEnv {
     core::SpawnOptions so;
     so.stdout_to = core::Output::kToStderr;  // its compare table: a log
     so.stderr_to = core::Output::kInherit;
+    so.death_signal = SIGTERM;  // it removes its worktrees, this process can't
     auto p = core::Subprocess::Spawn(argv, so);
     if (!p.ok()) return p.status();
     auto st = p->Wait();

@@ -1,5 +1,6 @@
 #include "tools/history/run.h"
 
+#include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -115,6 +116,9 @@ class GitEnv : public Env {
     core::SpawnOptions o;
     o.stdout_to = core::Output::kCapture;
     o.stderr_to = core::Output::kInherit;
+    // Killed, this process can remove nothing: SIGTERM lets bench-commits
+    // stop its build and remove its worktree itself.
+    o.death_signal = SIGTERM;
     auto p = core::Subprocess::Spawn(argv, o);
     if (!p.ok()) return p.status();
     auto st = p->Wait();

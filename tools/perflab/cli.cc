@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ostream>
 #include <set>
+#include <system_error>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/parallel.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
@@ -219,6 +221,18 @@ bool ParseInt(const std::string& text, int64_t* v) {
   return absl::SimpleAtoi(text, v);
 }
 
+// The chosen command, with a thread the system refuses where the command did
+// not expect one (ulimit -u) turned into its one line: what it had started
+// was stopped and joined by the unwinding.
+absl::StatusOr<core::Document> RunChosen(const Runner& run) {
+  try {
+    return run();
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::resource_unavailable_try_again) throw;
+    return core::ThreadRefused("a thread", e);
+  }
+}
+
 }  // namespace
 
 std::string DefaultText(double value, int decimals) {
@@ -420,7 +434,7 @@ int Main(int argc, const char* const* argv, std::ostream& out,
     err << "perflab: no command chosen; try perflab --help\n";
     return 2;
   }
-  absl::StatusOr<core::Document> doc = choice.run();
+  absl::StatusOr<core::Document> doc = RunChosen(choice.run);
   if (!doc.ok()) {
     err << OneLine(absl::StrCat(CommandPath(Deepest(&app)), ": ",
                                 doc.status().message()))

@@ -131,7 +131,8 @@ void AddLittle(CLI::App* models, Registry& reg) {
   CLI::App* cmd = models->add_subcommand(
       "little",
       "Little's Law L = rate x W: give two, get the third and a pool size");
-  cmd->add_option("--l", f->l, "mean number in flight")->check(Positive());
+  cmd->add_option("--in-flight", f->l, "mean number in flight L")
+      ->check(Positive());
   cmd->add_option("--rate-per-s", f->rate, "arrival rate (req/s)")
       ->check(Positive());
   cmd->add_option("--w-ms", f->w_ms, "mean time in the system (ms)")
@@ -145,7 +146,7 @@ void AddLittle(CLI::App* models, Registry& reg) {
     if (f->w_ms) w_s = *f->w_ms / 1000;
     if (f->l.has_value() + f->rate.has_value() + f->w_ms.has_value() != 2) {
       return absl::InvalidArgumentError(
-          "give exactly two of --l, --rate-per-s, --w-ms");
+          "give exactly two of --in-flight, --rate-per-s, --w-ms");
     }
     absl::StatusOr<models::Little> r = models::SolveLittle(f->l, f->rate, w_s);
     if (!r.ok()) return r.status();

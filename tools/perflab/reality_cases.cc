@@ -8,12 +8,14 @@
 #include <functional>
 #include <future>
 #include <optional>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/http/http_server.h"
 #include "bench/http/load_client.h"
 #include "bench/http/wrk.h"
+#include "core/parallel.h"
 #include "sim/scenarios/scenario.h"
 
 namespace perflab::cli {
@@ -171,8 +173,14 @@ absl::Status CoordinatedOmission(const RealityOptions& o,
   // burst of 200 answers after the freeze would disturb on a 2-core machine.
   // The two freeze-dominated clients run side by side to save time.
   absl::StatusOr<LoadResult> ra = Run(so, base);
-  auto b = std::async(std::launch::async, [&] { return Run(so, intended); });
-  auto c = std::async(std::launch::async, [&] { return Run(so, open); });
+  std::future<absl::StatusOr<LoadResult>> b, c;
+  try {
+    b = std::async(std::launch::async, [&] { return Run(so, intended); });
+    c = std::async(std::launch::async, [&] { return Run(so, open); });
+  } catch (const std::system_error& e) {
+    // A started b's future waits for its run on the way out.
+    return core::ThreadRefused("a load client's thread", e);
+  }
   absl::StatusOr<LoadResult> rb = b.get(), rc = c.get();
   for (auto* r : {&ra, &rb, &rc}) {
     if (!r->ok()) return r->status();
@@ -297,8 +305,12 @@ absl::Status KeepAliveRace(const RealityOptions& o, std::vector<Row>& rows,
                    .timeout_ms = 2000,
                    .idle_reuse_s = idle,
                    .max_requests = requests};
-    runs.push_back(
-        std::async(std::launch::async, [so, lo] { return Run(so, lo); }));
+    try {
+      runs.push_back(
+          std::async(std::launch::async, [so, lo] { return Run(so, lo); }));
+    } catch (const std::system_error& e) {
+      return core::ThreadRefused("a load client's thread", e);
+    }
   }
   absl::StatusOr<core::Document> sim = Sim(
       "keepalive-race", {absl::StrCat("rates_per_s=", 1 / idle),

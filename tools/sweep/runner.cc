@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <ostream>
+#include <system_error>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -133,7 +134,15 @@ absl::StatusOr<std::vector<RunResult>> RunRuns(const Experiment& e,
   std::vector<RunResult> results(runs.size());
   std::atomic<int64_t> done{0};
   Progress progress(options, std::ssize(runs));
-  std::thread watcher([&] { progress.Watch(done); });
+  // Only a sweep that prints progress needs the thread that paces it.
+  std::thread watcher;
+  if (options.progress != nullptr) {
+    try {
+      watcher = std::thread([&] { progress.Watch(done); });
+    } catch (const std::system_error& e) {
+      return core::ThreadRefused("the progress thread", e);
+    }
+  }
   absl::Status status = core::ParallelFor(
       std::ssize(runs), options.jobs,
       [&](int64_t i) -> absl::Status {
@@ -154,7 +163,7 @@ absl::StatusOr<std::vector<RunResult>> RunRuns(const Experiment& e,
       },
       [&](int64_t finished) { done.store(finished); });
   progress.Finish();
-  watcher.join();
+  if (watcher.joinable()) watcher.join();
   if (!status.ok()) return status;
   return results;
 }
