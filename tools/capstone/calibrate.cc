@@ -329,6 +329,10 @@ std::string CopiedReason(std::string_view field) {
     return "the scheduler's benchmarks (bench_sched) did not run for this "
            "file; 0 keeps its CPU processor sharing";
   }
+  if (field.starts_with("contention_")) {
+    return "the contention benchmarks (bench_contention) did not run for "
+           "this file; 0 adds nothing to each shared part's cost alone";
+  }
   return "no benchmark of this machine measures it";
 }
 

@@ -263,6 +263,14 @@ void AssumeNotForTheJvm(Derivation& d) {
              "kernel's scheduling (slice, switch cost, run-queue wait)",
              "assumed: 0, processor sharing (no run queue, free switches)");
   }
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    if (!f.name.starts_with("contention_")) continue;
+    d.Assume(f.member, 0,
+             "no contention: the case study publishes nothing of what its "
+             "threads' shared parts (cache, pool, allocator, counters) cost "
+             "them together",
+             "assumed: 0, each shared part costs what it costs one thread");
+  }
 }
 
 }  // namespace
