@@ -51,7 +51,7 @@ class ContentionMapTest(unittest.TestCase):
             with self.subTest(field=field):
                 e = self.map[field]
                 self.assertEqual(e["family"], "contention")
-                self.assertEqual(e["metric"], "cpu_us_per_op")
+                self.assertEqual(e["metric"], "cpu_per_op_us")
                 self.assertEqual(e["benchmark"], run)
                 self.assertEqual(e["conversion"]["minus"], one_thread)
                 self.assertNotIn("multiply", e["conversion"])
