@@ -145,7 +145,7 @@ TtlLruCache<Page>& SharedCache() {
 void BM_Contention_Cache(benchmark::State& state) {
   TtlLruCache<Page>& cache = SharedCache();
   // Threads start at different customers, as different clients ask.
-  const int64_t offset = state.thread_index() * 7919;
+  const int64_t offset = int64_t{state.thread_index()} * 7919;
   RunContended(state, [&](int64_t i) {
     std::shared_ptr<const Page> hit =
         cache.Get(1 + (offset + i) % kCachedCustomers);
