@@ -13,3 +13,6 @@ perflab_benchmark(bench_alloc
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_alloc.cc DEPS perflab::lab)
 perflab_benchmark(bench_runtime
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_runtime.cc DEPS perflab::lab)
+perflab_benchmark(bench_contention
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench_contention.cc
+  DEPS perflab::http perflab::lab Threads::Threads)

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string>
+
+#include "absl/strings/str_cat.h"
 
 namespace perflab::sim {
 
@@ -119,9 +122,83 @@ constexpr CalibrationField kFields[] = {
     {"handler_working_set_kib", "KiB",
      "scheduled CPU: what a request's thread touches between switches",
      &C::handler_working_set_kib},
+    {"contention_cache_2t_us", "us",
+     "contention: the page cache's lookup, extra CPU per request at 2 threads "
+     "on one core",
+     &C::contention_cache_2t_us},
+    {"contention_cache_4t_us", "us",
+     "contention: the page cache's lookup, extra CPU per request at 4 threads "
+     "on one core",
+     &C::contention_cache_4t_us},
+    {"contention_cache_8t_us", "us",
+     "contention: the page cache's lookup, extra CPU per request at 8 threads "
+     "on one core",
+     &C::contention_cache_8t_us},
+    {"contention_cache_16t_us", "us",
+     "contention: the page cache's lookup, extra CPU per request at 16 threads "
+     "on one core",
+     &C::contention_cache_16t_us},
+    {"contention_pool_2t_us", "us",
+     "contention: the pool's borrow and return, extra CPU per request at 2 "
+     "threads on one core",
+     &C::contention_pool_2t_us},
+    {"contention_pool_4t_us", "us",
+     "contention: the pool's borrow and return, extra CPU per request at 4 "
+     "threads on one core",
+     &C::contention_pool_4t_us},
+    {"contention_pool_8t_us", "us",
+     "contention: the pool's borrow and return, extra CPU per request at 8 "
+     "threads on one core",
+     &C::contention_pool_8t_us},
+    {"contention_pool_16t_us", "us",
+     "contention: the pool's borrow and return, extra CPU per request at 16 "
+     "threads on one core",
+     &C::contention_pool_16t_us},
+    {"contention_page_2t_us", "us",
+     "contention: the page's allocations, extra CPU per request at 2 threads "
+     "on one core",
+     &C::contention_page_2t_us},
+    {"contention_page_4t_us", "us",
+     "contention: the page's allocations, extra CPU per request at 4 threads "
+     "on one core",
+     &C::contention_page_4t_us},
+    {"contention_page_8t_us", "us",
+     "contention: the page's allocations, extra CPU per request at 8 threads "
+     "on one core",
+     &C::contention_page_8t_us},
+    {"contention_page_16t_us", "us",
+     "contention: the page's allocations, extra CPU per request at 16 threads "
+     "on one core",
+     &C::contention_page_16t_us},
+    {"contention_stats_2t_us", "us",
+     "contention: the /stats counters, extra CPU per request at 2 threads on "
+     "one core",
+     &C::contention_stats_2t_us},
+    {"contention_stats_4t_us", "us",
+     "contention: the /stats counters, extra CPU per request at 4 threads on "
+     "one core",
+     &C::contention_stats_4t_us},
+    {"contention_stats_8t_us", "us",
+     "contention: the /stats counters, extra CPU per request at 8 threads on "
+     "one core",
+     &C::contention_stats_8t_us},
+    {"contention_stats_16t_us", "us",
+     "contention: the /stats counters, extra CPU per request at 16 threads on "
+     "one core",
+     &C::contention_stats_16t_us},
 };
 
 }  // namespace
+
+absl::Status ValidateContention(const Calibration& c) {
+  for (const CalibrationField& f : CalibrationFields()) {
+    if (!f.name.starts_with("contention_") || !(c.*f.member > 1e6)) continue;
+    return absl::InvalidArgumentError(
+        absl::StrCat("calibration field '", std::string(f.name),
+                     "' = ", c.*f.member, ": accepted 0 to 1e6 (us)"));
+  }
+  return absl::OkStatus();
+}
 
 const std::vector<CalibrationField>& CalibrationFields() {
   static const auto* fields =

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "core/case_study.h"
 
 namespace perflab::sim {
@@ -132,6 +133,27 @@ struct Calibration {
   // What a request's thread touches between two switches: at most 1024
   // (the curve's last point). seed-h2: what a request allocates.
   double handler_working_set_kib = 168;
+  // --- contention: the CPU a request's use of one shared part of the C++
+  // service costs beyond its cost alone, when n threads on one core share
+  // that part (its lock's hand-offs, its cache lines moving). Per part, at
+  // 2, 4, 8 and 16 threads: the cache lookup, the pool's borrow and return,
+  // the page's allocations, the stats counters. 0: not measured.
+  double contention_cache_2t_us = 0;
+  double contention_cache_4t_us = 0;
+  double contention_cache_8t_us = 0;
+  double contention_cache_16t_us = 0;
+  double contention_pool_2t_us = 0;
+  double contention_pool_4t_us = 0;
+  double contention_pool_8t_us = 0;
+  double contention_pool_16t_us = 0;
+  double contention_page_2t_us = 0;
+  double contention_page_4t_us = 0;
+  double contention_page_8t_us = 0;
+  double contention_page_16t_us = 0;
+  double contention_stats_2t_us = 0;
+  double contention_stats_4t_us = 0;
+  double contention_stats_8t_us = 0;
+  double contention_stats_16t_us = 0;
 };
 
 // One field's name, unit and meaning, for readers, writers and --help.
@@ -141,6 +163,11 @@ struct CalibrationField {
   std::string_view meaning;
   double Calibration::*member;
 };
+
+// The contention fields' bound: each in [0, 1e6] us; InvalidArgument naming
+// the first field beyond it (the negative and non-finite values are refused
+// with every other field's).
+absl::Status ValidateContention(const Calibration& c);
 
 // Every field of Calibration, in declaration order: the single list the JSON
 // reader, the writer and the docs iterate (a test checks it is complete).

@@ -325,6 +325,10 @@ std::string CopiedReason(std::string_view field) {
   for (const auto& [name, why] : kWhy) {
     if (name == field) return std::string(why);
   }
+  if (field.starts_with("contention_")) {
+    return "the contention benchmarks (bench_contention) did not run for "
+           "this file; 0 adds nothing to each shared part's cost alone";
+  }
   return "no benchmark of this machine measures it";
 }
 

@@ -288,6 +288,21 @@ void AssumeTheJvmsScheduling(Derivation& d) {
             "alloc_per_request_mib x 1024 = %.0f KiB (at most 1024): what a "
             "request allocates is what it brings back into the cache",
             kib));
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    if (!f.name.starts_with("contention_")) continue;
+    d.Assume(f.member, 0,
+             "no contention: the case study publishes nothing of what its "
+             "threads' shared parts (cache, pool, allocator, counters) cost "
+             "them together",
+             "assumed: 0, each shared part costs what it costs one thread");
+  }
+}
+
+// What the case study does not publish: the C++ service's fields and the
+// JVM's scheduling.
+void AssumeTheUnpublished(Derivation& d) {
+  AssumeNotForTheJvm(d);
+  AssumeTheJvmsScheduling(d);
 }
 
 }  // namespace
@@ -658,8 +673,7 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
            "caches, row counts); 0.5 keeps the clients from marching in "
            "lockstep after a pause and is not fitted to any row's tail",
            "assumed: lognormal work with a coefficient of variation of 0.5");
-  AssumeNotForTheJvm(d);
-  AssumeTheJvmsScheduling(d);
+  AssumeTheUnpublished(d);
   SeedH2Fold fold = d.Take();
   fold.file.name = "seed-h2";
   fold.file.description =

@@ -103,9 +103,7 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
   for (int i = 0; i < options.db_pool; ++i) {
     absl::StatusOr<std::unique_ptr<PageStore>> repo = open();
     if (!repo.ok()) return repo.status();
-    // No other thread exists yet; the lock is for the analysis of free_.
-    core::MutexLock lock(&h->pool_mu_);
-    h->free_.push_back(repo->get());
+    h->pool_.Add(repo->get());
     h->repos_.push_back(std::move(*repo));
   }
   if (options.cache) h->cache_ = std::make_unique<lab::TtlLruCache<Page>>();
@@ -113,27 +111,10 @@ absl::StatusOr<std::unique_ptr<OrdersHandler>> OrdersHandler::Create(
 }
 
 PageStore* OrdersHandler::Acquire() {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::ceil<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double, std::milli>(
-                                options_.db_acquire_timeout_ms));
-  core::MutexLock lock(&pool_mu_);
-  while (free_.empty()) {
-    if (!pool_cv_.WaitUntil(&pool_mu_, deadline)) break;
-  }
-  if (free_.empty()) return nullptr;
-  PageStore* repo = free_.back();
-  free_.pop_back();
-  return repo;
+  return pool_.Acquire(options_.db_acquire_timeout_ms);
 }
 
-void OrdersHandler::Release(PageStore* repo) {
-  {
-    core::MutexLock lock(&pool_mu_);
-    free_.push_back(repo);
-  }
-  pool_cv_.Signal();
-}
+void OrdersHandler::Release(PageStore* repo) { pool_.Release(repo); }
 
 absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
   std::unique_ptr<HttpClient> client;
@@ -150,7 +131,7 @@ absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
     co.timeout_ms = options_.inventory_timeout_ms;
     client = std::make_unique<HttpClient>(options_.inventory_port, co);
   }
-  ++inventory_calls_;
+  ++counters_.inventory_calls;
   absl::StatusOr<HttpResponse> r =
       client->Get(absl::StrCat("/inventory?customer=", customer_id));
   if (!r.ok()) return r.status();
@@ -167,16 +148,16 @@ absl::Status OrdersHandler::CallInventory(int64_t customer_id) {
 HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
   if (cache_ != nullptr) {
     if (std::shared_ptr<const Page> hit = cache_->Get(customer_id)) {
-      ++hits_;
-      ++pages_;
+      ++counters_.hits;
+      ++counters_.pages;
       return {200, lab::SerializePage(*hit)};
     }
-    ++misses_;
+    ++counters_.misses;
   }
   PageStore* repo = Acquire();
   if (repo == nullptr) {
-    ++db_timeouts_;
-    ++errors_;
+    ++counters_.db_timeouts;
+    ++counters_.errors;
     return Error(503, "database pool: no connection within the timeout");
   }
   if (repo->connection_lost()) {
@@ -187,20 +168,20 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
   absl::StatusOr<Page> page = options_.join
                                   ? repo->LoadPageJoin(customer_id)
                                   : repo->LoadPageNPlusOne(customer_id);
-  queries_ += repo->stats().statements;
+  counters_.queries += repo->stats().statements;
   const bool lost = repo->connection_lost();
   Release(repo);
   if (!page.ok()) {
     if (lost) return Lost(page.status());
-    ++errors_;
+    ++counters_.errors;
     return Error(500, "database error");
   }
   if (page->orders.empty()) {
-    ++not_found_;
+    ++counters_.not_found;
     return Error(404, "unknown customer");
   }
   if (absl::Status s = CallInventory(customer_id); !s.ok()) {
-    ++errors_;
+    ++counters_.errors;
     return Error(502, "inventory call failed");
   }
   if (options_.arena) {
@@ -210,7 +191,7 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
     std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size());
     CountingResource counting(&arena);
     lab::MaterialisePage(*page, &counting);
-    arena_bytes_ += counting.bytes();
+    counters_.arena_bytes += counting.bytes();
   } else {
     lab::MaterialisePage(*page, std::pmr::new_delete_resource());
   }
@@ -218,15 +199,15 @@ HandlerResponse OrdersHandler::Orders(int64_t customer_id) {
   if (cache_ != nullptr) {
     cache_->Put(customer_id, std::make_shared<const Page>(*std::move(page)));
   }
-  ++pages_;
+  ++counters_.pages;
   return {200, std::move(body)};
 }
 
 HandlerResponse OrdersHandler::Lost(const absl::Status& why) {
-  ++errors_;
+  ++counters_.errors;
   // One line for the event, not one per refused page: a pool of N loses N
   // connections and a load generator sends thousands of requests after.
-  if (db_lost_.fetch_add(1) == 0) {
+  if (counters_.db_lost.fetch_add(1) == 0) {
     const std::string line =
         absl::StrCat("order service: lost the database connection (",
                      why.message(), "); answering 503 from now on");
@@ -242,10 +223,10 @@ HandlerResponse OrdersHandler::Lost(const absl::Status& why) {
 HandlerResponse OrdersHandler::Handle(std::string_view target,
                                       int64_t inventory_connections) {
   if (target == "/stats") return {200, StatsJson(inventory_connections)};
-  ++requests_;
+  ++counters_.requests;
   absl::StatusOr<int64_t> id = ParseOrdersTarget(target);
   if (!id.ok()) {
-    ++bad_requests_;
+    ++counters_.bad_requests;
     return Error(400, "malformed path; accepted /customers/{id}/orders");
   }
   return Orders(*id);
@@ -253,18 +234,18 @@ HandlerResponse OrdersHandler::Handle(std::string_view target,
 
 HandlerStats OrdersHandler::stats() const {
   HandlerStats s;
-  s.requests = requests_;
-  s.pages = pages_;
-  s.queries = queries_;
-  s.cache_hits = hits_;
-  s.cache_misses = misses_;
-  s.inventory_calls = inventory_calls_;
-  s.db_timeouts = db_timeouts_;
-  s.not_found = not_found_;
-  s.bad_requests = bad_requests_;
-  s.errors = errors_;
-  s.arena_bytes = arena_bytes_;
-  s.db_lost = db_lost_;
+  s.requests = counters_.requests;
+  s.pages = counters_.pages;
+  s.queries = counters_.queries;
+  s.cache_hits = counters_.hits;
+  s.cache_misses = counters_.misses;
+  s.inventory_calls = counters_.inventory_calls;
+  s.db_timeouts = counters_.db_timeouts;
+  s.not_found = counters_.not_found;
+  s.bad_requests = counters_.bad_requests;
+  s.errors = counters_.errors;
+  s.arena_bytes = counters_.arena_bytes;
+  s.db_lost = counters_.db_lost;
   return s;
 }
 

@@ -23,6 +23,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "bench/http/net.h"
+#include "bench/lab/borrow_pool.h"
 #include "bench/lab/orders.h"
 #include "bench/lab/page_store.h"
 #include "bench/lab/ttl_lru_cache.h"
@@ -63,6 +64,14 @@ struct HandlerStats {
   int64_t arena_bytes = 0;  // bytes the arenas handed out
 };
 
+// The counters behind /stats: adjacent atomics every worker updates on
+// every request (bench_contention measures what sharing them costs).
+struct RequestCounters {
+  std::atomic<int64_t> requests{0}, pages{0}, queries{0}, hits{0}, misses{0},
+      inventory_calls{0}, db_timeouts{0}, not_found{0}, bad_requests{0},
+      errors{0}, arena_bytes{0}, db_lost{0};
+};
+
 struct HandlerResponse {
   int status = 200;
   std::string body;  // JSON
@@ -86,8 +95,8 @@ class OrdersHandler {
  private:
   explicit OrdersHandler(HandlerOptions options);
   // Null on timeout.
-  lab::PageStore* Acquire() ABSL_LOCKS_EXCLUDED(pool_mu_);
-  void Release(lab::PageStore* repo) ABSL_LOCKS_EXCLUDED(pool_mu_);
+  lab::PageStore* Acquire();
+  void Release(lab::PageStore* repo);
   // Counts a page refused for a lost connection; logs the first one only.
   HandlerResponse Lost(const absl::Status& why);
   HandlerResponse Orders(int64_t customer_id);
@@ -97,9 +106,7 @@ class OrdersHandler {
 
   const HandlerOptions options_;
   std::vector<std::unique_ptr<lab::PageStore>> repos_;
-  core::Mutex pool_mu_;
-  core::CondVar pool_cv_;  // a connection went back to the pool
-  std::vector<lab::PageStore*> free_ ABSL_GUARDED_BY(pool_mu_);
+  lab::BorrowPool<lab::PageStore> pool_;
   // The page itself, serialised again on every hit: the case study caches
   // its Page record and Jackson writes it per response.
   std::unique_ptr<lab::TtlLruCache<lab::Page>> cache_;
@@ -107,9 +114,7 @@ class OrdersHandler {
   // Idle, kept alive.
   std::vector<std::unique_ptr<HttpClient>> clients_
       ABSL_GUARDED_BY(clients_mu_);
-  std::atomic<int64_t> requests_{0}, pages_{0}, queries_{0}, hits_{0},
-      misses_{0}, inventory_calls_{0}, db_timeouts_{0}, not_found_{0},
-      bad_requests_{0}, errors_{0}, arena_bytes_{0}, db_lost_{0};
+  RequestCounters counters_;
 };
 
 // The customer id of "/customers/{id}/orders" (id: 1 to 18 decimal digits,

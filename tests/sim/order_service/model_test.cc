@@ -67,6 +67,13 @@ TEST(OrderServiceModel, SchedulingFieldsOutOfRangeAreRejected) {
   r = RunOrderService(negative, OrderServiceConfig{}, OrderServiceLoad{}, 1);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("'sched_switch_us'"), std::string::npos);
+  Calibration contention;
+  contention.contention_pool_16t_us = -0.5;
+  r = RunOrderService(contention, OrderServiceConfig{}, OrderServiceLoad{}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'contention_pool_16t_us' = -0.5"),
+            std::string::npos)
+      << r.status();
 }
 
 TEST(OrderServiceModel, SchedulingComesFromTheCalibration) {
