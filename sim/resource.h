@@ -11,11 +11,11 @@
 
 #include <coroutine>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "sim/engine.h"
+#include "sim/internal/ring_queue.h"
 
 namespace perflab::sim {
 
@@ -123,7 +123,8 @@ class Resource {
   int64_t queued_ = 0;
   std::vector<Waiter> slots_;
   std::vector<uint32_t> free_slots_;
-  std::deque<uint64_t> queue_;  // (slot << 32 | gen), FIFO; stale ones skipped
+  // (slot << 32 | gen), FIFO; stale ones skipped
+  internal::RingQueue<uint64_t> queue_;
   // Timeouts in deadline order, one engine event armed for the earliest: a
   // 30 s timeout per wait would otherwise sit in the engine's heap for 30 s
   // after its grant (millions of dead events in an N+1 model). A deadline
@@ -133,7 +134,7 @@ class Resource {
     uint64_t seq;  // the engine order the wait's own event would have had
     uint64_t key;
   };
-  std::deque<Deadline> deadlines_;
+  internal::RingQueue<Deadline> deadlines_;
   bool armed_ = false;      // an OnDeadline event is pending
   uint64_t armed_seq_ = 0;  // its seq; others are stale
   int64_t grants_ = 0;
