@@ -5,7 +5,8 @@
 // event as the number of pending events grows; and the capstone's order-service
 // model at three of its steps (BM_OrderService), in simulated requests and
 // engine events per second of wall time; and an M/M/1 on sim::Cpu under
-// processor sharing against the time-sliced discipline (BM_CpuMM1).
+// processor sharing against the time-sliced discipline (BM_CpuMM1); and a
+// pool's hand-over from one holder to the next waiter (BM_ResourceHandOver).
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -113,6 +114,45 @@ void BM_ClosedLoop100k(benchmark::State& state) {
       growth_bytes / static_cast<double>(clients);
 }
 BENCHMARK(BM_ClosedLoop100k)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+perflab::sim::Process Holder(perflab::sim::Simulation& sim,
+                             perflab::sim::Resource& pool, Time timeout,
+                             int64_t& grants) {
+  while (true) {
+    const bool got = co_await pool.Acquire(timeout);
+    if (got) {
+      co_await sim.Delay(1);
+      pool.Release();
+      ++grants;
+    }
+  }
+}
+
+// A pool of one unit and state.range(0) processes that take it in turn, so
+// every release hands the unit over to a waiter and the wait queue (a ring
+// buffer) stays long. state.range(1) = 1 gives every acquire a timeout that
+// never fires: the slot and deadline path, where 0 is the untimed one.
+void BM_ResourceHandOver(benchmark::State& state) {
+  const int64_t waiters = state.range(0);
+  const Time timeout = state.range(1) ? perflab::sim::kSec : -1;
+  int64_t grants = 0;
+  for (auto _ : state) {
+    perflab::sim::Simulation sim;
+    perflab::sim::Resource pool(sim, "pool", 1);
+    for (int64_t i = 0; i < waiters; ++i)
+      sim.Spawn(Holder(sim, pool, timeout, grants));
+    if (auto s = sim.Run(100'000); !s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(pool.Stats().mean_wait_s);
+  }
+  state.counters["handovers_per_s"] = benchmark::Counter(
+      static_cast<double>(grants), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ResourceHandOver)
+    ->ArgsProduct({{16, 4096}, {0, 1}})
+    ->ArgNames({"waiters", "timed"});
 
 // CPU time of the calling thread in nanoseconds.
 double ThreadCpuNs() { return perflab::core::ThreadCpuSeconds() * 1e9; }

@@ -24,6 +24,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -141,7 +142,19 @@ class Simulation {
   Time now() const { return now_; }
 
   // Starts `p` now: it runs until its first suspension, then returns here.
-  void Spawn(Process p);
+  // Inline, as is a process's end (~promise_type): a model spawns one per
+  // customer or request, and the call would cost about as much as the work.
+  void Spawn(Process p) {
+    auto h = std::exchange(p.handle_, nullptr);
+    Process::promise_type& pr = h.promise();
+    pr.sim = this;
+    pr.next = live_head_;
+    if (live_head_ != nullptr) live_head_->prev = &pr;
+    live_head_ = &pr;
+    ++live_;
+    NoteGrowth();
+    h.resume();
+  }
 
   void Schedule(Time at, EventFn fn, void* ctx, uint64_t arg = 0) {
     ScheduleAs(at, seq_++, fn, ctx, arg);
@@ -251,6 +264,17 @@ class Simulation {
   uint64_t timer_seq_ = UINT64_MAX;  // none: after every event
   Process::promise_type* live_head_ = nullptr;
 };
+
+inline Process::promise_type::~promise_type() {
+  if (sim == nullptr) return;  // never spawned
+  if (prev != nullptr) {
+    prev->next = next;
+  } else {
+    sim->live_head_ = next;
+  }
+  if (next != nullptr) next->prev = prev;
+  --sim->live_;
+}
 
 // A count-down latch: Wait() resumes once Done() has been called `count`
 // times (fork-join).

@@ -11,11 +11,11 @@
 
 #include <coroutine>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "sim/engine.h"
+#include "sim/internal/ring_queue.h"
 
 namespace perflab::sim {
 
@@ -71,7 +71,11 @@ class Resource {
   struct Awaiter {
     Resource* r;
     Time timeout;
-    uint32_t slot = 0;
+    uint32_t slot = kReadySlot;
+    // Filled while an untimed acquire waits (the queue points at this
+    // awaiter, which lives in the waiting coroutine's frame until resumed).
+    std::coroutine_handle<> handle;
+    Time enqueued = 0;
     bool await_ready() {
       if (r->in_use_.value() < r->capacity_ && r->queued_ == 0) {
         r->Grant(0);
@@ -79,17 +83,38 @@ class Resource {
       }
       return false;
     }
-    void await_suspend(std::coroutine_handle<> h) {
-      slot = r->Enqueue(h, timeout);
+    // Forced inline, as Release is: GCC keeps both out of line in a
+    // coroutine's body, where the call's saves and restores cost about as
+    // much as the untimed path itself.
+    [[gnu::always_inline]] void await_suspend(std::coroutine_handle<> h) {
+      if (timeout < 0) {
+        slot = kUntimedSlot;
+        r->EnqueueUntimed(this, h);
+      } else {
+        slot = r->Enqueue(h, timeout);
+      }
     }
-    // True if the unit was acquired, false if the wait timed out.
-    bool await_resume() { return slot == kReadySlot ? true : r->Collect(slot); }
+    // True if the unit was acquired, false if the wait timed out. An
+    // untimed wait ends only by a grant.
+    bool await_resume() { return slot >= kUntimedSlot || r->Collect(slot); }
   };
   // co_await pool.Acquire(timeout) -> bool. Holders must call Release().
   Awaiter Acquire(Time timeout = kNoTimeout) {
-    return {this, timeout, kReadySlot};
+    return {this, timeout, kReadySlot, {}, 0};
   }
-  void Release();
+  // Inline: a pool's hot path, most often a hand-over to the oldest waiter.
+  [[gnu::always_inline]] void Release() {
+    while (!queue_.empty()) {
+      const Queued q = queue_.front();
+      queue_.pop_front();
+      if (q.untimed != nullptr) {
+        HandOver(q.untimed->handle, q.untimed->enqueued);
+        return;
+      }
+      if (HandOverTimed(q.key)) return;  // else a stale entry: skipped
+    }
+    in_use_.Add(sim_->now(), -1);
+  }
 
   const std::string& name() const { return name_; }
   int64_t capacity() const { return capacity_; }
@@ -99,7 +124,8 @@ class Resource {
   ResourceStats Stats() const;
 
  private:
-  static constexpr uint32_t kReadySlot = 0xffffffffu;
+  static constexpr uint32_t kReadySlot = 0xffffffffu;    // granted at once
+  static constexpr uint32_t kUntimedSlot = 0xfffffffeu;  // waited, no slot
   enum class State : uint8_t { kFree, kWaiting, kGranted, kTimedOut };
   struct Waiter {
     std::coroutine_handle<> handle;
@@ -108,6 +134,26 @@ class Resource {
     State state = State::kFree;
   };
   void Grant(Time waited);
+  // An untimed wait needs no slot: nothing but a grant can end it, so the
+  // queue holds its awaiter, and a hand-over touches no slot table, free
+  // list or deadline (the servers of an M/M/c, a thread pool's queue).
+  void EnqueueUntimed(Awaiter* a, std::coroutine_handle<> h) {
+    a->handle = h;
+    a->enqueued = sim_->now();
+    queue_.push_back({a, 0});
+    ++queued_;
+    waiting_.Set(sim_->now(), queued_);
+  }
+  // Gives the released unit to a waiter: in_use stays the same.
+  void HandOver(std::coroutine_handle<> h, Time enqueued) {
+    const Time now = sim_->now();
+    --queued_;
+    waiting_.Set(now, queued_);
+    ++grants_;
+    wait_sum_ += now - enqueued;
+    sim_->ScheduleResume(now, h);
+  }
+  bool HandOverTimed(uint64_t key);  // false if the wait is already over
   uint32_t Enqueue(std::coroutine_handle<> h, Time timeout);
   bool Collect(uint32_t slot);
   static void OnTimeout(void* ctx, uint64_t arg);
@@ -123,7 +169,13 @@ class Resource {
   int64_t queued_ = 0;
   std::vector<Waiter> slots_;
   std::vector<uint32_t> free_slots_;
-  std::deque<uint64_t> queue_;  // (slot << 32 | gen), FIFO; stale ones skipped
+  // Waiters in FIFO order: an untimed one by its awaiter, a timed one by
+  // key (slot << 32 | gen), stale once its wait timed out.
+  struct Queued {
+    Awaiter* untimed;  // nullptr: a timed wait, by key
+    uint64_t key;
+  };
+  internal::RingQueue<Queued> queue_;
   // Timeouts in deadline order, one engine event armed for the earliest: a
   // 30 s timeout per wait would otherwise sit in the engine's heap for 30 s
   // after its grant (millions of dead events in an N+1 model). A deadline
@@ -133,7 +185,7 @@ class Resource {
     uint64_t seq;  // the engine order the wait's own event would have had
     uint64_t key;
   };
-  std::deque<Deadline> deadlines_;
+  internal::RingQueue<Deadline> deadlines_;
   bool armed_ = false;      // an OnDeadline event is pending
   uint64_t armed_seq_ = 0;  // its seq; others are stale
   int64_t grants_ = 0;

@@ -36,35 +36,12 @@ void* Refill(std::size_t cls) {
 
 }  // namespace frame_internal
 
-Process::promise_type::~promise_type() {
-  if (sim == nullptr) return;
-  if (prev != nullptr) {
-    prev->next = next;
-  } else {
-    sim->live_head_ = next;
-  }
-  if (next != nullptr) next->prev = prev;
-  --sim->live_;
-}
-
 Simulation::~Simulation() {
   // Destroying a suspended frame runs its locals' destructors and unlinks it.
   while (live_head_ != nullptr) {
     std::coroutine_handle<Process::promise_type>::from_promise(*live_head_)
         .destroy();
   }
-}
-
-void Simulation::Spawn(Process p) {
-  auto h = std::exchange(p.handle_, nullptr);
-  Process::promise_type& pr = h.promise();
-  pr.sim = this;
-  pr.next = live_head_;
-  if (live_head_ != nullptr) live_head_->prev = &pr;
-  live_head_ = &pr;
-  ++live_;
-  NoteGrowth();
-  h.resume();
 }
 
 Simulation::TimerId Simulation::AddTimer(EventFn fn, void* ctx) {

@@ -22,7 +22,7 @@ uint32_t Resource::Enqueue(std::coroutine_handle<> h, Time timeout) {
   w.enqueued = sim_->now();
   w.state = State::kWaiting;
   const uint64_t key = (static_cast<uint64_t>(slot) << 32) | w.gen;
-  queue_.push_back(key);
+  queue_.push_back({nullptr, key});
   ++queued_;
   waiting_.Set(sim_->now(), queued_);
   if (timeout >= 0) {
@@ -77,24 +77,13 @@ bool Resource::Collect(uint32_t slot) {
   return granted;
 }
 
-void Resource::Release() {
-  const Time now = sim_->now();
-  while (!queue_.empty()) {
-    const uint64_t key = queue_.front();
-    queue_.pop_front();
-    Waiter& w = slots_[key >> 32];
-    if (w.gen != static_cast<uint32_t>(key) || w.state != State::kWaiting)
-      continue;
-    // Hand the unit straight to the oldest waiter: in_use stays the same.
-    w.state = State::kGranted;
-    --queued_;
-    waiting_.Set(now, queued_);
-    ++grants_;
-    wait_sum_ += now - w.enqueued;
-    sim_->ScheduleResume(now, w.handle);
-    return;
-  }
-  in_use_.Add(now, -1);
+bool Resource::HandOverTimed(uint64_t key) {
+  Waiter& w = slots_[key >> 32];
+  if (w.gen != static_cast<uint32_t>(key) || w.state != State::kWaiting)
+    return false;
+  w.state = State::kGranted;
+  HandOver(w.handle, w.enqueued);
+  return true;
 }
 
 void Resource::OnTimeout(void* ctx, uint64_t key) {

@@ -59,5 +59,36 @@ TEST(ResourceTest, TimedOutAcquireIsCountedWithItsWait) {
   EXPECT_NEAR(s.mean_queue_length, (10 + 80 + 40) / 1000.0, 1e-12);
 }
 
+// Untimed and timed waits share one FIFO: a timed wait that gave up leaves
+// a stale entry, which the next release skips to reach the waiter behind it.
+TEST(ResourceTest, UntimedAndTimedWaitsShareOneFifo) {
+  Simulation sim;
+  Resource r(sim, "pool", 1);
+  std::vector<int> order;
+  std::vector<bool> got(5);
+  const Time none = Resource::kNoTimeout;
+  sim.Spawn(Holder(sim, r, 0, 100, none, order, 0, got));  // holds 0..100
+  sim.Spawn(Holder(sim, r, 10, 5, none, order, 1, got));   // 100..105
+  sim.Spawn(Holder(sim, r, 20, 5, 30, order, 2, got));     // gives up at 50
+  sim.Spawn(Holder(sim, r, 30, 5, 200, order, 3, got));    // 105..110
+  sim.Spawn(Holder(sim, r, 40, 5, none, order, 4, got));   // 110..115
+  ASSERT_TRUE(sim.Run(1000).ok());
+  EXPECT_EQ(got, (std::vector<bool>{true, true, false, true, true}));
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 3, 4}));
+  const ResourceStats s = r.Stats();
+  EXPECT_EQ(s.grants, 4);
+  EXPECT_EQ(s.timeouts, 1);
+  EXPECT_EQ(s.first_timeout, 50);
+  EXPECT_NEAR(s.timed_out_wait_s * 1e9, 30, 1e-9);
+  // Waits 0, 90, 75 and 70 ns.
+  EXPECT_NEAR(s.mean_wait_s * 1e9, 235 / 4.0, 1e-9);
+  EXPECT_EQ(s.max_queue_length, 4);
+  // Waiters 1, 2, 3, 4 over 10 ns each from t = 10, 3 for 50..100 (one gave
+  // up), then 2 for 5 ns and 1 for 5 ns.
+  EXPECT_NEAR(s.mean_queue_length, (10 + 20 + 30 + 40 + 150 + 10 + 5) / 1000.0,
+              1e-12);
+  EXPECT_NEAR(s.utilisation, 115 / 1000.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace perflab::sim
