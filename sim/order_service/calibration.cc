@@ -1,6 +1,7 @@
 #include "sim/order_service/calibration.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <string>
 
@@ -198,6 +199,33 @@ absl::Status ValidateContention(const Calibration& c) {
                      "' = ", c.*f.member, ": accepted 0 to 1e6 (us)"));
   }
   return absl::OkStatus();
+}
+
+double ContentionUs(const Calibration& c, SharedPart part, int64_t threads) {
+  using C = Calibration;
+  static constexpr std::array<std::array<double C::*, 4>, 4> kCurve = {{
+      {&C::contention_cache_2t_us, &C::contention_cache_4t_us,
+       &C::contention_cache_8t_us, &C::contention_cache_16t_us},
+      {&C::contention_pool_2t_us, &C::contention_pool_4t_us,
+       &C::contention_pool_8t_us, &C::contention_pool_16t_us},
+      {&C::contention_page_2t_us, &C::contention_page_4t_us,
+       &C::contention_page_8t_us, &C::contention_page_16t_us},
+      {&C::contention_stats_2t_us, &C::contention_stats_4t_us,
+       &C::contention_stats_8t_us, &C::contention_stats_16t_us},
+  }};
+  const auto& curve = kCurve[static_cast<size_t>(part)];
+  double below_n = 1, below_us = 0;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    const double n = static_cast<double>(int64_t{2} << i);
+    const double us = c.*curve[i];
+    if (static_cast<double>(threads) <= n) {
+      const double t = std::max(0.0, static_cast<double>(threads) - below_n);
+      return below_us + (us - below_us) * t / (n - below_n);
+    }
+    below_n = n;
+    below_us = us;
+  }
+  return below_us;
 }
 
 const std::vector<CalibrationField>& CalibrationFields() {

@@ -169,6 +169,16 @@ struct CalibrationField {
 // with every other field's).
 absl::Status ValidateContention(const Calibration& c);
 
+// The C++ service's parts its threads share, each measured by one
+// contention benchmark.
+enum class SharedPart { kCache, kPool, kPage, kStats };
+
+// What one request's use of `part` costs beyond its cost alone, in us, when
+// `threads` threads share it on one core: 0 at one thread, the measured
+// points at 2, 4, 8 and 16, linear between them, and the 16-thread figure
+// beyond (the curve is not measured further).
+double ContentionUs(const Calibration& c, SharedPart part, int64_t threads);
+
 // Every field of Calibration, in declaration order: the single list the JSON
 // reader, the writer and the docs iterate (a test checks it is complete).
 const std::vector<CalibrationField>& CalibrationFields();

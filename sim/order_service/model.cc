@@ -174,6 +174,7 @@ absl::Status Validate(const Calibration& cal, const OrderServiceConfig& c,
       }
     }
   }
+  if (absl::Status s = ValidateContention(cal); !s.ok()) return s;
   if (cal.sched_quantum_us > 0 && cal.handler_working_set_kib > 1024) {
     return absl::InvalidArgumentError(absl::StrCat(
         "calibration field 'handler_working_set_kib' = ",

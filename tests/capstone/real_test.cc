@@ -184,6 +184,42 @@ TEST(CapstoneReal, MechanismsAreShownForBothSidesWithTheirDifference) {
       << json;
 }
 
+// Sharing's cost lands where each part is used, at the step's threads:
+// the counters on every request (other), the lookup with the cache, the
+// pool and the page on a miss (the inventory call's CPU), the page's none
+// with the arena. 16 pooled threads read the 16-thread figures; 8 threads
+// the 8-thread ones; a thread per connection the 16-thread ones.
+TEST(CapstoneReal, SharingCostsLandOnEachPartsUse) {
+  sim::Calibration c = Parts();
+  sim::OrderServiceConfig pooled;
+  pooled.index = pooled.join = pooled.keep_alive = pooled.tcp_nodelay = true;
+  const sim::Calibration alone = CppService(c, pooled);
+  c.contention_stats_16t_us = 0.5;
+  c.contention_cache_16t_us = 0.25;
+  c.contention_pool_16t_us = 1;
+  c.contention_page_16t_us = 2;
+  c.contention_page_8t_us = 1.5;
+  sim::Calibration p = CppService(c, pooled);
+  EXPECT_DOUBLE_EQ(p.other_cpu_us, alone.other_cpu_us + 0.5);
+  EXPECT_DOUBLE_EQ(p.cache_hit_us, alone.cache_hit_us);  // no cache yet
+  EXPECT_DOUBLE_EQ(p.inventory_cpu_us, alone.inventory_cpu_us + 3);
+  pooled.cache = true;
+  EXPECT_DOUBLE_EQ(CppService(c, pooled).cache_hit_us,
+                   alone.cache_hit_us + 0.25);
+  pooled.request_threads = 8;
+  EXPECT_DOUBLE_EQ(CppService(c, pooled).inventory_cpu_us,
+                   alone.inventory_cpu_us + 1.5);
+  pooled.request_threads = 16;
+  pooled.virtual_threads = true;
+  EXPECT_DOUBLE_EQ(CppService(c, pooled).inventory_cpu_us,
+                   CppService(Parts(), pooled).inventory_cpu_us + 3);
+  pooled.virtual_threads = false;
+  pooled.heap_mib = 768;  // the arena: no global-heap allocations
+  sim::Calibration arena_alone = Parts();
+  EXPECT_DOUBLE_EQ(CppService(c, pooled).inventory_cpu_us,
+                   CppService(arena_alone, pooled).inventory_cpu_us + 1);
+}
+
 TEST(CapstoneReal, EachStepsCostsAreTheSumOfItsParts) {
   const sim::Calibration c = Parts();
   sim::OrderServiceConfig pooled;

@@ -200,6 +200,28 @@ RealOptions QuickRealOptions(RealOptions o) {
 
 bool HasCppParts(const sim::Calibration& c) { return c.cpp_front_end_us > 0; }
 
+namespace {
+
+// What sharing costs on top of each part alone, at the step's thread count
+// (a thread per connection is beyond the measured 16, so it takes the
+// 16-thread figure): the counters on every request, the lookup with the
+// cache, and on a miss the pool's borrow and return and the page's
+// allocations (none on the global heap with the arena).
+void AddContention(const sim::OrderServiceConfig& config, sim::Calibration& c) {
+  using sim::SharedPart;
+  const int64_t threads = config.virtual_threads ? 16 : config.request_threads;
+  c.other_cpu_us += sim::ContentionUs(c, SharedPart::kStats, threads);
+  if (config.cache) {
+    c.cache_hit_us += sim::ContentionUs(c, SharedPart::kCache, threads);
+  }
+  const bool arena = config.heap_mib > case_study::kHeapMib;
+  c.inventory_cpu_us +=
+      sim::ContentionUs(c, SharedPart::kPool, threads) +
+      (arena ? 0 : sim::ContentionUs(c, SharedPart::kPage, threads));
+}
+
+}  // namespace
+
 sim::Calibration CppService(sim::Calibration c,
                             const sim::OrderServiceConfig& config) {
   // The real service is C++: no garbage collector, so nothing allocated is
@@ -229,6 +251,7 @@ sim::Calibration CppService(sim::Calibration c,
   const bool arena = config.heap_mib > case_study::kHeapMib;
   c.inventory_cpu_us += c.cpp_idle_wake_us + (arena ? c.cpp_build_page_arena_us
                                                     : c.cpp_build_page_us);
+  AddContention(config, c);
   if (c.cpp_generator_cpu_us > 0) {
     c.generator_cpu_per_request_us = c.cpp_generator_cpu_us;
   }

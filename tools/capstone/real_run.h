@@ -120,10 +120,12 @@ struct RealComparison {
 // cpp_front_end_us, cpp_handoff_us, cpp_idle_wake_us and cpp_build_page*
 // figures with the calibration's join, serialisation, lookup and inventory
 // call) for the step's request threads (16 pooled, or one per connection at
-// the virtual-threads step) and allocator (the arena from the heap step on).
-// It never reads cpp_hit_* / cpp_miss_*, the whole service measured
-// (BM_OrdersService), which CompareCppParts shows beside the parts. The
-// generator's CPU per request is cpp_generator_cpu_us when measured.
+// the virtual-threads step) and allocator (the arena from the heap step on),
+// plus what sharing the counters, the cache, the pool and the allocator
+// costs at the step's thread count (sim::ContentionUs). It never reads
+// cpp_hit_* / cpp_miss_*, the whole service measured (BM_OrdersService), which
+// CompareCppParts shows beside the parts. The generator's CPU per request is
+// cpp_generator_cpu_us when measured.
 sim::Calibration CppService(sim::Calibration calibration,
                             const sim::OrderServiceConfig& config);
 // Whether the calibration has the C++ parts (cpp_front_end_us > 0).

@@ -62,5 +62,29 @@ TEST(CalibrationTest, ContentionFieldsBeyondTheirBoundAreRefusedByName) {
   EXPECT_EQ(checked, 16);
 }
 
+// The curve by hand: 0 at one thread; the points; linear between them
+// (3 threads: halfway from 2's 1 us to 4's 3 us = 2; 12: halfway from 8's
+// 5 to 16's 9 = 7); 16's figure beyond; each part its own fields.
+TEST(CalibrationTest, ContentionIsLinearBetweenTheMeasuredThreadCounts) {
+  Calibration c;
+  c.contention_pool_2t_us = 1;
+  c.contention_pool_4t_us = 3;
+  c.contention_pool_8t_us = 5;
+  c.contention_pool_16t_us = 9;
+  c.contention_stats_16t_us = 0.5;
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 1), 0);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 0), 0);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 2), 1);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 3), 2);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 4), 3);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 12), 7);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 16), 9);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPool, 32), 9);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kStats, 16), 0.5);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kStats, 12), 0.25);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kCache, 16), 0);
+  EXPECT_DOUBLE_EQ(ContentionUs(c, SharedPart::kPage, 16), 0);
+}
+
 }  // namespace
 }  // namespace perflab::sim
