@@ -113,7 +113,9 @@ class Run:
         self.buf = b""
         self.lines = []
         self.groups = set()
-        self.seen = {}  # pid -> argv of every descendant seen
+        # pid -> argv of every descendant seen, as last read: the first read
+        # of a child can be its parent's argv, before its exec.
+        self.seen = {}
         self.children = set()  # the direct children seen
 
     def poll_once(self):
@@ -125,7 +127,7 @@ class Run:
         for pid, (ppid, pgid, state, argv) in descendants(self.p.pid).items():
             if state != "Z":
                 self.groups.add(pgid)
-                self.seen.setdefault(pid, argv)
+                self.seen[pid] = argv
                 if ppid == self.p.pid:
                     self.children.add(pid)
 
