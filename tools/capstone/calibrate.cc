@@ -341,6 +341,38 @@ void KeepOnly(const std::vector<std::string>& fields,
   });
 }
 
+// A seed-h2 field that does not hold on this machine, so CopyUnmeasured sets
+// it to 0, assumed, saying why.
+struct NotCopied {
+  std::string_view source;
+  std::string_view why;
+};
+
+const NotCopied* NotCopiedField(std::string_view name) {
+  // Fitted on the H2/JDBC stack's TCP_NODELAY row and chosen on its pool
+  // step; this machine's join is in-process SQLite measured as CPU.
+  static constexpr NotCopied kHold = {
+      "not measured here, and not copied: seed-h2's hold was fitted to the "
+      "case study's H2/JDBC stack; this machine's join is in-process SQLite "
+      "whose cost is its measured CPU (0)",
+      "seed-h2's hold is fitted on the case study's H2/JDBC stack (its "
+      "TCP_NODELAY row, chosen on its pool step); an in-process SQLite join "
+      "holds nothing beyond its measured CPU"};
+  // Stated for the case study's kernel on 8 vCPUs; a machine whose
+  // scheduler was not measured keeps the ideal limit.
+  static constexpr NotCopied kScheduling = {
+      "not measured here, and not copied: seed-h2's scheduling is assumed "
+      "for the case study's 8 vCPUs; 0, processor sharing",
+      "the sched benchmarks did not run; seed-h2's slice, switch and refill "
+      "are stated for another kernel and machine, so this calibration keeps "
+      "processor sharing (0)"};
+  if (name == "join_hold_ms") return &kHold;
+  if (name.starts_with("sched_") || name == "handler_working_set_kib") {
+    return &kScheduling;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file) {
@@ -350,36 +382,12 @@ void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file) {
   file.provenance = seed.provenance;
   for (size_t i = 0; i < fields.size(); ++i) {
     sim::Provenance& p = file.provenance[i];
-    if (fields[i].name == "join_hold_ms") {
-      // Fitted on the H2/JDBC stack's TCP_NODELAY row and chosen on its pool
-      // step; this machine's join is in-process SQLite measured as CPU.
-      file.values.join_hold_ms = 0;
-      file.sources[i] =
-          "not measured here, and not copied: seed-h2's hold was fitted to "
-          "the case study's H2/JDBC stack; this machine's join is "
-          "in-process SQLite whose cost is its measured CPU (0)";
-      p = sim::Provenance{};
-      p.kind = sim::SourceKind::kAssumed;
-      p.why =
-          "seed-h2's hold is fitted on the case study's H2/JDBC stack (its "
-          "TCP_NODELAY row, chosen on its pool step); an in-process SQLite "
-          "join holds nothing beyond its measured CPU";
-      continue;
-    }
-    if (fields[i].name.starts_with("sched_") ||
-        fields[i].name == "handler_working_set_kib") {
-      // seed-h2's are stated for the case study's kernel on 8 vCPUs; a
-      // machine whose scheduler was not measured keeps the ideal limit.
+    if (const NotCopied* n = NotCopiedField(fields[i].name); n != nullptr) {
       file.values.*fields[i].member = 0;
-      file.sources[i] =
-          "not measured here, and not copied: seed-h2's scheduling is "
-          "assumed for the case study's 8 vCPUs; 0, processor sharing";
+      file.sources[i] = n->source;
       p = sim::Provenance{};
       p.kind = sim::SourceKind::kAssumed;
-      p.why =
-          "the sched benchmarks did not run; seed-h2's slice, switch and "
-          "refill are stated for another kernel and machine, so this "
-          "calibration keeps processor sharing (0)";
+      p.why = n->why;
       continue;
     }
     file.sources[i] =
