@@ -373,6 +373,15 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
       ->check(CLI::IsMember(Formats()));
 }
 
+// Formats() rendered: md by compare::ToMarkdown, the others by core.
+std::string RenderWithMarkdown(const core::Document& doc,
+                               const std::string& f) {
+  if (f == "md") return compare::ToMarkdown(doc);
+  return core::Render(doc, f == "json"  ? core::Format::kJson
+                           : f == "csv" ? core::Format::kCsv
+                                        : core::Format::kTable);
+}
+
 // Which run a capstone command line chooses: leave-one-row-out, --real or
 // the composed table, with its renderer.
 void ChooseCapstoneRun(Registry& registry,
@@ -398,6 +407,9 @@ void ChooseCapstoneRun(Registry& registry,
                            return capstone::RunRealCapstone(*real);
                          },
                          &a->format};
+    // Every format --help lists, md included: a 13-minute run must not
+    // end in a refusal of its output.
+    registry.extras().render = RenderWithMarkdown;
     return;
   }
   registry.chosen() =
@@ -445,13 +457,7 @@ void AddCalibrateCommand(CLI::App& root, Registry& registry) {
     registry.chosen() = Registry::Choice{
         [c]() { return c->schema ? Schema(*c) : RunCalibrate(*c); },
         &c->format};
-    registry.extras().render = [](const core::Document& doc,
-                                  const std::string& f) {
-      if (f == "md") return compare::ToMarkdown(doc);
-      return core::Render(doc, f == "json"  ? core::Format::kJson
-                               : f == "csv" ? core::Format::kCsv
-                                            : core::Format::kTable);
-    };
+    registry.extras().render = RenderWithMarkdown;
   });
 }
 
