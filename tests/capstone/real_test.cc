@@ -57,9 +57,9 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   // busy machine but not for a service that ignored --index, ~1x). Under
   // ASan our per-statement code is instrumented and Debian's SQLite is not,
   // so the 81 statements slow down more than the scan and the gain is 1.5x
-  // to 2x (1.49x once on a busy machine): 1.25x is the bound there. The cache must rise on both sides;
-  // the composed rise is small (its misses still pay N+1), so only the
-  // order is checked there.
+  // to 2x (1.49x once on a busy machine): 1.25x is the bound there. The cache
+  // must rise on both sides; the composed rise is small (its misses still pay
+  // N+1), so only the order is checked there.
   const double index_gain = testing::kSanitized ? 1.25 : 2;
   EXPECT_GT(c->real[1].rps, index_gain * c->real[0].rps);
   EXPECT_GT(c->composed[1].rps, 2 * c->composed[0].rps);
