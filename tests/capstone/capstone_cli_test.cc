@@ -95,6 +95,7 @@ TEST_F(CapstoneCli, ValidateRejectsStepsAndFlagsItCannotHonour) {
        {std::vector<std::string>{"--calibration", kReference},
         {"--sensitivity"},
         {"--db-round-trip-ms", "0.5"},
+        {"--cpu-discipline", "ps"},
         {"--real"},
         {"--list-steps"},
         {"--usd-per-vcpu-hour", "0.05"}}) {
@@ -139,6 +140,56 @@ TEST_F(CapstoneCli, AnOverrideIsPartOfTheCalibrationsIdentity) {
                                      "\"db_round_trip_ms\": 0.5\n    }"));
   EXPECT_THAT(changed.out, Not(HasSubstr(file_hash)));
   EXPECT_THAT(changed.out, HasSubstr("\"hash\": \"sha256:"));
+}
+
+// --cpu-discipline: a name it does not know, or sliced where the calibration
+// measured no scheduling (the reference keeps processor sharing), is refused.
+TEST_F(CapstoneCli, CpuDisciplineNamesAndWhatTheyNeed) {
+  ExpectBad(
+      {"capstone", "--calibration", kReference, "--cpu-discipline", "fifo"},
+      "--cpu-discipline: unknown value 'fifo'; accepted: ps, sliced");
+  ExpectBad(
+      {"capstone", "--calibration", kReference, "--cpu-discipline", "sliced"},
+      "has sched_quantum_us 0");
+  ExpectBad({"capstone", "--real", "--cpu-discipline", "ps"},
+            "--cpu-discipline excludes --real");
+}
+
+// ps is the calibration with its quantum at 0: the same composed table as a
+// copy of seed-h2 edited by hand to a quantum of 0, and not seed-h2's own
+// (time-sliced) table. Only the calibration's identity differs.
+TEST_F(CapstoneCli, CpuDisciplinePsIsTheQuantumAtZero) {
+  const std::string seed = "fixtures/calibration/seed-h2.json";
+  std::ifstream in(seed, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  std::string edited = bytes.str();
+  const std::string quantum = "\"sched_quantum_us\": {\n      \"value\": ";
+  const size_t at = edited.find(quantum);
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = edited.find(',', at + quantum.size());
+  edited.replace(at + quantum.size(), end - at - quantum.size(), "0");
+  const std::string ps_file = Bad("seed-h2-ps.json", edited);
+  auto table = [this](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"capstone", "--steps",   "index,join",
+                                     "--format", "json",      "--jobs",
+                                     "1",        "--out-dir", out_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    const size_t from = r.out.find("\"seeds\"");
+    EXPECT_NE(from, std::string::npos) << r.out;
+    return from == std::string::npos ? std::string() : r.out.substr(from);
+  };
+  const std::string by_flag =
+      table({"--calibration", seed, "--cpu-discipline", "ps"});
+  const std::string by_file = table({"--calibration", ps_file});
+  const std::string sliced = table({"--calibration", seed});
+  EXPECT_FALSE(by_flag.empty());
+  // Whole tables: a mismatch would print pages, so it says which.
+  EXPECT_TRUE(by_flag == by_file) << "ps differs from the quantum at 0";
+  EXPECT_TRUE(by_flag != sliced) << "ps composed the time-sliced table";
+  std::filesystem::remove_all(out_.string() + "_in");
 }
 
 TEST_F(CapstoneCli, CalibrateBadInputWritesNothing) {

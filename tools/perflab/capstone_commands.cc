@@ -10,6 +10,8 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,6 +22,7 @@
 #include "core/atomic_file.h"
 #include "core/input_file.h"
 #include "core/interrupt.h"
+#include "sim/cpu.h"
 #include "tools/capstone/calibrate.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/canary.h"
@@ -43,6 +46,7 @@ struct CapstoneArgs {
   std::string calibration;
   std::string steps;
   double db_round_trip_ms = -1;  // < 0: the calibration's own
+  std::string cpu_discipline;    // "": the calibration's own
   bool sensitivity = false;
   bool list_steps = false;
   bool validate = false;
@@ -135,6 +139,40 @@ absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
   return doc;
 }
 
+// --db-round-trip-ms and --cpu-discipline replace a calibration field; the
+// identity, the provenance and a note say so.
+void Override(std::string_view field, double value, std::string why,
+              capstone::CalibrationIdentity& id) {
+  for (size_t i = 0; i < sim::CalibrationFields().size(); ++i) {
+    if (sim::CalibrationFields()[i].name != field) continue;
+    id.provenance[i] = sim::Provenance{};
+    id.provenance[i].why = std::move(why);
+  }
+  id.overrides.push_back({std::string(field), value});
+}
+
+// --cpu-discipline: ps composes under processor sharing (the quantum 0);
+// sliced needs the calibration's measured scheduling, which it cannot invent.
+absl::Status ApplyCpuDiscipline(const std::string& name,
+                                const std::string& path,
+                                sim::Calibration& calibration) {
+  if (name.empty()) return absl::OkStatus();
+  absl::StatusOr<sim::CpuDiscipline> d = sim::ParseCpuDiscipline(name);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cpu-discipline: unknown value '", name, "'; accepted: ps, sliced"));
+  }
+  if (*d == sim::CpuDiscipline::kProcessorSharing) {
+    calibration.sched_quantum_us = 0;
+  } else if (!(calibration.sched_quantum_us > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cpu-discipline sliced: ", path,
+        " has sched_quantum_us 0 (no scheduling measured); accepted: ps, or a "
+        "calibration with the sched_* fields (perflab calibrate)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   if (a.validate) return RunValidate(a);
   if (a.list_steps) return StepList();
@@ -180,6 +218,11 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   if (a.db_round_trip_ms >= 0) {
     options.calibration.db_round_trip_ms = a.db_round_trip_ms;
   }
+  if (absl::Status s =
+          ApplyCpuDiscipline(a.cpu_discipline, path, options.calibration);
+      !s.ok()) {
+    return s;
+  }
   options.cost = a.cost;
   options.jobs = a.jobs;
   options.sensitivity = a.sensitivity;
@@ -199,18 +242,21 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
 
   capstone::CalibrationIdentity id{file->name, path, "", file->provenance};
   if (a.db_round_trip_ms >= 0) {
-    for (size_t i = 0; i < sim::CalibrationFields().size(); ++i) {
-      if (sim::CalibrationFields()[i].name != "db_round_trip_ms") continue;
-      id.provenance[i] = sim::Provenance{};
-      id.provenance[i].why = "--db-round-trip-ms";
-    }
-    id.overrides.push_back({"db_round_trip_ms", a.db_round_trip_ms});
+    Override("db_round_trip_ms", a.db_round_trip_ms, "--db-round-trip-ms", id);
+  }
+  if (a.cpu_discipline == "ps") {
+    Override("sched_quantum_us", 0, "--cpu-discipline ps", id);
   }
   id.hash = capstone::IdentityHash(*bytes, id.overrides);
   core::Document doc = capstone::ToDocument(*c, id, a.cost);
   if (a.db_round_trip_ms >= 0) {
     doc.Note(absl::StrCat("--db-round-trip-ms ", a.db_round_trip_ms,
                           " replaces the calibration's database round trip."));
+  }
+  if (a.cpu_discipline == "ps") {
+    doc.Note(
+        "--cpu-discipline ps: the CPU is processor sharing (no time slices, "
+        "no switches), the ideal limit of the calibration's scheduling.");
   }
   a.json = capstone::ToJson(*c, id, a.cost);
   const std::string dir = a.out_dir;
@@ -341,6 +387,11 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                   "network round trip per statement, replaces the "
                   "calibration's (0: embedded database)")
       ->check(Millis());
+  cmd->add_option("--cpu-discipline", a->cpu_discipline,
+                  "ps (processor sharing: the ideal limit) or sliced (the "
+                  "kernel's time slices, switches and refills as calibrated); "
+                  "default: the calibration's (sliced when sched_quantum_us > "
+                  "0)");
   cmd->add_flag("--sensitivity", a->sensitivity,
                 "also the elasticity of RPS to every cost (+-10 %, one "
                 "closed run each with the first seed: common random "
@@ -390,9 +441,9 @@ void ChooseCapstoneRun(Registry& registry,
                        CLI::App* cmd) {
   if (a->validate) {
     for (const char* flag :
-         {"--calibration", "--db-round-trip-ms", "--sensitivity",
-          "--list-steps", "--real", "--quick", "--no-wrk", "--no-canary",
-          "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+         {"--calibration", "--db-round-trip-ms", "--cpu-discipline",
+          "--sensitivity", "--list-steps", "--real", "--quick", "--no-wrk",
+          "--no-canary", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
           "--target-utilisation"}) {
       if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
     }
@@ -481,9 +532,9 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   // Flags of one mode only: given in the other they would do nothing.
   AddRealOnlyFlags(*cmd, *real, real_flag);
   for (const char* composed_only :
-       {"--db-round-trip-ms", "--sensitivity", "--list-steps", "--jobs",
-        "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
-        "--target-utilisation"}) {
+       {"--db-round-trip-ms", "--cpu-discipline", "--sensitivity",
+        "--list-steps", "--jobs", "--out-dir", "--usd-per-vcpu-hour",
+        "--usd-per-gib-hour", "--target-utilisation"}) {
     real_flag->excludes(cmd->get_option(composed_only));
   }
   cmd->add_flag("--validate", a->validate,
