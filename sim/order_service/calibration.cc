@@ -234,6 +234,18 @@ const std::vector<CalibrationField>& CalibrationFields() {
   return *fields;
 }
 
+const std::vector<CalibrationField>& PostgresFields() {
+  static const auto* fields = new std::vector<CalibrationField>{
+      {"pg_round_trip_ms", "ms",
+       "PostgreSQL: one round trip on a kept session (SELECT 1, Unix socket)",
+       &C::pg_round_trip_ms},
+      {"pg_item_statement_us", "us",
+       "PostgreSQL: each of the N+1's 80 follow-up statements, its round "
+       "trip included",
+       &C::pg_item_statement_us}};
+  return *fields;
+}
+
 std::string_view SourceKindName(SourceKind kind) {
   switch (kind) {
     case SourceKind::kMeasured:

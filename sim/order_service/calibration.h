@@ -154,6 +154,17 @@ struct Calibration {
   double contention_stats_4t_us = 0;
   double contention_stats_8t_us = 0;
   double contention_stats_16t_us = 0;
+  // --- a networked database: PostgreSQL on this machine, read only by
+  // `capstone --real --db postgres`'s composed side. Not in
+  // CalibrationFields(): a file has them in an optional section of their
+  // own (PostgresFields()), so that files written before them still read.
+  // 0: not measured.
+  // One round trip on a kept session (a prepared SELECT 1 over the Unix
+  // socket), paid by every statement.
+  double pg_round_trip_ms = 0;
+  // Each of the N+1's 80 follow-up statements, all-in (its round trip
+  // included): what one more statement adds to a page.
+  double pg_item_statement_us = 0;
 };
 
 // One field's name, unit and meaning, for readers, writers and --help.
@@ -182,6 +193,10 @@ double ContentionUs(const Calibration& c, SharedPart part, int64_t threads);
 // Every field of Calibration, in declaration order: the single list the JSON
 // reader, the writer and the docs iterate (a test checks it is complete).
 const std::vector<CalibrationField>& CalibrationFields();
+
+// The networked database's fields (pg_*), in declaration order; neither in
+// CalibrationFields() nor required in a file.
+const std::vector<CalibrationField>& PostgresFields();
 
 // Where one field's value comes from, machine-readable beside the human
 // `source` text. Exactly one kind:

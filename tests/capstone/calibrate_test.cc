@@ -162,6 +162,106 @@ TEST_F(CalibrateTest, MissingBenchmarkOrFamilyIsOneLine) {
   EXPECT_THAT(f.status().message(), HasSubstr("'S/real_time'"));
 }
 
+// PostgreSQL's fields from <from_dir>/pg.json: the round trip 40, 50, 45 us
+// (median 45 us = 0.045 ms); the N+1 page 4000, 4100, 4050 us (median
+// 4050) less the indexed first query 90, 110, 100 (median 100), over 80:
+// 49.375 us. Measured, written and read back; without pg.json, 0 and why.
+TEST_F(CalibrateTest, PostgresFieldsFromBenchPg) {
+  Write(dir_ / "map.json", R"({"calibration": {
+      "nagle_stall_ms": {"family": "net", "benchmark": "S/real_time",
+        "metric": "real_time"}},
+    "calibration_postgres": {
+      "pg_round_trip_ms": {"family": "pg", "benchmark": "R/real_time",
+        "metric": "real_time"},
+      "pg_item_statement_us": {"family": "pg", "benchmark": "N/real_time",
+        "metric": "real_time", "conversion": {"minus": "I/real_time",
+        "multiply": 0.0125}}}})");
+  absl::StatusOr<CalibrationFile> f = Calibrate(options_, nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_FALSE(f->postgres_measured);
+  EXPECT_THAT(f->postgres_absent, HasSubstr("pg.json is missing"));
+  EXPECT_EQ(f->values.pg_round_trip_ms, 0);
+  absl::StatusOr<CalibrationFile> back = ParseCalibration(WriteCalibration(*f));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->postgres_absent, f->postgres_absent);
+  EXPECT_FALSE(back->postgres_measured);
+
+  Write(
+      dir_ / "pg.json",
+      absl::StrCat(
+          R"({"benchmarks": [)", Row("R/real_time", "us", 40), ",",
+          Row("R/real_time", "us", 50), ",", Row("R/real_time", "us", 45), ",",
+          Row("N/real_time", "us", 4000), ",", Row("N/real_time", "us", 4100),
+          ",", Row("N/real_time", "us", 4050), ",",
+          Row("I/real_time", "us", 90), ",", Row("I/real_time", "us", 110), ",",
+          Row("I/real_time", "us", 100), "]}"));
+  f = Calibrate(options_, nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_TRUE(f->postgres_measured);
+  EXPECT_TRUE(f->postgres_absent.empty());
+  EXPECT_DOUBLE_EQ(f->values.pg_round_trip_ms, 0.045);
+  EXPECT_DOUBLE_EQ(f->values.pg_item_statement_us, (4050 - 100) / 80.0);
+  ASSERT_EQ(f->postgres_provenance.size(), 2u);
+  EXPECT_EQ(f->postgres_provenance[0].kind, sim::SourceKind::kMeasured);
+  EXPECT_THAT(
+      f->postgres_provenance[1].benchmarks,
+      ::testing::ElementsAre("bench_pg N/real_time", "bench_pg I/real_time"));
+  EXPECT_THAT(f->postgres_sources[0], HasSubstr("R/real_time median"));
+  // The other fields are unaffected.
+  EXPECT_DOUBLE_EQ(f->values.nagle_stall_ms, 43);
+  back = ParseCalibration(WriteCalibration(*f));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->postgres_measured);
+  EXPECT_DOUBLE_EQ(back->values.pg_round_trip_ms, 0.045);
+  EXPECT_DOUBLE_EQ(back->values.pg_item_statement_us, 49.375);
+  EXPECT_EQ(back->postgres_provenance, f->postgres_provenance);
+  EXPECT_EQ(back->postgres_sources, f->postgres_sources);
+
+  // Only some fields (the canary's): PostgreSQL is not touched.
+  options_.only_fields = {"nagle_stall_ms"};
+  f = Calibrate(options_, nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_FALSE(f->postgres_measured);
+  EXPECT_TRUE(f->postgres_absent.empty());
+}
+
+// Run rather than read: a bench_pg that is not built, or that exits 2 with
+// its one line (the server binaries missing), leaves the fields 0 with that
+// reason; it is not an error.
+TEST_F(CalibrateTest, PostgresAbsentIsAReasonNotAnError) {
+  const std::string map = R"({"calibration": {},
+    "calibration_postgres": {
+      "pg_round_trip_ms": {"family": "pg", "benchmark": "R/real_time",
+        "metric": "real_time"},
+      "pg_item_statement_us": {"family": "pg", "benchmark": "N/real_time",
+        "metric": "real_time"}}})";
+  options_.from_dir.clear();
+  options_.bench_dir = (dir_ / "bin").string();
+  std::filesystem::create_directories(dir_ / "bin");
+  CalibrationFile file;
+  ASSERT_TRUE(MeasurePostgres(options_, map, file, nullptr).ok());
+  EXPECT_FALSE(file.postgres_measured);
+  EXPECT_THAT(file.postgres_absent, HasSubstr("bench_pg was not built"));
+  const std::string bench = (dir_ / "bin" / "bench_pg").string();
+  Write(bench,
+        "#!/bin/sh\necho 'bench_pg: PostgreSQL server binaries not found; "
+        "install the Debian package postgresql' >&2\nexit 2\n");
+  std::filesystem::permissions(bench, std::filesystem::perms::owner_all);
+  file = CalibrationFile{};
+  ASSERT_TRUE(MeasurePostgres(options_, map, file, nullptr).ok());
+  EXPECT_FALSE(file.postgres_measured);
+  EXPECT_EQ(file.postgres_absent,
+            "not measured: bench_pg: PostgreSQL server binaries not found; "
+            "install the Debian package postgresql");
+  EXPECT_EQ(file.values.pg_item_statement_us, 0);
+  // A section naming an unknown field is the map's error.
+  EXPECT_FALSE(MeasurePostgres(options_,
+                               R"({"calibration": {}, "calibration_postgres":
+      {"pg_warp_us": {"family": "pg", "benchmark": "R", "metric": "x"}}})",
+                               file, nullptr)
+                   .ok());
+}
+
 TEST(CalibrationMap, BadEntries) {
   auto bad = [](const std::string& json, const std::string& mentions) {
     absl::StatusOr<std::vector<FieldSource>> m = ParseCalibrationMap(json);

@@ -4,7 +4,10 @@
 // test change.
 #include "tools/capstone/calibration_io.h"
 
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -171,6 +174,87 @@ TEST(CalibrationIo, BadCanaryReference) {
   ExpectBad(with("{\"serialize_us\": -1}"), "positive");
   ExpectBad(with("{\"serialize_us\": \"1\"}"), "positive");
   ExpectBad(with("{\"serialize_us\": 1, \"serialize_us\": 2}"), "twice");
+}
+
+// PostgreSQL's optional section: a file without it (every file written
+// before it, the committed fixtures) reads with nothing measured and writes
+// back without it, byte for byte; measured fields and a reason round-trip.
+TEST(CalibrationIo, PostgresSectionIsOptionalAndRoundTrips) {
+  absl::StatusOr<CalibrationFile> f = ParseCalibration(ValidJson());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_FALSE(f->postgres_measured);
+  EXPECT_TRUE(f->postgres_absent.empty());
+  EXPECT_EQ(f->values.pg_round_trip_ms, 0);
+  EXPECT_THAT(WriteCalibration(*f), Not(HasSubstr("postgres")));
+  for (const char* path :
+       {"fixtures/calibration/reference-xeon-2vcpu-2026-12.json"}) {
+    std::ifstream in(path);
+    ASSERT_TRUE(in.good()) << "run from the source root";
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    absl::StatusOr<CalibrationFile> fixture = ParseCalibration(bytes);
+    ASSERT_TRUE(fixture.ok()) << fixture.status();
+    EXPECT_FALSE(fixture->postgres_measured);
+    EXPECT_THAT(WriteCalibration(*fixture), Not(HasSubstr("\"postgres\"")));
+  }
+
+  std::string json = ValidJson();
+  json.pop_back();
+  absl::StatusOr<CalibrationFile> g = ParseCalibration(absl::StrCat(
+      json,
+      ", \"postgres\": {\"fields\": {\"pg_item_statement_us\": {\"value\": "
+      "49.375, \"unit\": \"us\", \"source\": \"bench_pg\", \"provenance\": ",
+      ProvenanceJson(0),
+      "}, \"pg_round_trip_ms\": {\"value\": 0.045, \"unit\": \"ms\", "
+      "\"source\": \"bench_pg rt\", \"provenance\": ",
+      ProvenanceJson(0), "}}}}"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->postgres_measured);
+  EXPECT_EQ(g->values.pg_round_trip_ms, 0.045);
+  EXPECT_EQ(g->values.pg_item_statement_us, 49.375);
+  // In sim::PostgresFields() order, whatever the file's.
+  EXPECT_EQ(g->postgres_sources,
+            (std::vector<std::string>{"bench_pg rt", "bench_pg"}));
+  const std::string text = WriteCalibration(*g);
+  absl::StatusOr<CalibrationFile> h = ParseCalibration(text);
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_TRUE(h->postgres_measured);
+  EXPECT_EQ(h->values.pg_round_trip_ms, 0.045);
+  EXPECT_EQ(h->postgres_provenance, g->postgres_provenance);
+  EXPECT_EQ(WriteCalibration(*h), text);
+
+  g = ParseCalibration(absl::StrCat(
+      json, ", \"postgres\": {\"absent\": \"not measured: no server\"}}"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_FALSE(g->postgres_measured);
+  EXPECT_EQ(g->postgres_absent, "not measured: no server");
+  EXPECT_THAT(WriteCalibration(*g),
+              HasSubstr("\"absent\": \"not measured: no server\""));
+}
+
+TEST(CalibrationIo, BadPostgresSection) {
+  std::string json = ValidJson();
+  json.pop_back();
+  auto with = [&json](const std::string& section) {
+    return absl::StrCat(json, ", \"postgres\": ", section, "}");
+  };
+  ExpectBad(with("[1]"), "\"postgres\" is not an object of one key");
+  ExpectBad(with("{\"absent\": \"x\", \"fields\": {}}"), "one key");
+  ExpectBad(with("{\"absent\": \"\"}"), "not a non-empty string");
+  ExpectBad(with("{\"measured\": 1}"), "neither \"fields\" nor \"absent\"");
+  const std::string rt = absl::StrCat(
+      "\"pg_round_trip_ms\": {\"value\": 0.04, \"unit\": \"ms\", "
+      "\"source\": \"s\", \"provenance\": ",
+      ProvenanceJson(0), "}");
+  ExpectBad(with(absl::StrCat("{\"fields\": {", rt, "}}")),
+            "'pg_item_statement_us' is missing");
+  ExpectBad(with(absl::StrCat("{\"fields\": {", rt, ", ", rt, "}}")),
+            "'pg_round_trip_ms' appears twice");
+  ExpectBad(with("{\"fields\": {\"pg_warp_us\": {}}}"),
+            "'pg_warp_us' is unknown");
+  ExpectBad(
+      with(absl::StrCat("{\"fields\": {",
+                        absl::StrReplaceAll(rt, {{"\"ms\"", "\"us\""}}), "}}")),
+      "unit 'us' is wrong");
 }
 
 TEST(CalibrationIo, MissingField) {

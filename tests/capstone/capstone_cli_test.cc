@@ -109,6 +109,28 @@ TEST_F(CapstoneCli, ValidateRejectsStepsAndFlagsItCannotHonour) {
   }
 }
 
+// --db is checked before anything runs: an unknown database, --db without
+// --real, and PostgreSQL with a calibration that has no PostgreSQL costs
+// (the reference fixture predates them) or, where the server is absent, the
+// package to install, each one line and exit 2, before any step.
+TEST_F(CapstoneCli, RealDbIsCheckedFirst) {
+  CliResult r = RunCli({"capstone", "--real", "--db", "mysql", "--calibration",
+                        kReference, "--steps", "index"});
+  perflab::testing::ExpectOneLineExit2(r, "--db");
+  EXPECT_THAT(r.err, HasSubstr("mysql"));
+  EXPECT_THAT(r.err, HasSubstr("postgres"));
+  r = RunCli({"capstone", "--db", "postgres", "--calibration", kReference});
+  perflab::testing::ExpectOneLineExit2(r, "--db");
+  EXPECT_THAT(r.err, HasSubstr("--real"));
+  r = RunCli({"capstone", "--real", "--db", "postgres", "--calibration",
+              kReference, "--steps", "index"});
+  perflab::testing::ExpectOneLineExit2(r, "--db postgres");
+  EXPECT_THAT(r.err,
+              ::testing::AnyOf(HasSubstr("has no PostgreSQL costs"),
+                               HasSubstr("postgresql"), HasSubstr("libpq")));
+  EXPECT_THAT(r.err, Not(HasSubstr("step 1/")));
+}
+
 TEST_F(CapstoneCli, ListStepsIsTheKeyValueOfEach) {
   CliResult r = RunCli({"capstone", "--list-steps", "--format", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -133,6 +135,57 @@ TEST(OrdersServiceProcess, AnUnknownDbIsInvalidAndNamed) {
   EXPECT_EQ(service.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(service.status().message(), "--db mysql"))
       << service.status();
+}
+
+// A backend's /proc/PID/stat line, its command holding spaces and a ')':
+// pid 1234, ppid 1200, utime 7 + stime 3 + cutime 20 + cstime 5 = 35 ticks.
+TEST(OrdersServiceProcess, ParsesAProcStatLine) {
+  const std::optional<ProcStat> p = ParseProcStat(
+      "1234 (postgres: perflab orders [local] idle) x) S 1200 1234 1234 0 -1 "
+      "4194560 900 0 0 0 7 3 20 5 20 0 1 0 5000 1000000 100\n");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->pid, 1234);
+  EXPECT_EQ(p->ppid, 1200);
+  EXPECT_EQ(p->ticks, 35);
+  EXPECT_FALSE(ParseProcStat("").has_value());
+  EXPECT_FALSE(ParseProcStat("garbage").has_value());
+  // Cut before cstime.
+  EXPECT_FALSE(
+      ParseProcStat("1 (a) S 0 1 1 0 -1 0 0 0 0 0 7 3 20").has_value());
+  EXPECT_FALSE(
+      ParseProcStat("1 (a) S x 1 1 0 -1 0 0 0 0 0 7 3 20 5").has_value());
+}
+
+// The service 100 started the postmaster 200, which started backends 201
+// and 202, and 201 a process 210 of its own: 50 + 10 + 20 + 1 = 81 ticks.
+// Neither the service's own 1000 nor an unrelated process counts.
+TEST(OrdersServiceProcess, DescendantsTicksAreTheWholeTreeBelowTheService) {
+  const std::vector<ProcStat> procs = {{100, 50, 1000}, {300, 1, 999},
+                                       {201, 200, 10},  {200, 100, 50},
+                                       {210, 201, 1},   {202, 200, 20}};
+  EXPECT_EQ(DescendantTicks(100, procs), 81);
+  EXPECT_EQ(DescendantTicks(200, procs), 31);
+  EXPECT_EQ(DescendantTicks(202, procs), 0);
+  EXPECT_EQ(DescendantTicks(100, {}), 0);
+}
+
+// A stand-in whose child did some work (it says so through a FIFO) before
+// the service says where it listens: that work is the child's, counted as
+// the database's, read from /proc.
+TEST(OrdersServiceProcess, CountsTheCpuOfTheProcessesItStarted) {
+  const std::string binary = StandIn(
+      "orders_service_child.sh",
+      "rm -f \"$0.fifo\"; mkfifo \"$0.fifo\"\n"
+      "(i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; "
+      "echo done > \"$0.fifo\"; exec sleep 100) &\n"
+      "read done < \"$0.fifo\"\n"
+      "echo 'perflab orders-service: listening on http://127.0.0.1:4322/' "
+      ">&2\n"
+      "exec sleep 100\n");
+  absl::StatusOr<OrdersServiceProcess> service =
+      OrdersServiceProcess::Start(binary, {});
+  ASSERT_TRUE(service.ok()) << service.status();
+  EXPECT_GT(service->DatabaseCpuSeconds(), 0);
 }
 
 TEST(OrdersServiceProcess, AMissingBinaryIsInvalidAndNamed) {

@@ -68,10 +68,22 @@ std::string FilterFor(const std::string& name) {
   return "^" + escaped + "$";
 }
 
-// Runs bench_<family> on `names` into a JSON file; returns its text.
+// The last non-empty line of `text`, without its line end.
+std::string LastLineOf(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
+    text.remove_suffix(1);
+  }
+  const size_t at = text.rfind('\n');
+  return std::string(at == std::string_view::npos ? text : text.substr(at + 1));
+}
+
+// Runs bench_<family> on `names` into a JSON file; returns its text. With
+// `why_failed`, the binary's stderr is captured (its table discarded) and
+// a failure's last line of it is put there.
 absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
                                       const std::string& family,
-                                      const std::vector<std::string>& names) {
+                                      const std::vector<std::string>& names,
+                                      std::string* why_failed = nullptr) {
   const std::string binary = absl::StrCat(options.bench_dir, "/bench_", family);
   if (access(binary.c_str(), X_OK) != 0) {
     return Bad(absl::StrCat("benchmark binary '", binary,
@@ -93,15 +105,19 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
       "--benchmark_out_format=json",
       absl::StrCat("--benchmark_out=", out)};
   // The benchmark's console table goes to our stderr: progress, not output.
+  const bool capture = why_failed != nullptr;
   absl::StatusOr<core::Subprocess> child = core::Subprocess::Spawn(
-      std::move(args), {.stdout_to = options.quiet ? core::Output::kDiscard
-                                                   : core::Output::kToStderr,
-                        .stderr_to = options.quiet ? core::Output::kDiscard
-                                                   : core::Output::kInherit});
+      std::move(args),
+      {.stdout_to = options.quiet || capture ? core::Output::kDiscard
+                                             : core::Output::kToStderr,
+       .stderr_to = capture         ? core::Output::kCapture
+                    : options.quiet ? core::Output::kDiscard
+                                    : core::Output::kInherit});
   absl::StatusOr<core::ExitStatus> status =
       child.ok() ? child->Wait() : child.status();
   if (!status.ok() || !status->ok()) {
     core::RemoveTempPath(out);
+    if (capture && child.ok()) *why_failed = LastLineOf(child->output());
     return absl::InternalError(
         absl::StrCat("benchmark binary '", binary, "' failed (",
                      status.ok() ? status->ToString()
@@ -217,7 +233,8 @@ absl::Status ReadConversion(const rapidjson::Value& e, FieldSource& s) {
 }  // namespace
 
 absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
-    std::string_view json) {
+    std::string_view json, std::string_view section_name) {
+  const bool postgres = section_name == kPostgresMapSection;
   rapidjson::Document doc;
   if (core::ParseJson<rapidjson::kParseDefaultFlags>(doc, json).IsError() ||
       !doc.IsObject()) {
@@ -227,11 +244,17 @@ absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
   // A const view: RapidJSON 1.1's non-const iterators compare ambiguously
   // in C++20.
   const rapidjson::Value& root = doc;
-  auto section = root.FindMember("calibration");
+  const std::string key(section_name);
+  auto section = root.FindMember(key.c_str());
+  // The PostgreSQL section is optional: a map without it measures none.
+  if (postgres && section == root.MemberEnd()) {
+    return std::vector<FieldSource>{};
+  }
   if (section == root.MemberEnd() || !section->value.IsObject()) {
-    return Bad(
-        "benchmark map: no \"calibration\" object; accepted: "
-        "bench/benchmarks.json with a calibration section");
+    return Bad(absl::StrCat("benchmark map: no \"", key,
+                            "\" object; accepted: bench/benchmarks.json with "
+                            "a ",
+                            key, " section"));
   }
   std::vector<FieldSource> out;
   for (auto m = section->value.MemberBegin(); m != section->value.MemberEnd();
@@ -249,11 +272,12 @@ absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
     s.benchmark = text("benchmark");
     s.metric = text("metric");
     bool known = false;
-    for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    for (const sim::CalibrationField& f :
+         postgres ? sim::PostgresFields() : sim::CalibrationFields()) {
       known = known || f.name == s.field;
     }
     if (!known) {
-      return Bad(absl::StrCat("benchmark map: field '", s.field,
+      return Bad(absl::StrCat("benchmark map: ", key, " field '", s.field,
                               "' is not a calibration field; accepted: the "
                               "names in fixtures/calibration/README.md"));
     }
@@ -401,6 +425,185 @@ void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file) {
   }
 }
 
+namespace {
+
+// Where the results came from, for each measured field's source text.
+std::string RigText(const CalibrateOptions& options) {
+  return options.from_dir.empty()
+             ? absl::StrCat("this machine, ",
+                            options.quick ? "3 x 0.05 s" : "5 x 0.5 s",
+                            " repetitions")
+             : absl::StrCat("read from ", options.from_dir);
+}
+
+// The median of `metric` of benchmark `name` in its family's results.
+absl::StatusOr<Measured> Find(const std::map<std::string, std::string>& texts,
+                              const std::string& family,
+                              const std::string& metric,
+                              const std::string& name) {
+  auto text = texts.find(family);
+  absl::StatusOr<std::vector<compare::BenchmarkSamples>> samples =
+      compare::ParseGbenchJson(
+          OnlyRunsOf(text == texts.end() ? "" : text->second, name), metric);
+  if (!samples.ok()) {
+    return Bad(absl::StrCat("bench_", family,
+                            " results: ", samples.status().message()));
+  }
+  for (const compare::BenchmarkSamples& s : *samples) {
+    if (StripIterations(s.name) == name && !s.values.empty()) {
+      // A counter has no unit in the JSON; one named *_us is in us.
+      const bool us_counter = s.unit.empty() && metric.ends_with("_us");
+      return Measured{models::Median(s.values), us_counter ? "us" : s.unit};
+    }
+  }
+  return Bad(absl::StrCat("benchmark '", name, "' (", metric,
+                          ") not found in the ", family,
+                          " results; accepted: the names of "
+                          "bench/benchmarks.json"));
+}
+
+// One field of the map from its family's results: its value (a median, the
+// subtraction, the factor, the unit), source text and provenance.
+absl::Status MeasureField(const std::map<std::string, std::string>& texts,
+                          const FieldSource& s,
+                          const sim::CalibrationField& field,
+                          const std::string& rig, sim::Calibration& values,
+                          std::string& source, sim::Provenance& p) {
+  absl::StatusOr<Measured> a = Find(texts, s.family, s.metric, s.benchmark);
+  if (!a.ok()) return a.status();
+  double value = a->median;
+  std::string arithmetic =
+      absl::StrFormat("bench_%s %s median %s %.6g %s", s.family, s.benchmark,
+                      s.metric, a->median, a->unit.empty() ? "bytes" : a->unit);
+  if (!s.minus.empty()) {
+    absl::StatusOr<Measured> b = Find(texts, s.family, s.metric, s.minus);
+    if (!b.ok()) return b.status();
+    value -= b->median;
+    absl::StrAppendFormat(&arithmetic, " - %s %.6g", s.minus, b->median);
+  }
+  if (s.multiply != 1) absl::StrAppendFormat(&arithmetic, " x %g", s.multiply);
+  value *= s.multiply;
+  absl::StatusOr<double> converted = ConvertUnit(value, a->unit, field.unit);
+  if (!converted.ok()) {
+    return Bad(
+        absl::StrCat("field '", s.field, "': ", converted.status().message()));
+  }
+  if (*converted < 0) {
+    absl::StrAppend(&arithmetic, " (negative: noise; clamped to 0)");
+    *converted = 0;
+  }
+  values.*field.member = *converted;
+  p = sim::Provenance{};
+  p.kind = sim::SourceKind::kMeasured;
+  p.benchmarks = {absl::StrCat("bench_", s.family, " ", s.benchmark)};
+  if (!s.minus.empty()) {
+    p.benchmarks.push_back(absl::StrCat("bench_", s.family, " ", s.minus));
+  }
+  p.formula =
+      absl::StrCat("median ", s.metric, " of ", s.benchmark,
+                   s.minus.empty() ? "" : absl::StrCat(" - ", s.minus),
+                   s.multiply == 1 ? "" : absl::StrCat(" x ", s.multiply),
+                   ", in ", std::string(field.unit));
+  source = absl::StrFormat("%s = %.6g %s%s (%s)", arithmetic, *converted,
+                           std::string(field.unit),
+                           s.why.empty() ? "" : absl::StrCat("; ", s.why), rig);
+  return absl::OkStatus();
+}
+
+// bench_pg's results for `map`'s fields (one family), or why there are
+// none: the reason, with `text` left empty.
+absl::StatusOr<std::string> PostgresResults(
+    const CalibrateOptions& options, const std::vector<FieldSource>& map,
+    std::string& absent, const std::function<void(std::string_view)>& log) {
+  const std::string& family = map.front().family;
+  std::vector<std::string> names;
+  for (const FieldSource& s : map) {
+    names.push_back(s.benchmark);
+    if (!s.minus.empty()) names.push_back(s.minus);
+  }
+  if (!options.from_dir.empty()) {
+    const std::string path =
+        absl::StrCat(options.from_dir, "/", family, ".json");
+    if (!std::filesystem::exists(path)) {
+      absent = absl::StrCat("not measured: ", path,
+                            " is missing (tools/bench/run_families "
+                            "--families pg writes it)");
+      return std::string();
+    }
+    return ReadText(path);
+  }
+  const std::string binary = absl::StrCat(options.bench_dir, "/bench_", family);
+  if (access(binary.c_str(), X_OK) != 0) {
+    absent = absl::StrCat("not measured: ", binary,
+                          " was not built (libpq, Debian's libpq-dev, was "
+                          "not found when the build was configured)");
+    return std::string();
+  }
+  if (log) log(absl::StrCat("calibrate: running bench_", family));
+  std::string why;
+  absl::StatusOr<std::string> text = RunFamily(options, family, names, &why);
+  if (!text.ok()) {
+    // No server binaries (exit 2, the package named) or a server that did
+    // not start (its log's last line): the other fields still hold.
+    // bench_pg's line starts with its name.
+    absent = why.empty() ? absl::StrCat("not measured: bench_", family, ": ",
+                                        text.status().message())
+                         : absl::StrCat("not measured: ", why);
+    return std::string();
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::Status MeasurePostgres(const CalibrateOptions& options,
+                             std::string_view map_text, CalibrationFile& file,
+                             const std::function<void(std::string_view)>& log) {
+  absl::StatusOr<std::vector<FieldSource>> map =
+      ParseCalibrationMap(map_text, kPostgresMapSection);
+  if (!map.ok()) return map.status();
+  KeepOnly(options.only_fields, *map);
+  if (map->empty()) return absl::OkStatus();
+  const std::vector<sim::CalibrationField>& fields = sim::PostgresFields();
+  for (const sim::CalibrationField& f : fields) file.values.*f.member = 0;
+  file.postgres_measured = false;
+  file.postgres_absent.clear();
+  file.postgres_sources.assign(fields.size(), "");
+  file.postgres_provenance.assign(fields.size(), sim::Provenance{});
+  std::string absent;
+  absl::StatusOr<std::string> text =
+      PostgresResults(options, *map, absent, log);
+  if (!text.ok()) return text.status();
+  if (!absent.empty()) {
+    if (log) log(absl::StrCat("calibrate: PostgreSQL ", absent));
+    file.postgres_absent = absent;
+    file.postgres_sources.clear();
+    file.postgres_provenance.clear();
+    return absl::OkStatus();
+  }
+  const std::map<std::string, std::string> texts = {
+      {map->front().family, WithoutNonFinite(*std::move(text))}};
+  for (const FieldSource& s : *map) {
+    size_t index = 0;
+    while (fields[index].name != s.field) ++index;
+    absl::Status m = MeasureField(texts, s, fields[index], RigText(options),
+                                  file.values, file.postgres_sources[index],
+                                  file.postgres_provenance[index]);
+    if (!m.ok()) return m;
+  }
+  // A map naming only some pg_* fields leaves the rest unmeasured: the
+  // section is all or nothing.
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (file.postgres_provenance[i].kind != sim::SourceKind::kMeasured) {
+      return Bad(absl::StrCat("benchmark map: ", kPostgresMapSection,
+                              " does not map '", std::string(fields[i].name),
+                              "'; accepted: every pg_* field"));
+    }
+  }
+  file.postgres_measured = true;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CalibrationFile> Calibrate(
     const CalibrateOptions& options,
     const std::function<void(std::string_view)>& log) {
@@ -449,77 +652,17 @@ absl::StatusOr<CalibrationFile> Calibrate(
     if (!text.ok()) return text.status();
     texts[family] = WithoutNonFinite(*std::move(text));
   }
-  auto measure = [&](const std::string& family, const std::string& metric,
-                     const std::string& name) -> absl::StatusOr<Measured> {
-    absl::StatusOr<std::vector<compare::BenchmarkSamples>> samples =
-        compare::ParseGbenchJson(OnlyRunsOf(texts[family], name), metric);
-    if (!samples.ok()) {
-      return Bad(absl::StrCat("bench_", family,
-                              " results: ", samples.status().message()));
-    }
-    for (const compare::BenchmarkSamples& s : *samples) {
-      if (StripIterations(s.name) == name && !s.values.empty()) {
-        // A counter has no unit in the JSON; one named *_us is in us.
-        const bool us_counter = s.unit.empty() && metric.ends_with("_us");
-        return Measured{models::Median(s.values), us_counter ? "us" : s.unit};
-      }
-    }
-    return Bad(absl::StrCat("benchmark '", name, "' (", metric,
-                            ") not found in the ", family,
-                            " results; accepted: the names of "
-                            "bench/benchmarks.json"));
-  };
-  const std::string rig =
-      options.from_dir.empty()
-          ? absl::StrCat("this machine, ",
-                         options.quick ? "3 x 0.05 s" : "5 x 0.5 s",
-                         " repetitions")
-          : absl::StrCat("read from ", options.from_dir);
+  const std::string rig = RigText(options);
   for (const FieldSource& s : *map) {
     size_t index = 0;
     while (fields[index].name != s.field) ++index;
-    absl::StatusOr<Measured> a = measure(s.family, s.metric, s.benchmark);
-    if (!a.ok()) return a.status();
-    double value = a->median;
-    std::string arithmetic = absl::StrFormat(
-        "bench_%s %s median %s %.6g %s", s.family, s.benchmark, s.metric,
-        a->median, a->unit.empty() ? "bytes" : a->unit);
-    if (!s.minus.empty()) {
-      absl::StatusOr<Measured> b = measure(s.family, s.metric, s.minus);
-      if (!b.ok()) return b.status();
-      value -= b->median;
-      absl::StrAppendFormat(&arithmetic, " - %s %.6g", s.minus, b->median);
-    }
-    if (s.multiply != 1)
-      absl::StrAppendFormat(&arithmetic, " x %g", s.multiply);
-    value *= s.multiply;
-    absl::StatusOr<double> converted =
-        ConvertUnit(value, a->unit, fields[index].unit);
-    if (!converted.ok()) {
-      return Bad(absl::StrCat("field '", s.field,
-                              "': ", converted.status().message()));
-    }
-    if (*converted < 0) {
-      absl::StrAppend(&arithmetic, " (negative: noise; clamped to 0)");
-      *converted = 0;
-    }
-    file.values.*fields[index].member = *converted;
-    sim::Provenance& p = file.provenance[index];
-    p = sim::Provenance{};
-    p.kind = sim::SourceKind::kMeasured;
-    p.benchmarks = {absl::StrCat("bench_", s.family, " ", s.benchmark)};
-    if (!s.minus.empty()) {
-      p.benchmarks.push_back(absl::StrCat("bench_", s.family, " ", s.minus));
-    }
-    p.formula =
-        absl::StrCat("median ", s.metric, " of ", s.benchmark,
-                     s.minus.empty() ? "" : absl::StrCat(" - ", s.minus),
-                     s.multiply == 1 ? "" : absl::StrCat(" x ", s.multiply),
-                     ", in ", std::string(fields[index].unit));
-    file.sources[index] =
-        absl::StrFormat("%s = %.6g %s%s (%s)", arithmetic, *converted,
-                        std::string(fields[index].unit),
-                        s.why.empty() ? "" : absl::StrCat("; ", s.why), rig);
+    absl::Status m = MeasureField(texts, s, fields[index], rig, file.values,
+                                  file.sources[index], file.provenance[index]);
+    if (!m.ok()) return m;
+  }
+  if (absl::Status pg = MeasurePostgres(options, *map_text, file, log);
+      !pg.ok()) {
+    return pg;
   }
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);

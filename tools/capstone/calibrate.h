@@ -44,10 +44,15 @@ struct FieldSource {
   std::string why;        // the arithmetic in words
 };
 
-// Parses the "calibration" section of the map. Unknown fields, a field
-// mapped twice, missing keys: InvalidArgument naming the entry.
+// The map's section of sim::PostgresFields(), measured by bench_pg.
+inline constexpr char kPostgresMapSection[] = "calibration_postgres";
+
+// Parses a section of the map: "calibration" (sim::CalibrationFields()) or
+// kPostgresMapSection (sim::PostgresFields(); a map without it has none).
+// Unknown fields, a field mapped twice, missing keys: InvalidArgument
+// naming the entry.
 absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
-    std::string_view json);
+    std::string_view json, std::string_view section = "calibration");
 
 // Converts a median in `from_unit` ("ns", "us", "ms", "s" for times; ""
 // for counters, taken as bytes when the field is in MiB) to `field_unit`.
@@ -73,6 +78,18 @@ std::string DefaultBenchDir();
 // replaces the fields it measures.
 void CopyUnmeasured(const CalibrationFile& seed, CalibrationFile& file);
 
+// PostgreSQL's fields (the map's kPostgresMapSection) into `file`: run from
+// bench_pg (or read from <from_dir>/pg.json), measured as the other fields
+// are, or else 0 with the reason in file.postgres_absent (bench_pg not
+// built; its server binaries missing or its server not starting: its one
+// line; no pg.json in from_dir). Nothing is done for a map without the
+// section or options.only_fields without its fields. Errors: a bad section,
+// results without its benchmarks.
+absl::Status MeasurePostgres(const CalibrateOptions& options,
+                             std::string_view map_text, CalibrationFile& file,
+                             const std::function<void(std::string_view)>& log);
+
+// Every field, measured or copied, then MeasurePostgres.
 absl::StatusOr<CalibrationFile> Calibrate(
     const CalibrateOptions& options,
     const std::function<void(std::string_view)>& log);

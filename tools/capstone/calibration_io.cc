@@ -429,6 +429,28 @@ void WriteProvenance(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
   w.EndObject();
 }
 
+// One entry per field of `all`: value, unit, source and provenance.
+void WriteFields(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
+                 const std::vector<sim::CalibrationField>& all,
+                 const sim::Calibration& values,
+                 const std::vector<std::string>& sources,
+                 const std::vector<sim::Provenance>& provenance) {
+  for (size_t i = 0; i < all.size(); ++i) {
+    const sim::CalibrationField& f = all[i];
+    w.Key(f.name.data(), static_cast<rapidjson::SizeType>(f.name.size()));
+    w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
+    w.StartObject();
+    w.Key("value");
+    w.Double(values.*f.member);
+    w.Key("unit");
+    w.String(f.unit.data(), static_cast<rapidjson::SizeType>(f.unit.size()));
+    w.Key("source");
+    w.String(i < sources.size() ? sources[i].c_str() : "");
+    if (i < provenance.size()) WriteProvenance(w, provenance[i]);
+    w.EndObject();
+  }
+}
+
 // The optional "canary_reference" object: field name -> a positive, finite
 // value, each a known field at most once.
 absl::Status ReadCanaryReference(
@@ -467,6 +489,70 @@ absl::Status ReadCanaryReference(
   return absl::OkStatus();
 }
 
+// The optional "postgres" section: every field of sim::PostgresFields()
+// once, as "fields" entries are, or the reason they were not measured.
+absl::Status ReadPostgres(const rapidjson::Value& root, CalibrationFile& file) {
+  auto pg = root.FindMember("postgres");
+  if (pg == root.MemberEnd()) return absl::OkStatus();
+  const std::string shape =
+      "accepted: {\"fields\": {<every pg_* field>}} or {\"absent\": "
+      "\"<why>\"}";
+  const rapidjson::Value& v = pg->value;
+  if (!v.IsObject() || v.MemberCount() != 1) {
+    return Bad(
+        absl::StrCat("calibration: \"postgres\" is not an object of "
+                     "one key; ",
+                     shape));
+  }
+  if (auto absent = v.FindMember("absent"); absent != v.MemberEnd()) {
+    if (!absent->value.IsString() || absent->value.GetStringLength() == 0) {
+      return Bad(absl::StrCat(
+          "calibration: \"postgres\" \"absent\" is not a non-empty string; ",
+          shape));
+    }
+    file.postgres_absent.assign(View(absent->value));
+    return absl::OkStatus();
+  }
+  auto fields = v.FindMember("fields");
+  if (fields == v.MemberEnd() || !fields->value.IsObject()) {
+    return Bad(
+        absl::StrCat("calibration: \"postgres\" has neither "
+                     "\"fields\" nor \"absent\"; ",
+                     shape));
+  }
+  const std::vector<sim::CalibrationField>& all = sim::PostgresFields();
+  file.postgres_sources.assign(all.size(), "");
+  file.postgres_provenance.assign(all.size(), sim::Provenance{});
+  std::vector<bool> seen(all.size(), false);
+  for (auto m = fields->value.MemberBegin(); m != fields->value.MemberEnd();
+       ++m) {
+    const std::string_view key = View(m->name);
+    size_t index = 0;
+    while (index < all.size() && all[index].name != key) ++index;
+    if (index == all.size() || seen[index]) {
+      return Bad(
+          absl::StrCat("calibration postgres field '", std::string(key),
+                       index == all.size() ? "' is unknown" : "' appears twice",
+                       "; accepted: pg_round_trip_ms, "
+                       "pg_item_statement_us, each once"));
+    }
+    seen[index] = true;
+    absl::Status s = ReadField(all[index], m->value, file.values,
+                               file.postgres_sources[index],
+                               file.postgres_provenance[index]);
+    if (!s.ok()) return s;
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!seen[i]) {
+      return Bad(absl::StrCat("calibration postgres field '",
+                              std::string(all[i].name),
+                              "' is missing; accepted: every pg_* field"));
+    }
+  }
+  file.postgres_measured = true;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
@@ -489,10 +575,10 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
   for (auto m = root.MemberBegin(); m != root.MemberEnd(); ++m) {
     std::string_view key(m->name.GetString(), m->name.GetStringLength());
     if (key != "format" && key != "name" && key != "description" &&
-        key != "fields" && key != "canary_reference") {
+        key != "fields" && key != "canary_reference" && key != "postgres") {
       return Bad(absl::StrCat("calibration: unknown key '", std::string(key),
                               "'; accepted: format, name, description, "
-                              "fields, canary_reference"));
+                              "fields, canary_reference, postgres"));
     }
   }
   absl::StatusOr<std::string> format = TopString(root, "format", true);
@@ -548,6 +634,8 @@ absl::StatusOr<CalibrationFile> ParseCalibration(std::string_view json) {
   }
   absl::Status s = ReadCanaryReference(root, file.canary_reference);
   if (!s.ok()) return s;
+  s = ReadPostgres(root, file);
+  if (!s.ok()) return s;
   return file;
 }
 
@@ -578,21 +666,8 @@ std::string WriteCalibration(const CalibrationFile& file) {
   w.String(file.description.c_str());
   w.Key("fields");
   w.StartObject();
-  const std::vector<sim::CalibrationField>& all = sim::CalibrationFields();
-  for (size_t i = 0; i < all.size(); ++i) {
-    const sim::CalibrationField& f = all[i];
-    w.Key(f.name.data(), static_cast<rapidjson::SizeType>(f.name.size()));
-    w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
-    w.StartObject();
-    w.Key("value");
-    w.Double(file.values.*f.member);
-    w.Key("unit");
-    w.String(f.unit.data(), static_cast<rapidjson::SizeType>(f.unit.size()));
-    w.Key("source");
-    w.String(i < file.sources.size() ? file.sources[i].c_str() : "");
-    if (i < file.provenance.size()) WriteProvenance(w, file.provenance[i]);
-    w.EndObject();
-  }
+  WriteFields(w, sim::CalibrationFields(), file.values, file.sources,
+              file.provenance);
   w.EndObject();
   if (!file.canary_reference.empty()) {
     w.Key("canary_reference");
@@ -600,6 +675,22 @@ std::string WriteCalibration(const CalibrationFile& file) {
     for (const auto& [name, value] : file.canary_reference) {
       w.Key(name.c_str());
       w.Double(value);
+    }
+    w.EndObject();
+  }
+  // Only files that measured or tried: older ones are written back as read.
+  if (file.postgres_measured || !file.postgres_absent.empty()) {
+    w.Key("postgres");
+    w.StartObject();
+    if (file.postgres_measured) {
+      w.Key("fields");
+      w.StartObject();
+      WriteFields(w, sim::PostgresFields(), file.values, file.postgres_sources,
+                  file.postgres_provenance);
+      w.EndObject();
+    } else {
+      w.Key("absent");
+      w.String(file.postgres_absent.c_str());
     }
     w.EndObject();
   }

@@ -6,6 +6,9 @@
 //                          "provenance": {"kind": "table", "rows":
 //                              {"index": ["rps", "cpu_cores"]}, ...}}}}
 //
+// and, optional beside "fields", "postgres": {"fields": {"pg_round_trip_ms":
+// <a field as above>, "pg_item_statement_us": ...}} or {"absent": "<why>"}.
+//
 // Every field of sim::CalibrationFields() must be present exactly once with
 // its unit, a finite value >= 0, a source text and a provenance whose kind
 // (measured, published, table, assumed) has what it needs and whose every
@@ -51,6 +54,14 @@ struct CalibrationFile {
   // compares like with like. Field name and value, in CalibrationFields()
   // order; empty in files that have none (the seed, the fixtures).
   std::vector<std::pair<std::string, double>> canary_reference;
+  // PostgreSQL's fields (sim::PostgresFields(), values in `values`), in an
+  // optional "postgres" section: {"fields": {<as above>}} when measured,
+  // {"absent": "<why>"} when not (their values 0). Files written before the
+  // section have neither: postgres_measured false, postgres_absent "".
+  bool postgres_measured = false;
+  std::string postgres_absent;
+  std::vector<std::string> postgres_sources;  // PostgresFields() order
+  std::vector<sim::Provenance> postgres_provenance;
 };
 
 // Parses the JSON text of a calibration file.

@@ -6,8 +6,12 @@
 #ifndef PERFLAB_TOOLS_CAPSTONE_ORDERS_SERVICE_PROCESS_H_
 #define PERFLAB_TOOLS_CAPSTONE_ORDERS_SERVICE_PROCESS_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -35,6 +39,10 @@ class OrdersServiceProcess {
   // User + system CPU seconds the service has used so far (its threads
   // included), from /proc; 0 once it is gone.
   double CpuSeconds() const;
+  // User + system CPU seconds of every process the service started, living
+  // or reaped by its parent: with --db postgres, the cluster's postmaster
+  // and its backends (the service starts no other process). 0 without any.
+  double DatabaseCpuSeconds() const;
 
  private:
   OrdersServiceProcess(core::Subprocess child, uint16_t port);
@@ -42,6 +50,20 @@ class OrdersServiceProcess {
   core::Subprocess child_;
   uint16_t port_ = 0;
 };
+
+// The fields of one /proc/PID/stat line read here.
+struct ProcStat {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  // utime + stime + cutime + cstime, in clock ticks: its own CPU and that of
+  // the children it has reaped (a backend that ended stays counted).
+  int64_t ticks = 0;
+};
+// Parses a /proc/PID/stat line ("pid (comm) state ppid ...", comm may hold
+// spaces and parentheses); nullopt when it is not one.
+std::optional<ProcStat> ParseProcStat(std::string_view line);
+// The ticks of every descendant of `root` in `procs` (not root's own).
+int64_t DescendantTicks(pid_t root, const std::vector<ProcStat>& procs);
 
 }  // namespace perflab::capstone
 

@@ -24,6 +24,7 @@
 #include "models/cost.h"
 #include "models/median.h"
 #include "tools/capstone/orders_service_process.h"
+#include "tools/capstone/pg_compose.h"
 #include "tools/capstone/schedstat.h"
 #include "tools/capstone/service_stats.h"
 #include "tools/capstone/wrk_script.h"
@@ -42,7 +43,7 @@ double UsdPerMillion(double rps, int64_t vcpu) {
 
 // One step's repeats, a sample per figure; the row is their medians.
 struct Repeats {
-  std::vector<double> rps, avg, p95, p99, open_p99, cpu, qpr, hit;
+  std::vector<double> rps, avg, p95, p99, open_p99, cpu, qpr, hit, db_cpu;
   std::vector<double> cpu_us, wait_us, slices;  // per request
 
   // One real repeat: its loops, the service's counters around the closed
@@ -78,6 +79,7 @@ struct Repeats {
     f.p99_ms = Median(p99);
     f.open_p99_ms = Median(open_p99);
     f.cpu_cores = Median(cpu);
+    f.db_cpu_cores = db_cpu.empty() ? 0 : Median(db_cpu);
     f.queries_per_request = Median(qpr);
     f.cache_hit_ratio = Median(hit);
     f.cpu_us_per_request = Median(cpu_us);
@@ -302,6 +304,7 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
     const double scale = i < o.step_scale.size() ? o.step_scale[i] : 1.0;
     sim::Calibration calibration =
         CppService(ScaleCosts(o.calibration, scale), config);
+    if (o.db == "postgres") calibration = OnPostgres(calibration);
     calibration.generator_cores = 1;
     Repeats rep;
     for (int r = 0; r < o.repeats; ++r) {
@@ -328,6 +331,7 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
       rep.p99.push_back(c->p99_ms);
       rep.open_p99.push_back(p->p99_ms);
       rep.cpu.push_back(c->cpu_cores);
+      rep.db_cpu.push_back(c->cpu.database);
       rep.qpr.push_back(c->queries_per_request);
       rep.hit.push_back(c->cache_hit_ratio);
       rep.cpu_us.push_back(c->cpu_us_per_request);
@@ -348,8 +352,10 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
         "capstone --real: accepted steps, repeats >= 1, clients >= 1 and "
         "positive durations and rate");
   }
+  if (absl::Status s = CheckDb(o.db); !s.ok()) return s;
   RealComparison out;
   out.steps = o.steps;
+  out.db = o.db;
   const std::string dataset =
       o.dataset.empty() ? lab::DefaultDatasetPath(o.scale) : o.dataset;
   absl::StatusOr<lab::BuildReport> built =
@@ -387,7 +393,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
     RealFigures f;
     for (int r = 0; r < o.repeats && failure.ok(); ++r) {
       absl::StatusOr<OrdersServiceProcess> child =
-          OrdersServiceProcess::Start(o.service_binary, flags, any_cpu);
+          OrdersServiceProcess::Start(o.service_binary, flags, any_cpu, o.db);
       if (!child.ok()) {
         failure = child.status();
         break;
@@ -406,6 +412,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       const absl::StatusOr<ServiceCounters> before =
           ReadServiceStats(child->port());
       const double cpu_before = child->CpuSeconds();
+      const double db_before = child->DatabaseCpuSeconds();
       // This process's CPU is the load generator's: the service is a child
       // and wrk is not waited for here.
       const double self_before = core::ProcessCpuSeconds();
@@ -419,6 +426,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       }
       const double self_after = core::ProcessCpuSeconds();
       const double cpu_after = child->CpuSeconds();
+      const double db_after = child->DatabaseCpuSeconds();
       const absl::StatusOr<ServiceCounters> after =
           ReadServiceStats(child->port());
       http::LoadOptions open = load;
@@ -433,8 +441,12 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
                                  : after.status();
         break;
       }
+      // PostgreSQL's server processes work for the service: its CPU
+      // includes theirs, shown apart too.
+      const double db_cores = (db_after - db_before) / o.closed_s;
       rep.AddRun(*closed, *opened, *before, *after,
-                 (cpu_after - cpu_before) / o.closed_s);
+                 (cpu_after - cpu_before) / o.closed_s + db_cores);
+      rep.db_cpu.push_back(db_cores);
       f.errors += closed->errors() + opened->errors();
       if (closed->sent > 0) {
         generator_us.push_back((self_after - self_before) * 1e6 /

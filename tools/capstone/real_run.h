@@ -43,12 +43,15 @@ namespace perflab::capstone {
 struct RealOptions {
   std::vector<const Step*> steps;  // from ParseSteps; baseline first
   std::string service_binary;      // the perflab executable to spawn
-  std::string dataset;             // "" = the benchmarks' default of scale
-  double scale = 1.0;              // dataset scale (1: case_study::kCustomers)
-  int repeats = 3;                 // per step; the median is reported
-  double warmup_s = 3;             // closed loop, not recorded
-  double closed_s = 10;            // closed loop of `clients`, recorded
-  double open_s = 10;              // open loop at `open_rate_per_s`
+  // The service's database: "sqlite" or "postgres" (its own throwaway
+  // cluster, a libpq pool of the step's size; the composed side OnPostgres).
+  std::string db = "sqlite";
+  std::string dataset;   // "" = the benchmarks' default of scale
+  double scale = 1.0;    // dataset scale (1: case_study::kCustomers)
+  int repeats = 3;       // per step; the median is reported
+  double warmup_s = 3;   // closed loop, not recorded
+  double closed_s = 10;  // closed loop of `clients`, recorded
+  double open_s = 10;    // open loop at `open_rate_per_s`
   int clients = static_cast<int>(case_study::kClosedLoopClients);
   double open_rate_per_s = case_study::kOpenLoopRatePerS;
   bool wrk = true;               // once per step, closed loop, as the witness
@@ -75,6 +78,9 @@ struct RealFigures {
   double rps_min = 0, rps_max = 0;  // the repeats' lowest and highest RPS
   double rps = 0, avg_ms = 0, p95_ms = 0, p99_ms = 0, open_p99_ms = 0;
   double cpu_cores = 0, queries_per_request = 0, cache_hit_ratio = 0;
+  // Of cpu_cores, the database's: real, PostgreSQL's server processes (0 on
+  // SQLite, which runs in the service); composed, the statements' CPU.
+  double db_cpu_cores = 0;
   double usd_per_million = 0;
   int64_t errors = 0;
   double wrk_rps = 0, wrk_p99_ms = 0;  // 0 when wrk did not run
@@ -101,6 +107,7 @@ struct CppWholeAndParts {
 
 struct RealComparison {
   std::vector<const Step*> steps;
+  std::string db = "sqlite";                // RealOptions::db
   std::vector<RealFigures> real, composed;  // one per step
   int service_cores = 1, generator_cores = 1;
   // The load generator's CPU per request: measured in this run's closed
@@ -161,12 +168,13 @@ core::Document ToRealDocument(const RealComparison& c,
 // reports/calibration.json), parses the steps and runs them with this
 // executable (/proc/self/exe) as the service. Bad input: InvalidArgument.
 struct RealCliArgs {
-  bool real = false;        // --real
-  bool quick = false;       // --quick
-  bool no_wrk = false;      // --no-wrk
-  bool no_canary = false;   // --no-canary
-  std::string calibration;  // --calibration ("" = the default)
-  std::string steps;        // --steps
+  bool real = false;          // --real
+  bool quick = false;         // --quick
+  bool no_wrk = false;        // --no-wrk
+  bool no_canary = false;     // --no-canary
+  std::string calibration;    // --calibration ("" = the default)
+  std::string steps;          // --steps
+  std::string db = "sqlite";  // --db: sqlite or postgres
 };
 absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& args);
 

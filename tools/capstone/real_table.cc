@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "core/case_study.h"
 #include "tools/capstone/calibration_io.h"
+#include "tools/capstone/pg_compose.h"
 #include "tools/capstone/real_run.h"
 
 namespace perflab::capstone {
@@ -109,9 +110,31 @@ void AddCanaries(core::Document& doc, const RealComparison& c) {
           flagged);
 }
 
+// On PostgreSQL: the database's share of each side's CPU.
+void AddDatabase(core::Document& doc, const RealComparison& c, size_t steps) {
+  if (c.db != "postgres") return;
+  core::Table& t = doc.AddTable(
+      "database",
+      "PostgreSQL's CPU, included in CPU (cores) above (real: its server "
+      "processes, /proc/PID/stat; composed: the statements' CPU)",
+      {{"step", "step"},
+       {"real_db_cpu_cores", "real db CPU (cores)", 3},
+       {"composed_db_cpu_cores", "composed db CPU (cores)", 3}});
+  for (size_t i = 0; i < steps; ++i) {
+    t.Add({std::string(c.steps[i]->name), c.real[i].db_cpu_cores,
+           c.composed[i].db_cpu_cores});
+  }
+  doc.Note(
+      "--db postgres: the service's pool is libpq sessions to a throwaway "
+      "cluster it started; the composed side pays the calibration's "
+      "pg_round_trip_ms per statement (81 per N+1 page, 1 per join) and "
+      "pg_item_statement_us less it per follow-up statement.");
+}
+
 // Why the two sides agree or not: the kernel's view and the drift.
 void AddWhy(core::Document& doc, const RealComparison& c, size_t steps) {
   AddMechanisms(doc, c, steps);
+  AddDatabase(doc, c, steps);
   AddCanaries(doc, c);
 }
 
@@ -267,6 +290,7 @@ core::Document ToRealDocument(const RealComparison& c,
 namespace perflab::capstone {
 
 absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
+  if (absl::Status s = CheckDb(a.db); !s.ok()) return s;
   absl::StatusOr<std::vector<const Step*>> steps = ParseSteps(a.steps);
   if (!steps.ok()) return steps.status();
   std::string path = a.calibration;
@@ -282,7 +306,13 @@ absl::StatusOr<core::Document> RunRealCapstone(const RealCliArgs& a) {
   }
   absl::StatusOr<CalibrationFile> file = ReadCalibrationFile(path);
   if (!file.ok()) return absl::InvalidArgumentError(file.status().message());
+  if (a.db == "postgres") {
+    if (absl::Status s = CheckPostgresCalibration(*file, path); !s.ok()) {
+      return s;
+    }
+  }
   RealOptions o;
+  o.db = a.db;
   o.steps = *steps;
   o.calibration = file->values;
   o.wrk = !a.no_wrk;

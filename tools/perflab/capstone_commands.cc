@@ -32,6 +32,7 @@
 #include "tools/capstone/validate.h"
 #include "tools/compare/markdown.h"
 #include "tools/perflab/commands.h"
+#include "tools/perflab/orders_postgres.h"
 
 namespace perflab::cli {
 namespace {
@@ -336,6 +337,16 @@ absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
     t.Add({std::string(fields[i].name), file->values.*fields[i].member,
            std::string(fields[i].unit), file->sources[i]});
   }
+  // PostgreSQL's, when this run measured them or says why not.
+  const auto& pg = sim::PostgresFields();
+  for (size_t i = 0; i < pg.size() && (file->postgres_measured ||
+                                       !file->postgres_absent.empty());
+       ++i) {
+    t.Add({std::string(pg[i].name), file->values.*pg[i].member,
+           std::string(pg[i].unit),
+           file->postgres_measured ? file->postgres_sources[i]
+                                   : file->postgres_absent});
+  }
   // The whole C++ service (BM_OrdersService) beside the sum of the parts
   // capstone --real composes it from.
   core::Table& w = doc.AddTable(
@@ -365,6 +376,12 @@ void AddRealOnlyFlags(CLI::App& cmd, capstone::RealCliArgs& real,
   cmd.add_flag("--quick", real.quick, "with --real: shorter runs")
       ->needs(real_flag);
   cmd.add_flag("--no-wrk", real.no_wrk, "with --real: skip the wrk witness")
+      ->needs(real_flag);
+  cmd.add_option("--db", real.db,
+                 "with --real: the service's database, sqlite (default) or "
+                 "postgres (a throwaway local cluster; the calibration "
+                 "needs PostgreSQL's costs)")
+      ->check(CLI::IsMember({"sqlite", "postgres"}))
       ->needs(real_flag);
   cmd.add_flag("--no-canary", real.no_canary,
                "with --real: skip the drift canary (a quick rerun of each "
@@ -443,7 +460,7 @@ void ChooseCapstoneRun(Registry& registry,
     for (const char* flag :
          {"--calibration", "--db-round-trip-ms", "--cpu-discipline",
           "--sensitivity", "--list-steps", "--real", "--quick", "--no-wrk",
-          "--no-canary", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+          "--no-canary", "--db", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
           "--target-utilisation"}) {
       if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
     }
@@ -453,7 +470,13 @@ void ChooseCapstoneRun(Registry& registry,
     real->calibration = a->calibration;
     real->steps = a->steps;
     registry.chosen() =
-        Registry::Choice{[real]() {
+        Registry::Choice{[real]() -> absl::StatusOr<core::Document> {
+                           // A missing server is one line before the
+                           // calibration or the dataset is read.
+                           if (real->db == "postgres") {
+                             absl::Status s = OrdersPostgres::CheckInstalled();
+                             if (!s.ok()) return s;
+                           }
                            core::InstallInterruptCleanup();
                            return capstone::RunRealCapstone(*real);
                          },
