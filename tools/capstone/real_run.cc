@@ -345,6 +345,35 @@ absl::StatusOr<std::vector<RealFigures>> ComposeScaled(const RealOptions& o) {
   return out;
 }
 
+namespace {
+
+// The CPUs of a set, in order.
+std::vector<int> CpusOf(const cpu_set_t& set) {
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+// wrk against the step's service, the witness of its first repeat. Spawned
+// from the calling thread, wrk inherits the generator's core.
+void RunWrkWitness(uint16_t port, const WrkScript& script, const RealOptions& o,
+                   RealFigures& f) {
+  absl::StatusOr<http::WrkResult> w =
+      http::RunWrk({.url = absl::StrCat("http://127.0.0.1:", port, "/"),
+                    .script = script.path(),
+                    .threads = 1,
+                    .connections = o.clients,
+                    .duration_s = std::max(1.0, std::round(o.wrk_s))});
+  if (w.ok()) {
+    f.wrk_rps = w->requests_per_s;
+    f.wrk_p99_ms = w->p99_ms;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   if (o.steps.empty() || o.repeats < 1 || o.clients < 1 || !(o.closed_s > 0) ||
       !(o.open_s > 0) || !(o.warmup_s >= 0) || !(o.open_rate_per_s > 0)) {
@@ -369,10 +398,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   const bool split = CPU_COUNT(&original) >= 2;
   // The service may run on any of them (it pins itself with --cores), not
   // only on the generator's core this thread is pinned to while it runs.
-  std::vector<int> any_cpu;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &original)) any_cpu.push_back(c);
-  }
+  const std::vector<int> any_cpu = CpusOf(original);
   std::vector<std::string> common = {"--dataset", dataset, "--scale",
                                      absl::StrCat(o.scale)};
   if (split) common.insert(common.end(), {"--cores", "1"});
@@ -453,17 +479,7 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
                                static_cast<double>(closed->sent));
       }
       if (r == 0 && script.has_value()) {
-        // Spawned from this thread, wrk inherits the generator's core.
-        absl::StatusOr<http::WrkResult> w = http::RunWrk(
-            {.url = absl::StrCat("http://127.0.0.1:", child->port(), "/"),
-             .script = script->path(),
-             .threads = 1,
-             .connections = o.clients,
-             .duration_s = std::max(1.0, std::round(o.wrk_s))});
-        if (w.ok()) {
-          f.wrk_rps = w->requests_per_s;
-          f.wrk_p99_ms = w->p99_ms;
-        }
+        RunWrkWitness(child->port(), *script, o, f);
       }
       ::sched_setaffinity(0, sizeof original, &original);
     }
