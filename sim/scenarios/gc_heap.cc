@@ -67,8 +67,10 @@ std::vector<CaseStudyRow> CaseStudyRows(const std::vector<HeapRow>& rows) {
   // Counts depend on the window's length, so the case study's whole-process
   // counts are compared as ratios: 768 MiB's figure in % of 256 MiB's.
   const auto pct = [](double a, double b) { return a / b * 100; };
-  const cs::CapstoneStepFigures& before = cs::kCapstoneTable[7];  // cache
-  const cs::CapstoneStepFigures& after = cs::kCapstoneTable[8];   // heap-768
+  const cs::CapstoneStepFigures& before =
+      cs::CapstoneRow(cs::CapstoneStep::kCache);
+  const cs::CapstoneStepFigures& after =
+      cs::CapstoneRow(cs::CapstoneStep::kHeap768);
   return {
       {"young GCs, 768 in % of 256 MiB",
        pct(cs::kGcPauses768, cs::kGcPauses256),

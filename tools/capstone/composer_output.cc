@@ -21,11 +21,8 @@
 namespace perflab::capstone {
 namespace {
 
-const case_study::CapstoneStepFigures* CaseStudyRow(std::string_view name) {
-  for (const auto& row : case_study::kCapstoneTable) {
-    if (name == row.step) return &row;
-  }
-  return nullptr;
+const case_study::CapstoneStepFigures& CaseStudyRow(const Step& step) {
+  return case_study::CapstoneRow(step.row);
 }
 
 // A number, or an empty cell when it has no meaning (the first step's factor).
@@ -120,7 +117,7 @@ enum class Framework { kUnknown, kMeasured, kJvm };
 Framework FrameworkSource(const CalibrationIdentity& id) {
   const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
   for (size_t k = 0; k < fields.size() && k < id.provenance.size(); ++k) {
-    if (fields[k].name != "other_cpu_us") continue;
+    if (fields[k].member != &sim::Calibration::other_cpu_us) continue;
     return id.provenance[k].kind == sim::SourceKind::kMeasured
                ? Framework::kMeasured
                : Framework::kJvm;
@@ -144,7 +141,7 @@ bool AnyMeasured(const CalibrationIdentity& id) {
 // when they do by more than a point.
 std::string HitRatioNote(const Composition& c) {
   for (size_t i = 0; i < c.steps.size(); ++i) {
-    if (c.steps[i]->name != "cache") continue;
+    if (c.steps[i]->row != case_study::CapstoneStep::kCache) continue;
     const double ours = c.figures[i].cache_hit_ratio;
     const double theirs = case_study::kCacheHitRatio;
     std::string note = absl::StrFormat(
@@ -217,7 +214,10 @@ std::vector<std::string> CopiedFieldNotes(const Composition& c,
                        AtGeneratorCeiling(c.figures[i - 1]))) {
       ceiling.emplace_back(c.steps[i]->name);
     }
-    if (c.steps[i]->name != "join" || Way(c.figures[i].factor) != 0) continue;
+    if (c.steps[i]->row != case_study::CapstoneStep::kJoin ||
+        Way(c.figures[i].factor) != 0) {
+      continue;
+    }
     const sim::Calibration& k = c.calibration;
     const double statements =
         k.orders_query_index_us + 80 * k.item_statement_us;
@@ -249,12 +249,12 @@ std::string TailNote(const Composition& c) {
   bool any = false;
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
-    const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
-    if (cs == nullptr || f.rps <= 0 || f.avg_ms <= 0) continue;
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
+    if (f.rps <= 0 || f.avg_ms <= 0) continue;
     const double ours = f.p99_ms / f.avg_ms;
     const double mean_ms =
-        1e3 * static_cast<double>(case_study::kClosedLoopClients) / cs->rps;
-    const double theirs = cs->p99_ms / mean_ms;
+        1e3 * static_cast<double>(case_study::kClosedLoopClients) / cs.rps;
+    const double theirs = cs.p99_ms / mean_ms;
     lo = any ? std::min(lo, ours) : ours;
     hi = any ? std::max(hi, ours) : ours;
     cs_lo = any ? std::min(cs_lo, theirs) : theirs;
@@ -287,7 +287,7 @@ Fidelity CompareWithCaseStudy(const Composition& c,
                               const std::vector<bool>& input) {
   Fidelity f;
   for (size_t i = 0; i < c.steps.size(); ++i) {
-    const case_study::CapstoneStepFigures& cs = *CaseStudyRow(c.steps[i]->name);
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
     const StepFigures& mine = c.figures[i];
     Agreement& a = input[i] ? f.input : f.held_out;
     const double off = std::abs(mine.rps / cs.rps - 1);
@@ -386,14 +386,13 @@ void AddStepsTable(core::Document& doc, const Composition& c,
        {"generator_ceiling", "RPS = generator's ceiling"}});
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
-    const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
     steps.Add({std::string(c.steps[i]->name), StepChange(*c.steps[i]),
                std::string(Mark(input[i])), f.rps, Maybe(f.rps > 0, f.avg_ms),
                Maybe(f.rps > 0, f.p95_ms), Maybe(f.rps > 0, f.p99_ms),
                Maybe(f.open_rps > 0, f.open_p99_ms), f.cpu_cores,
                f.queries_per_request, f.cache_hit_ratio, f.usd_per_million,
-               Maybe(i > 0, f.factor),
-               Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0),
+               Maybe(i > 0, f.factor), Maybe(i > 0, cs.factor),
                AtGeneratorCeiling(f)});
   }
 }
@@ -459,12 +458,12 @@ void AddCaseStudyTable(core::Document& doc, const Composition& c) {
                     {"usd_per_million", "$/1M", 3},
                     {"cache_hit_ratio", "hit ratio", 2}});
   for (const Step* s : c.steps) {
-    const case_study::CapstoneStepFigures* cs = CaseStudyRow(s->name);
-    if (cs == nullptr) continue;
-    beside.Add({std::string(s->name), cs->rps, cs->p95_ms, cs->p99_ms,
-                cs->open_p99_ms, cs->cpu_cores, cs->queries_per_request,
-                cs->usd_per_million,
-                Maybe(s->name == "cache", case_study::kCacheHitRatio)});
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*s);
+    beside.Add({std::string(s->name), cs.rps, cs.p95_ms, cs.p99_ms,
+                cs.open_p99_ms, cs.cpu_cores, cs.queries_per_request,
+                cs.usd_per_million,
+                Maybe(s->row == case_study::CapstoneStep::kCache,
+                      case_study::kCacheHitRatio)});
   }
 }
 
@@ -726,7 +725,7 @@ void AddFidelity(core::Document& doc, const Composition& c,
   for (size_t i : other_way) {
     said.push_back(absl::StrFormat(
         "%s (%s) x%.2f against x%.2f", c.steps[i]->name, Mark(input[i]),
-        c.figures[i].factor, CaseStudyRow(c.steps[i]->name)->factor));
+        c.figures[i].factor, CaseStudyRow(*c.steps[i]).factor));
   }
   doc.Note(
       absl::StrCat("Throughput moves another way than the case study's at: ",
@@ -866,9 +865,9 @@ void WriteStepJson(JsonWriter& w, const Composition& c, size_t i, bool input) {
   w.Bool(f.steady);
   w.Key("generator_ceiling");
   w.Bool(AtGeneratorCeiling(f));
-  const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
-  KeyDouble(w, "case_study_rps", cs != nullptr ? cs->rps : 0);
-  KeyDouble(w, "case_study_factor", cs != nullptr ? cs->factor : 0);
+  const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
+  KeyDouble(w, "case_study_rps", cs.rps);
+  KeyDouble(w, "case_study_factor", cs.factor);
   WriteCapsAndCpuJson(w, f);
   if (!c.sensitivity.empty()) WriteElasticityJson(w, c.sensitivity[i]);
   w.EndObject();

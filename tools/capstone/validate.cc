@@ -15,10 +15,6 @@
 namespace perflab::capstone {
 namespace {
 
-const case_study::CapstoneStepFigures& Row(const ValidateOptions& o, size_t k) {
-  return o.figures.table[k];
-}
-
 // The fields a fold derived differently from seed-h2 (value or provenance).
 std::vector<std::string> Rederived(const CalibrationFile& fold,
                                    const CalibrationFile& full) {
@@ -75,10 +71,10 @@ absl::StatusOr<Validation> Validate(const ValidateOptions& options,
       static_cast<int64_t>(n), options.jobs, [&](int64_t i) -> absl::Status {
         const size_t k = static_cast<size_t>(i);
         Fold& fold = v.folds[k];
-        fold.published = Row(options, k);
+        fold.published = options.figures.Row(all[k].row);
         fold.step = fold.published.step;
         const SeedH2Fold derived =
-            DeriveSeedH2Without(options.figures, fold.step);
+            DeriveSeedH2Without(options.figures, all[k].row);
         fold.input_rows = sim::InputRows(derived.file.provenance);
         fold.rederived = Rederived(derived.file, full);
         for (const std::string& name : derived.underived) {

@@ -200,7 +200,10 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   capstone::CalibrationIdentity id{file->name, path, "", file->provenance};
   if (a.db_round_trip_ms >= 0) {
     for (size_t i = 0; i < sim::CalibrationFields().size(); ++i) {
-      if (sim::CalibrationFields()[i].name != "db_round_trip_ms") continue;
+      if (sim::CalibrationFields()[i].member !=
+          &sim::Calibration::db_round_trip_ms) {
+        continue;
+      }
       id.provenance[i] = sim::Provenance{};
       id.provenance[i].why = "--db-round-trip-ms";
     }
