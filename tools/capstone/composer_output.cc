@@ -17,6 +17,7 @@
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/composer.h"
 #include "tools/capstone/mva_estimate.h"
+#include "tools/capstone/thresholds.h"
 
 namespace perflab::capstone {
 namespace {
@@ -42,11 +43,14 @@ bool InCaseStudyOrder(const std::vector<const Step*>& steps) {
 }
 
 // The composed steps against the case study's, in its own order: RPS within
-// 30 % and 15 % of its figure, and whether each change moves throughput its
-// way. A factor within 5 % of 1 is "about the same" on either side (the
-// case study's heap step, x0.99), the band --real reads its medians with.
+// kWithinLoose and kWithinTight of its figure, and whether each change moves
+// throughput its way (FactorWay: within kFlatBand of 1 is flat, the band
+// --real reads its medians with).
 // Counted apart for held-out steps (no calibration field read their row: a
 // prediction) and input steps (a field did: partly the table read back).
+// The JSON keys name the bands ("within_30_pct"): they are stable, so a new
+// band is a new key.
+static_assert(100 * kWithinLoose == 30 && 100 * kWithinTight == 15);
 struct Agreement {
   int steps = 0, within30 = 0, within15 = 0;
   int changes = 0, same_way = 0;
@@ -56,12 +60,6 @@ struct Agreement {
 struct Fidelity {
   Agreement held_out, input;
 };
-
-int Way(double factor) {
-  if (factor > 1.05) return 1;
-  if (factor < 0.95) return -1;
-  return 0;
-}
 
 // Whether step i's case-study row fed the calibration.
 std::vector<bool> InputMarks(const Composition& c,
@@ -76,20 +74,14 @@ std::vector<bool> InputMarks(const Composition& c,
 
 const char* Mark(bool input) { return input ? "input" : "held out"; }
 
-// A load generator this busy (share of its cores) sets the step's RPS: the
-// figure measures the rig, not the service (tools/plots/capstone.py draws
-// the same line).
-constexpr double kGeneratorCeiling = 0.9;
 bool AtGeneratorCeiling(const StepFigures& f) {
   return f.generator_utilisation >= kGeneratorCeiling;
 }
 
-// A cap this busy (share of its size) is full: it is the limit.
-constexpr double kCapFull = 0.95;
 std::string FullCaps(const StepFigures& f) {
   std::vector<std::string> full;
   auto busy = [](double used, int64_t size) {
-    return size > 0 && used >= kCapFull * static_cast<double>(size);
+    return size > 0 && used >= kCapFullShare * static_cast<double>(size);
   };
   if (busy(f.threads_busy, f.threads)) full.emplace_back("threads");
   if (busy(f.pool_busy, f.pool)) full.emplace_back("pool");
@@ -215,7 +207,7 @@ std::vector<std::string> CopiedFieldNotes(const Composition& c,
       ceiling.emplace_back(c.steps[i]->name);
     }
     if (c.steps[i]->row != case_study::CapstoneStep::kJoin ||
-        Way(c.figures[i].factor) != 0) {
+        FactorWay(c.figures[i].factor) != 0) {
       continue;
     }
     const sim::Calibration& k = c.calibration;
@@ -292,12 +284,13 @@ Fidelity CompareWithCaseStudy(const Composition& c,
     Agreement& a = input[i] ? f.input : f.held_out;
     const double off = std::abs(mine.rps / cs.rps - 1);
     ++a.steps;
-    a.within30 += off <= 0.3 ? 1 : 0;
-    a.within15 += off <= 0.15 ? 1 : 0;
+    a.within30 += off <= kWithinLoose ? 1 : 0;
+    a.within15 += off <= kWithinTight ? 1 : 0;
     if (i == 0) continue;
     ++a.changes;
-    a.factor_within30 += std::abs(mine.factor / cs.factor - 1) <= 0.3 ? 1 : 0;
-    if (Way(mine.factor) == Way(cs.factor)) {
+    a.factor_within30 +=
+        std::abs(mine.factor / cs.factor - 1) <= kWithinLoose ? 1 : 0;
+    if (FactorWay(mine.factor) == FactorWay(cs.factor)) {
       ++a.same_way;
     } else {
       a.other_way.push_back(i);
@@ -335,13 +328,17 @@ void SetHeaderFields(core::Document& doc, const Composition& c,
             measured ? kFactorsOnly : "absolute RPS and step factors");
     if (!measured) {
       doc.Set("held_out_within_30_pct",
-              "held-out steps (predictions), RPS within 30 %",
+              absl::StrCat("held-out steps (predictions), RPS within ",
+                           100 * kWithinLoose, " %"),
               absl::StrCat(h.within30, " of ", h.steps));
-      doc.Set("held_out_within_15_pct", "held-out steps, RPS within 15 %",
-              absl::StrCat(h.within15, " of ", h.steps));
+      doc.Set(
+          "held_out_within_15_pct",
+          absl::StrCat("held-out steps, RPS within ", 100 * kWithinTight, " %"),
+          absl::StrCat(h.within15, " of ", h.steps));
     }
     doc.Set("held_out_factor_within_30_pct",
-            "held-out steps, step factor within 30 %",
+            absl::StrCat("held-out steps, step factor within ",
+                         100 * kWithinLoose, " %"),
             absl::StrCat(h.factor_within30, " of ", h.changes));
     doc.Set("held_out_same_way", "held-out steps moving its way",
             absl::StrCat(h.same_way, " of ", h.changes));
@@ -433,7 +430,7 @@ void AddCapsTable(core::Document& doc, const Composition& c) {
        {"pool_wait_ms", "wait (ms)", 2},
        {"app_cores", "cores"},
        {"cores_busy", "busy", 2},
-       {"full", "full (busy >= 95 %)"}});
+       {"full", absl::StrCat("full (busy >= ", 100 * kCapFullShare, " %)")}});
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
     const bool capped = f.threads > 0;
@@ -567,8 +564,8 @@ void AddReadingNotes(core::Document& doc, const Composition& c) {
                                 FullCaps(c.figures[i])));
   }
   doc.Note(absl::StrCat(
-      "Caps full (busy >= 95 % of the cap's size), from the caps table: ",
-      absl::StrJoin(full, "; "),
+      "Caps full (busy >= ", 100 * kCapFullShare,
+      " % of the cap's size), from the caps table: ", absl::StrJoin(full, "; "),
       ". A full cap is the limit; where none is, the clients' own round "
       "trips or the load generator set the pace. A wait is per request (a "
       "request's statements' pool waits summed); busy cores queue as "
@@ -703,14 +700,17 @@ void AddFidelity(core::Document& doc, const Composition& c,
        {"input", "input", 0},
        {"input_of", "of", 0}});
   if (!measured) {
-    t.Add({std::string("RPS within 30 % of the case study's"), h.within30,
-           h.steps, in.within30, in.steps});
-    t.Add({std::string("RPS within 15 %"), h.within15, h.steps, in.within15,
-           in.steps});
+    t.Add({absl::StrCat("RPS within ", 100 * kWithinLoose,
+                        " % of the case study's"),
+           h.within30, h.steps, in.within30, in.steps});
+    t.Add({absl::StrCat("RPS within ", 100 * kWithinTight, " %"), h.within15,
+           h.steps, in.within15, in.steps});
   }
-  t.Add({std::string("step factor within 30 % of the case study's"),
+  t.Add({absl::StrCat("step factor within ", 100 * kWithinLoose,
+                      " % of the case study's"),
          h.factor_within30, h.changes, in.factor_within30, in.changes});
-  t.Add({std::string("throughput moves its way (within 5 % counts as flat)"),
+  t.Add({absl::StrCat("throughput moves its way (within ", 100 * kFlatBand,
+                      " % counts as flat)"),
          h.same_way, h.changes, in.same_way, in.changes});
   if (measured) {
     doc.Note(absl::StrCat("Scored on ", kFactorsOnly, "."));
