@@ -21,9 +21,6 @@
 namespace perflab::sim {
 namespace {
 
-// G1 marks concurrently once the old generation passes 45 % of the heap.
-constexpr double kInitiatingOccupancy = 0.45;
-
 struct GcModel {
   Simulation& sim;
   Cpu& cpu;
@@ -105,7 +102,7 @@ absl::StatusOr<HeapRun> RunHeap(const Params& p, uint64_t seed, double heap) {
   go.heap_mib = heap;
   go.live_set_mib = p.Number("live_set_mib");
   go.concurrent_cpu_per_mib_us = p.Number("concurrent_cpu_per_mib_us");
-  go.initiating_occupancy = kInitiatingOccupancy;
+  go.initiating_occupancy = kG1InitiatingOccupancy;
   absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
   if (!gc.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("key 'heaps_mib' = '",
@@ -169,7 +166,7 @@ void AddGcNotes(core::Document& doc, const Params& p,
       DefaultText(case_study::kYoungPauseBaseMs), " ms + ",
       DefaultText(case_study::kYoungPausePerMibMs),
       " ms per young MiB, with every core's GC thread busy during it; above ",
-      DefaultText(kInitiatingOccupancy * 100),
+      DefaultText(kG1InitiatingOccupancy * 100),
       " % occupancy the live set is also marked concurrently (",
       p.Text("concurrent_cpu_per_mib_us"),
       " us of CPU per MiB allocated). CPU cores include the GC's (sim/gc.h)."));

@@ -14,6 +14,7 @@
 #include "core/case_study.h"
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
+#include "sim/order_service/model.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/composer.h"
 #include "tools/capstone/mva_estimate.h"
@@ -212,15 +213,17 @@ std::vector<std::string> CopiedFieldNotes(const Composition& c,
     }
     const sim::Calibration& k = c.calibration;
     const double statements =
-        k.orders_query_index_us + 80 * k.item_statement_us;
+        k.orders_query_index_us +
+        static_cast<double>(sim::kItemStatements) * k.item_statement_us;
     const double join = k.join_index_us + 1e3 * k.join_hold_ms;
     notes.push_back(absl::StrFormat(
-        "join is flat (x%.2f) with this machine's costs: its 81 statements "
-        "cost %.1f us (80 x %.2f + %.1f) against the join's %.1f us "
+        "join is flat (x%.2f) with this machine's costs: its %d statements "
+        "cost %.1f us (%d x %.2f + %.1f) against the join's %.1f us "
         "(join_index_us + join_hold_ms), so replacing them changes little "
-        "here; the case study's H2 paid 39.1 us a statement (seed-h2).",
-        c.figures[i].factor, statements, k.item_statement_us,
-        k.orders_query_index_us, join));
+        "here; the case study's H2 paid %.1f us a statement (seed-h2).",
+        c.figures[i].factor, sim::kItemStatements + 1, statements,
+        sim::kItemStatements, k.item_statement_us, k.orders_query_index_us,
+        join, sim::Calibration().item_statement_us));
   }
   if (!ceiling.empty()) {
     notes.push_back(absl::StrCat(
