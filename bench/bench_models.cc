@@ -90,13 +90,9 @@ BENCHMARK(BM_ErlangC)->Arg(8)->Arg(512);
 // so the optimiser works from an imperfect start. Counter: iterations.
 void BM_UslFit(benchmark::State& state) {
   std::vector<UslPoint> pts;
-  uint64_t x = 2024;
+  core::SplitMix64 rng(2024);
   for (double n : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) {
-    // splitmix64 step, inline: a uniform in [-1, 1) for the noise.
-    uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    double u = static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-52 - 1;
+    const double u = 2 * rng.Uniform01() - 1;  // uniform in [-1, 1)
     pts.push_back({n, 1000 * UslCapacity(0.05, 0.002, n) * (1 + 0.03 * u)});
   }
   int iterations = 0;

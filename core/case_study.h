@@ -7,6 +7,7 @@
 #ifndef PERFLAB_CORE_CASE_STUDY_H_
 #define PERFLAB_CORE_CASE_STUDY_H_
 
+#include <cstddef>
 #include <cstdint>
 
 namespace perflab::case_study {
@@ -138,23 +139,59 @@ inline constexpr int64_t kCustomers = 5'000;
 // the previous step (0 for the baseline). The composer prints its own figures
 // beside these. A test never takes one as the expected value of a quantity
 // computed from a calibration field whose source reads it.
+// The ten steps, in the case study's order: a row is read by its step
+// (CapstoneRow), never by its position, so a misspelt step fails to compile.
+enum class CapstoneStep {
+  kBaseline,
+  kIndex,
+  kJoin,
+  kKeepAlive,
+  kTcpNodelay,
+  kPool8,
+  kVirtualThreads,
+  kCache,
+  kHeap768,
+  kRightSize,
+};
 struct CapstoneStepFigures {
+  CapstoneStep id;
   const char* step;  // perflab's step name (tools/capstone/steps.h)
   double rps, p95_ms, p99_ms, open_p99_ms, cpu_cores;
   double queries_per_request, usd_per_million, factor;
 };
 inline constexpr CapstoneStepFigures kCapstoneTable[] = {
-    {"baseline", 86, 663.9, 922.8, 133.1, 4.3, 81, 1.747, 0},
-    {"index", 691, 97.3, 125.4, 36.2, 4.0, 81, 0.217, 8.03},
-    {"join", 1224, 51.6, 73.7, 14.6, 4.5, 1, 0.123, 1.77},
-    {"keep-alive", 263, 202.8, 300.8, 68.7, 0.9, 1, 0.571, 0.21},
-    {"tcp-nodelay", 1762, 35.9, 60.5, 10.3, 3.7, 1, 0.085, 6.70},
-    {"pool-8", 1973, 30.8, 42.6, 9.0, 3.9, 1, 0.076, 1.12},
-    {"virtual-threads", 2469, 25.1, 36.0, 12.1, 4.8, 1, 0.061, 1.25},
-    {"cache", 5293, 15.3, 26.5, 9.8, 3.7, 0, 0.028, 2.14},
-    {"heap-768", 5214, 14.4, 23.9, 8.3, 2.2, 0, 0.029, 0.99},
-    {"right-size", 6066, 11.5, 18.0, 10.2, 1.9, 0, 0.013, 1.16},
+    {CapstoneStep::kBaseline, "baseline", 86, 663.9, 922.8, 133.1, 4.3, 81,
+     1.747, 0},
+    {CapstoneStep::kIndex, "index", 691, 97.3, 125.4, 36.2, 4.0, 81, 0.217,
+     8.03},
+    {CapstoneStep::kJoin, "join", 1224, 51.6, 73.7, 14.6, 4.5, 1, 0.123, 1.77},
+    {CapstoneStep::kKeepAlive, "keep-alive", 263, 202.8, 300.8, 68.7, 0.9, 1,
+     0.571, 0.21},
+    {CapstoneStep::kTcpNodelay, "tcp-nodelay", 1762, 35.9, 60.5, 10.3, 3.7, 1,
+     0.085, 6.70},
+    {CapstoneStep::kPool8, "pool-8", 1973, 30.8, 42.6, 9.0, 3.9, 1, 0.076,
+     1.12},
+    {CapstoneStep::kVirtualThreads, "virtual-threads", 2469, 25.1, 36.0, 12.1,
+     4.8, 1, 0.061, 1.25},
+    {CapstoneStep::kCache, "cache", 5293, 15.3, 26.5, 9.8, 3.7, 0, 0.028, 2.14},
+    {CapstoneStep::kHeap768, "heap-768", 5214, 14.4, 23.9, 8.3, 2.2, 0, 0.029,
+     0.99},
+    {CapstoneStep::kRightSize, "right-size", 6066, 11.5, 18.0, 10.2, 1.9, 0,
+     0.013, 1.16},
 };
+// Every row at the index of its step, so CapstoneRow is a lookup.
+constexpr bool RowsInStepOrder() {
+  size_t i = 0;
+  for (const CapstoneStepFigures& row : kCapstoneTable) {
+    if (static_cast<size_t>(row.id) != i++) return false;
+  }
+  return i == static_cast<size_t>(CapstoneStep::kRightSize) + 1;
+}
+static_assert(RowsInStepOrder(), "kCapstoneTable: one row per step, in order");
+// The case study's row of `step`.
+constexpr const CapstoneStepFigures& CapstoneRow(CapstoneStep step) {
+  return kCapstoneTable[static_cast<size_t>(step)];
+}
 // The table's columns by name (calibration sources name the cells they read).
 struct CapstoneColumn {
   const char* name;
@@ -192,37 +229,77 @@ inline constexpr double kNodelayOpenP50Ms = 6.6;
 inline constexpr int64_t kTunedDbPool = 8;
 inline constexpr int64_t kRightSizedCores = 4;
 
-// The figures a calibration's derivation may name, by their names above
-// (calibration sources cite them; a name not listed here is rejected).
+// The figures a calibration's derivation may name. A derivation reads one
+// by its FigureId; calibration sources cite it by the name of its constant
+// above, which the table takes from the constant itself, so a figure renamed
+// or misspelt in one place fails to compile.
+enum class FigureId {
+  kHttpCallUs,
+  kHttpConnectUs,
+  kNagleStallMs,
+  kHeapMib,
+  kLiveSetMib,
+  kTunedHeapMib,
+  kGcPauses256,
+  kGcPauses768,
+  kGcPauseTotal256Ms,
+  kGcPauseTotal768Ms,
+  kJfrDatabasePct,
+  kJfrFrameworkPct,
+  kJfrJsonPct,
+  kJfrHttpClientPct,
+  kInventoryStubMs,
+  kGeneratorCores,
+  kOpenLoopRatePerS,
+  kOpenLoopDurationS,
+  kRigWarmupS,
+  kClosedLoopDurationS,
+  kBaselineDbPool,
+  kRequestThreads,
+  kNodelayOpenP50Ms,
+};
 struct NamedFigure {
+  FigureId id;
   const char* name;
   double value;
 };
+#define PERFLAB_NAMED_FIGURE(constant) \
+  NamedFigure { FigureId::constant, #constant, static_cast<double>(constant) }
 inline constexpr NamedFigure kNamedFigures[] = {
-    {"kHttpCallUs", static_cast<double>(kHttpCallUs)},
-    {"kHttpConnectUs", static_cast<double>(kHttpConnectUs)},
-    {"kNagleStallMs", kNagleStallMs},
-    {"kHeapMib", kHeapMib},
-    {"kLiveSetMib", kLiveSetMib},
-    {"kTunedHeapMib", kTunedHeapMib},
-    {"kGcPauses256", kGcPauses256},
-    {"kGcPauses768", kGcPauses768},
-    {"kGcPauseTotal256Ms", kGcPauseTotal256Ms},
-    {"kGcPauseTotal768Ms", kGcPauseTotal768Ms},
-    {"kJfrDatabasePct", kJfrDatabasePct},
-    {"kJfrFrameworkPct", kJfrFrameworkPct},
-    {"kJfrJsonPct", kJfrJsonPct},
-    {"kJfrHttpClientPct", kJfrHttpClientPct},
-    {"kInventoryStubMs", kInventoryStubMs},
-    {"kGeneratorCores", kGeneratorCores},
-    {"kOpenLoopRatePerS", kOpenLoopRatePerS},
-    {"kOpenLoopDurationS", kOpenLoopDurationS},
-    {"kRigWarmupS", kRigWarmupS},
-    {"kClosedLoopDurationS", kClosedLoopDurationS},
-    {"kBaselineDbPool", static_cast<double>(kBaselineDbPool)},
-    {"kRequestThreads", static_cast<double>(kRequestThreads)},
-    {"kNodelayOpenP50Ms", kNodelayOpenP50Ms},
+    PERFLAB_NAMED_FIGURE(kHttpCallUs),
+    PERFLAB_NAMED_FIGURE(kHttpConnectUs),
+    PERFLAB_NAMED_FIGURE(kNagleStallMs),
+    PERFLAB_NAMED_FIGURE(kHeapMib),
+    PERFLAB_NAMED_FIGURE(kLiveSetMib),
+    PERFLAB_NAMED_FIGURE(kTunedHeapMib),
+    PERFLAB_NAMED_FIGURE(kGcPauses256),
+    PERFLAB_NAMED_FIGURE(kGcPauses768),
+    PERFLAB_NAMED_FIGURE(kGcPauseTotal256Ms),
+    PERFLAB_NAMED_FIGURE(kGcPauseTotal768Ms),
+    PERFLAB_NAMED_FIGURE(kJfrDatabasePct),
+    PERFLAB_NAMED_FIGURE(kJfrFrameworkPct),
+    PERFLAB_NAMED_FIGURE(kJfrJsonPct),
+    PERFLAB_NAMED_FIGURE(kJfrHttpClientPct),
+    PERFLAB_NAMED_FIGURE(kInventoryStubMs),
+    PERFLAB_NAMED_FIGURE(kGeneratorCores),
+    PERFLAB_NAMED_FIGURE(kOpenLoopRatePerS),
+    PERFLAB_NAMED_FIGURE(kOpenLoopDurationS),
+    PERFLAB_NAMED_FIGURE(kRigWarmupS),
+    PERFLAB_NAMED_FIGURE(kClosedLoopDurationS),
+    PERFLAB_NAMED_FIGURE(kBaselineDbPool),
+    PERFLAB_NAMED_FIGURE(kRequestThreads),
+    PERFLAB_NAMED_FIGURE(kNodelayOpenP50Ms),
 };
+#undef PERFLAB_NAMED_FIGURE
+// Every id has its entry, in order.
+constexpr bool FiguresInIdOrder() {
+  size_t i = 0;
+  for (const NamedFigure& f : kNamedFigures) {
+    if (static_cast<size_t>(f.id) != i++) return false;
+  }
+  return i == static_cast<size_t>(FigureId::kNodelayOpenP50Ms) + 1;
+}
+static_assert(FiguresInIdOrder(), "kNamedFigures: one entry per id, in order");
 
 }  // namespace perflab::case_study
 

@@ -39,6 +39,10 @@
 
 namespace perflab::sim {
 
+// G1 marks the old generation concurrently once the live set passes this
+// share of the heap (InitiatingHeapOccupancyPercent's default, 45).
+inline constexpr double kG1InitiatingOccupancy = 0.45;
+
 struct GcOptions {
   double heap_mib = case_study::kHeapMib;  // maximum heap (-Xmx)
   double live_set_mib =
@@ -54,7 +58,7 @@ struct GcOptions {
   // Concurrent marking CPU per MiB allocated while the live set exceeds
   // initiating_occupancy x heap (0: no concurrent work).
   double concurrent_cpu_per_mib_us = 0;
-  double initiating_occupancy = 0.45;  // G1's InitiatingHeapOccupancyPercent
+  double initiating_occupancy = kG1InitiatingOccupancy;
   // Concurrent marking threads (0: (parallel + 2) / 4, G1's ConcGCThreads).
   int64_t concurrent_threads = 0;
 };

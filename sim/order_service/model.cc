@@ -29,13 +29,8 @@
 namespace perflab::sim {
 namespace {
 
-// The N+1 page: 1 orders query, 20 item queries, 60 product lookups.
-constexpr int64_t kItemStatements = 80;
 // The app's HTTP client: http.maxConnections=256 in the case study's code.
 constexpr int64_t kClientConnections = 256;
-// G1 marks concurrently once the old generation passes 45 % of the heap.
-constexpr double kInitiatingOccupancy = 0.45;
-
 // The vCPU count the calibration's effective_cores is quoted for.
 constexpr double kCalibratedVcpus = 8;
 
@@ -305,7 +300,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   go.pause_base_ms = cal.young_pause_base_ms;
   go.pause_per_young_mib_ms = cal.young_pause_per_mib_ms;
   go.concurrent_cpu_per_mib_us = cal.gc_concurrent_cpu_per_mib_us;
-  go.initiating_occupancy = kInitiatingOccupancy;
+  go.initiating_occupancy = kG1InitiatingOccupancy;
   absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
   if (!gc.ok()) return gc.status();
   DatabaseOptions dbo;

@@ -20,6 +20,10 @@
 
 namespace perflab::sim {
 
+// The N+1 page's follow-up statements: 20 item queries and 60 product
+// lookups after the orders query (81 in all; the join does it in one).
+inline constexpr int64_t kItemStatements = 80;
+
 // The service's configuration: what the ten steps change, one field each.
 struct OrderServiceConfig {
   bool index = false;            // orders(customer_id, created_at) exists

@@ -21,9 +21,6 @@
 namespace perflab::sim {
 namespace {
 
-// G1 marks concurrently once the old generation passes 45 % of the heap.
-constexpr double kInitiatingOccupancy = 0.45;
-
 struct GcModel {
   Simulation& sim;
   Cpu& cpu;
@@ -67,8 +64,10 @@ std::vector<CaseStudyRow> CaseStudyRows(const std::vector<HeapRow>& rows) {
   // Counts depend on the window's length, so the case study's whole-process
   // counts are compared as ratios: 768 MiB's figure in % of 256 MiB's.
   const auto pct = [](double a, double b) { return a / b * 100; };
-  const cs::CapstoneStepFigures& before = cs::kCapstoneTable[7];  // cache
-  const cs::CapstoneStepFigures& after = cs::kCapstoneTable[8];   // heap-768
+  const cs::CapstoneStepFigures& before =
+      cs::CapstoneRow(cs::CapstoneStep::kCache);
+  const cs::CapstoneStepFigures& after =
+      cs::CapstoneRow(cs::CapstoneStep::kHeap768);
   return {
       {"young GCs, 768 in % of 256 MiB",
        pct(cs::kGcPauses768, cs::kGcPauses256),
@@ -103,7 +102,7 @@ absl::StatusOr<HeapRun> RunHeap(const Params& p, uint64_t seed, double heap) {
   go.heap_mib = heap;
   go.live_set_mib = p.Number("live_set_mib");
   go.concurrent_cpu_per_mib_us = p.Number("concurrent_cpu_per_mib_us");
-  go.initiating_occupancy = kInitiatingOccupancy;
+  go.initiating_occupancy = kG1InitiatingOccupancy;
   absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
   if (!gc.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("key 'heaps_mib' = '",
@@ -167,7 +166,7 @@ void AddGcNotes(core::Document& doc, const Params& p,
       DefaultText(case_study::kYoungPauseBaseMs), " ms + ",
       DefaultText(case_study::kYoungPausePerMibMs),
       " ms per young MiB, with every core's GC thread busy during it; above ",
-      DefaultText(kInitiatingOccupancy * 100),
+      DefaultText(kG1InitiatingOccupancy * 100),
       " % occupancy the live set is also marked concurrently (",
       p.Text("concurrent_cpu_per_mib_us"),
       " us of CPU per MiB allocated). CPU cores include the GC's (sim/gc.h)."));

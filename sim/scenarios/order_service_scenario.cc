@@ -120,7 +120,8 @@ bool IsBaseline(const OrderServiceConfig& c) {
 // other steps are perflab capstone's table.
 void AddBaselineRow(core::Document& doc, const OrderServiceResult& r,
                     const OrderServiceLoad& l) {
-  const case_study::CapstoneStepFigures& row = case_study::kCapstoneTable[0];
+  const case_study::CapstoneStepFigures& row =
+      case_study::CapstoneRow(case_study::CapstoneStep::kBaseline);
   if (!l.open && l.clients == case_study::kClosedLoopClients) {
     AddCaseStudyTable(doc,
                       {{"throughput, baseline (req/s)", row.rps, r.rps},

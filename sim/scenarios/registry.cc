@@ -16,22 +16,20 @@
 namespace perflab::sim {
 namespace {
 
-std::string Shortest(double v) { return absl::StrFormat("%.10g", v); }
-
 std::string RangeText(const KeySpec& k) {
   switch (k.type) {
     case KeySpec::Type::kChoice:
       return absl::StrCat("one of ", absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kInt:
-      return absl::StrCat("an integer in [", Shortest(k.min), ", ",
-                          Shortest(k.max), "]", k.choices.empty() ? "" : " or ",
-                          absl::StrJoin(k.choices, ", "));
+      return absl::StrCat(
+          "an integer in [", DefaultText(k.min), ", ", DefaultText(k.max), "]",
+          k.choices.empty() ? "" : " or ", absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kNumber:
       return absl::StrCat("a number in ", k.min_open ? "(" : "[",
-                          Shortest(k.min), ", ", Shortest(k.max), "]");
+                          DefaultText(k.min), ", ", DefaultText(k.max), "]");
     case KeySpec::Type::kList:
       return absl::StrCat("comma-separated numbers in ", k.min_open ? "(" : "[",
-                          Shortest(k.min), ", ", Shortest(k.max), "]");
+                          DefaultText(k.min), ", ", DefaultText(k.max), "]");
   }
   return "";
 }

@@ -849,12 +849,12 @@ TEST(Composer, HeldOutStepsAreRowsTheDerivationNeverReads) {
   ASSERT_FALSE(held.empty());
   EXPECT_EQ(held.size() + RowsItReads(seed).size(), c->steps.size());
   const PublishedFigures published = CaseStudyFigures();
-  for (size_t k = 0; k < published.table.size(); ++k) {
-    const std::string step = published.table[k].step;
+  for (const case_study::CapstoneStepFigures& row : published.table) {
+    const std::string step = row.step;
     if (std::find(held.begin(), held.end(), step) == held.end()) continue;
-    const Derivation planted = [k](const PublishedFigures& figures) {
+    const Derivation planted = [id = row.id](const PublishedFigures& figures) {
       CalibrationFile f = DeriveSeedH2(figures);
-      f.values.cache_hit_us += figures.table[k].rps * 1e-3;  // undeclared
+      f.values.cache_hit_us += figures.Row(id).rps * 1e-3;  // undeclared
       return f;
     };
     EXPECT_THAT(misjudged(planted), ElementsAre(step));

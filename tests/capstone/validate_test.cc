@@ -17,6 +17,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using S = case_study::CapstoneStep;
 
 size_t IndexOf(std::string_view name) {
   const auto& all = sim::CalibrationFields();
@@ -38,7 +39,7 @@ double ValueOf(const CalibrationFile& f, std::string_view name) {
 TEST(LeaveOneRowOut, NoFieldNamesTheExcludedRow) {
   const PublishedFigures published = CaseStudyFigures();
   for (const auto& row : published.table) {
-    const SeedH2Fold fold = DeriveSeedH2Without(published, row.step);
+    const SeedH2Fold fold = DeriveSeedH2Without(published, row.id);
     for (size_t i = 0; i < fold.file.provenance.size(); ++i) {
       const sim::Provenance& p = fold.file.provenance[i];
       for (const sim::TableCells& cells : p.rows) {
@@ -51,11 +52,12 @@ TEST(LeaveOneRowOut, NoFieldNamesTheExcludedRow) {
     }
     const std::vector<std::string> inputs =
         sim::InputRows(fold.file.provenance);
-    const std::string_view step = row.step;
     EXPECT_EQ(
         std::count(inputs.begin(), inputs.end(), row.step),
-        step == "baseline" || step == "cache" || step == "heap-768" ? 1 : 0)
-        << step;
+        row.id == S::kBaseline || row.id == S::kCache || row.id == S::kHeap768
+            ? 1
+            : 0)
+        << row.step;
   }
 }
 
@@ -65,12 +67,13 @@ TEST(LeaveOneRowOut, ChangingTheExcludedRowMovesNothing) {
   const PublishedFigures published = CaseStudyFigures();
   for (size_t r = 0; r < published.table.size(); ++r) {
     const std::string step = published.table[r].step;
+    const S id = published.table[r].id;
     PublishedFigures changed = published;
     for (const auto& column : case_study::kCapstoneColumns) {
       changed.table[r].*column.member *= 3;
     }
-    const SeedH2Fold base = DeriveSeedH2Without(published, step);
-    const SeedH2Fold moved = DeriveSeedH2Without(changed, step);
+    const SeedH2Fold base = DeriveSeedH2Without(published, id);
+    const SeedH2Fold moved = DeriveSeedH2Without(changed, id);
     for (const sim::CalibrationField& f : sim::CalibrationFields()) {
       EXPECT_EQ(moved.file.values.*f.member, base.file.values.*f.member)
           << f.name << " moves with row " << step;
@@ -99,44 +102,42 @@ TEST(LeaveOneRowOut, NextDerivationsWorkedByHand) {
   const PublishedFigures p = CaseStudyFigures();
   const CalibrationFile full = DeriveSeedH2(p);
   EXPECT_NEAR(
-      ValueOf(DeriveSeedH2Without(p, "cache").file, "alloc_per_request_mib"),
+      ValueOf(DeriveSeedH2Without(p, S::kCache).file, "alloc_per_request_mib"),
       0.149, 1e-9);
-  const SeedH2Fold baseline = DeriveSeedH2Without(p, "baseline");
+  const SeedH2Fold baseline = DeriveSeedH2Without(p, S::kBaseline);
   EXPECT_NEAR(ValueOf(baseline.file, "inventory_cpu_us"), 569, 1e-9);
   EXPECT_THAT(baseline.underived,
               ElementsAre("orders_query_scan_us", "join_scan_us"));
-  EXPECT_NEAR(ValueOf(DeriveSeedH2Without(p, "join").file, "connect_us"), 707,
+  EXPECT_NEAR(ValueOf(DeriveSeedH2Without(p, S::kJoin).file, "connect_us"), 707,
               1e-9);
-  EXPECT_NEAR(ValueOf(DeriveSeedH2Without(p, "right-size").file,
+  EXPECT_NEAR(ValueOf(DeriveSeedH2Without(p, S::kRightSize).file,
                       "generator_cpu_per_request_us"),
               755.7, 1e-9);
-  const CalibrationFile index = DeriveSeedH2Without(p, "index").file;
+  const CalibrationFile index = DeriveSeedH2Without(p, S::kIndex).file;
   EXPECT_NEAR(ValueOf(index, "effective_cores"), 4, 1e-9);
   EXPECT_NEAR(ValueOf(index, "item_statement_us"),
               std::round(ValueOf(index, "join_index_us") / 81 * 10) / 10, 1e-9);
-  const CalibrationFile heap = DeriveSeedH2Without(p, "heap-768").file;
+  const CalibrationFile heap = DeriveSeedH2Without(p, S::kHeap768).file;
   EXPECT_NEAR(ValueOf(heap, "serialize_us"), 97.2, 1e-9);
   EXPECT_EQ(ValueOf(heap, "gc_concurrent_cpu_per_mib_us"), 0);
   // Only the baseline leaves a field underived.
   for (const auto& row : p.table) {
-    if (std::string_view(row.step) == "baseline") continue;
-    EXPECT_THAT(DeriveSeedH2Without(p, row.step).underived, IsEmpty())
+    if (row.id == S::kBaseline) continue;
+    EXPECT_THAT(DeriveSeedH2Without(p, row.id).underived, IsEmpty())
         << row.step;
   }
-  const CalibrationFile pool = DeriveSeedH2Without(p, "pool-8").file;
+  const CalibrationFile pool = DeriveSeedH2Without(p, S::kPool8).file;
   EXPECT_NEAR(ValueOf(pool, "effective_cores"), 4, 1e-9);
   EXPECT_EQ(ValueOf(pool, "join_hold_ms"), 0);
   EXPECT_EQ(pool.provenance[IndexOf("join_hold_ms")].kind,
             sim::SourceKind::kAssumed);
   EXPECT_GT(
-      ValueOf(DeriveSeedH2Without(p, "virtual-threads").file, "join_hold_ms"),
+      ValueOf(DeriveSeedH2Without(p, S::kVirtualThreads).file, "join_hold_ms"),
       1);
   // The one row no field reads changes nothing.
-  for (const char* step : {"keep-alive"}) {
-    const CalibrationFile f = DeriveSeedH2Without(p, step).file;
-    EXPECT_EQ(f.provenance, full.provenance) << step;
-    EXPECT_EQ(f.sources, full.sources) << step;
-  }
+  const CalibrationFile keep_alive = DeriveSeedH2Without(p, S::kKeepAlive).file;
+  EXPECT_EQ(keep_alive.provenance, full.provenance);
+  EXPECT_EQ(keep_alive.sources, full.sources);
 }
 
 // A fake model that answers the case study's own RPS for each step (found
@@ -151,6 +152,7 @@ StepRunner CaseStudyAnswers() {
         CumulativeConfigs(steps);
     sim::OrderServiceResult r;
     for (size_t k = 0; k < configs.size(); ++k) {
+      const S row = steps[k]->row;
       const sim::OrderServiceConfig& c = configs[k];
       if (c.index == config.index && c.join == config.join &&
           c.keep_alive == config.keep_alive &&
@@ -158,7 +160,8 @@ StepRunner CaseStudyAnswers() {
           c.virtual_threads == config.virtual_threads &&
           c.cache == config.cache && c.heap_mib == config.heap_mib &&
           c.cores == config.cores) {
-        r.rps = case_study::kCapstoneTable[k].rps * (k == 3 ? 1.2 : 1);
+        r.rps =
+            case_study::CapstoneRow(row).rps * (row == S::kKeepAlive ? 1.2 : 1);
       }
     }
     r.p99_ms = load.open ? 10 : 20 + static_cast<double>(seed % 3);

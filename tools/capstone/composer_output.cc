@@ -14,18 +14,17 @@
 #include "core/case_study.h"
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
+#include "sim/order_service/model.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/composer.h"
 #include "tools/capstone/mva_estimate.h"
+#include "tools/capstone/thresholds.h"
 
 namespace perflab::capstone {
 namespace {
 
-const case_study::CapstoneStepFigures* CaseStudyRow(std::string_view name) {
-  for (const auto& row : case_study::kCapstoneTable) {
-    if (name == row.step) return &row;
-  }
-  return nullptr;
+const case_study::CapstoneStepFigures& CaseStudyRow(const Step& step) {
+  return case_study::CapstoneRow(step.row);
 }
 
 // A number, or an empty cell when it has no meaning (the first step's factor).
@@ -45,11 +44,14 @@ bool InCaseStudyOrder(const std::vector<const Step*>& steps) {
 }
 
 // The composed steps against the case study's, in its own order: RPS within
-// 30 % and 15 % of its figure, and whether each change moves throughput its
-// way. A factor within 5 % of 1 is "about the same" on either side (the
-// case study's heap step, x0.99), the band --real reads its medians with.
+// kWithinLoose and kWithinTight of its figure, and whether each change moves
+// throughput its way (FactorWay: within kFlatBand of 1 is flat, the band
+// --real reads its medians with).
 // Counted apart for held-out steps (no calibration field read their row: a
 // prediction) and input steps (a field did: partly the table read back).
+// The JSON keys name the bands ("within_30_pct"): they are stable, so a new
+// band is a new key.
+static_assert(100 * kWithinLoose == 30 && 100 * kWithinTight == 15);
 struct Agreement {
   int steps = 0, within30 = 0, within15 = 0;
   int changes = 0, same_way = 0;
@@ -59,12 +61,6 @@ struct Agreement {
 struct Fidelity {
   Agreement held_out, input;
 };
-
-int Way(double factor) {
-  if (factor > 1.05) return 1;
-  if (factor < 0.95) return -1;
-  return 0;
-}
 
 // Whether step i's case-study row fed the calibration.
 std::vector<bool> InputMarks(const Composition& c,
@@ -79,20 +75,14 @@ std::vector<bool> InputMarks(const Composition& c,
 
 const char* Mark(bool input) { return input ? "input" : "held out"; }
 
-// A load generator this busy (share of its cores) sets the step's RPS: the
-// figure measures the rig, not the service (tools/plots/capstone.py draws
-// the same line).
-constexpr double kGeneratorCeiling = 0.9;
 bool AtGeneratorCeiling(const StepFigures& f) {
   return f.generator_utilisation >= kGeneratorCeiling;
 }
 
-// A cap this busy (share of its size) is full: it is the limit.
-constexpr double kCapFull = 0.95;
 std::string FullCaps(const StepFigures& f) {
   std::vector<std::string> full;
   auto busy = [](double used, int64_t size) {
-    return size > 0 && used >= kCapFull * static_cast<double>(size);
+    return size > 0 && used >= kCapFullShare * static_cast<double>(size);
   };
   if (busy(f.threads_busy, f.threads)) full.emplace_back("threads");
   if (busy(f.pool_busy, f.pool)) full.emplace_back("pool");
@@ -120,7 +110,7 @@ enum class Framework { kUnknown, kMeasured, kJvm };
 Framework FrameworkSource(const CalibrationIdentity& id) {
   const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
   for (size_t k = 0; k < fields.size() && k < id.provenance.size(); ++k) {
-    if (fields[k].name != "other_cpu_us") continue;
+    if (fields[k].member != &sim::Calibration::other_cpu_us) continue;
     return id.provenance[k].kind == sim::SourceKind::kMeasured
                ? Framework::kMeasured
                : Framework::kJvm;
@@ -144,7 +134,7 @@ bool AnyMeasured(const CalibrationIdentity& id) {
 // when they do by more than a point.
 std::string HitRatioNote(const Composition& c) {
   for (size_t i = 0; i < c.steps.size(); ++i) {
-    if (c.steps[i]->name != "cache") continue;
+    if (c.steps[i]->row != case_study::CapstoneStep::kCache) continue;
     const double ours = c.figures[i].cache_hit_ratio;
     const double theirs = case_study::kCacheHitRatio;
     std::string note = absl::StrFormat(
@@ -217,18 +207,23 @@ std::vector<std::string> CopiedFieldNotes(const Composition& c,
                        AtGeneratorCeiling(c.figures[i - 1]))) {
       ceiling.emplace_back(c.steps[i]->name);
     }
-    if (c.steps[i]->name != "join" || Way(c.figures[i].factor) != 0) continue;
+    if (c.steps[i]->row != case_study::CapstoneStep::kJoin ||
+        FactorWay(c.figures[i].factor) != 0) {
+      continue;
+    }
     const sim::Calibration& k = c.calibration;
     const double statements =
-        k.orders_query_index_us + 80 * k.item_statement_us;
+        k.orders_query_index_us +
+        static_cast<double>(sim::kItemStatements) * k.item_statement_us;
     const double join = k.join_index_us + 1e3 * k.join_hold_ms;
     notes.push_back(absl::StrFormat(
-        "join is flat (x%.2f) with this machine's costs: its 81 statements "
-        "cost %.1f us (80 x %.2f + %.1f) against the join's %.1f us "
+        "join is flat (x%.2f) with this machine's costs: its %d statements "
+        "cost %.1f us (%d x %.2f + %.1f) against the join's %.1f us "
         "(join_index_us + join_hold_ms), so replacing them changes little "
-        "here; the case study's H2 paid 39.1 us a statement (seed-h2).",
-        c.figures[i].factor, statements, k.item_statement_us,
-        k.orders_query_index_us, join));
+        "here; the case study's H2 paid %.1f us a statement (seed-h2).",
+        c.figures[i].factor, sim::kItemStatements + 1, statements,
+        sim::kItemStatements, k.item_statement_us, k.orders_query_index_us,
+        join, sim::Calibration().item_statement_us));
   }
   if (!ceiling.empty()) {
     notes.push_back(absl::StrCat(
@@ -249,12 +244,12 @@ std::string TailNote(const Composition& c) {
   bool any = false;
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
-    const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
-    if (cs == nullptr || f.rps <= 0 || f.avg_ms <= 0) continue;
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
+    if (f.rps <= 0 || f.avg_ms <= 0) continue;
     const double ours = f.p99_ms / f.avg_ms;
     const double mean_ms =
-        1e3 * static_cast<double>(case_study::kClosedLoopClients) / cs->rps;
-    const double theirs = cs->p99_ms / mean_ms;
+        1e3 * static_cast<double>(case_study::kClosedLoopClients) / cs.rps;
+    const double theirs = cs.p99_ms / mean_ms;
     lo = any ? std::min(lo, ours) : ours;
     hi = any ? std::max(hi, ours) : ours;
     cs_lo = any ? std::min(cs_lo, theirs) : theirs;
@@ -287,17 +282,18 @@ Fidelity CompareWithCaseStudy(const Composition& c,
                               const std::vector<bool>& input) {
   Fidelity f;
   for (size_t i = 0; i < c.steps.size(); ++i) {
-    const case_study::CapstoneStepFigures& cs = *CaseStudyRow(c.steps[i]->name);
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
     const StepFigures& mine = c.figures[i];
     Agreement& a = input[i] ? f.input : f.held_out;
     const double off = std::abs(mine.rps / cs.rps - 1);
     ++a.steps;
-    a.within30 += off <= 0.3 ? 1 : 0;
-    a.within15 += off <= 0.15 ? 1 : 0;
+    a.within30 += off <= kWithinLoose ? 1 : 0;
+    a.within15 += off <= kWithinTight ? 1 : 0;
     if (i == 0) continue;
     ++a.changes;
-    a.factor_within30 += std::abs(mine.factor / cs.factor - 1) <= 0.3 ? 1 : 0;
-    if (Way(mine.factor) == Way(cs.factor)) {
+    a.factor_within30 +=
+        std::abs(mine.factor / cs.factor - 1) <= kWithinLoose ? 1 : 0;
+    if (FactorWay(mine.factor) == FactorWay(cs.factor)) {
       ++a.same_way;
     } else {
       a.other_way.push_back(i);
@@ -335,13 +331,17 @@ void SetHeaderFields(core::Document& doc, const Composition& c,
             measured ? kFactorsOnly : "absolute RPS and step factors");
     if (!measured) {
       doc.Set("held_out_within_30_pct",
-              "held-out steps (predictions), RPS within 30 %",
+              absl::StrCat("held-out steps (predictions), RPS within ",
+                           100 * kWithinLoose, " %"),
               absl::StrCat(h.within30, " of ", h.steps));
-      doc.Set("held_out_within_15_pct", "held-out steps, RPS within 15 %",
-              absl::StrCat(h.within15, " of ", h.steps));
+      doc.Set(
+          "held_out_within_15_pct",
+          absl::StrCat("held-out steps, RPS within ", 100 * kWithinTight, " %"),
+          absl::StrCat(h.within15, " of ", h.steps));
     }
     doc.Set("held_out_factor_within_30_pct",
-            "held-out steps, step factor within 30 %",
+            absl::StrCat("held-out steps, step factor within ",
+                         100 * kWithinLoose, " %"),
             absl::StrCat(h.factor_within30, " of ", h.changes));
     doc.Set("held_out_same_way", "held-out steps moving its way",
             absl::StrCat(h.same_way, " of ", h.changes));
@@ -386,14 +386,13 @@ void AddStepsTable(core::Document& doc, const Composition& c,
        {"generator_ceiling", "RPS = generator's ceiling"}});
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
-    const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
     steps.Add({std::string(c.steps[i]->name), StepChange(*c.steps[i]),
                std::string(Mark(input[i])), f.rps, Maybe(f.rps > 0, f.avg_ms),
                Maybe(f.rps > 0, f.p95_ms), Maybe(f.rps > 0, f.p99_ms),
                Maybe(f.open_rps > 0, f.open_p99_ms), f.cpu_cores,
                f.queries_per_request, f.cache_hit_ratio, f.usd_per_million,
-               Maybe(i > 0, f.factor),
-               Maybe(i > 0 && cs != nullptr, cs != nullptr ? cs->factor : 0),
+               Maybe(i > 0, f.factor), Maybe(i > 0, cs.factor),
                AtGeneratorCeiling(f)});
   }
 }
@@ -434,7 +433,7 @@ void AddCapsTable(core::Document& doc, const Composition& c) {
        {"pool_wait_ms", "wait (ms)", 2},
        {"app_cores", "cores"},
        {"cores_busy", "busy", 2},
-       {"full", "full (busy >= 95 %)"}});
+       {"full", absl::StrCat("full (busy >= ", 100 * kCapFullShare, " %)")}});
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const StepFigures& f = c.figures[i];
     const bool capped = f.threads > 0;
@@ -459,12 +458,12 @@ void AddCaseStudyTable(core::Document& doc, const Composition& c) {
                     {"usd_per_million", "$/1M", 3},
                     {"cache_hit_ratio", "hit ratio", 2}});
   for (const Step* s : c.steps) {
-    const case_study::CapstoneStepFigures* cs = CaseStudyRow(s->name);
-    if (cs == nullptr) continue;
-    beside.Add({std::string(s->name), cs->rps, cs->p95_ms, cs->p99_ms,
-                cs->open_p99_ms, cs->cpu_cores, cs->queries_per_request,
-                cs->usd_per_million,
-                Maybe(s->name == "cache", case_study::kCacheHitRatio)});
+    const case_study::CapstoneStepFigures& cs = CaseStudyRow(*s);
+    beside.Add({std::string(s->name), cs.rps, cs.p95_ms, cs.p99_ms,
+                cs.open_p99_ms, cs.cpu_cores, cs.queries_per_request,
+                cs.usd_per_million,
+                Maybe(s->row == case_study::CapstoneStep::kCache,
+                      case_study::kCacheHitRatio)});
   }
 }
 
@@ -568,8 +567,8 @@ void AddReadingNotes(core::Document& doc, const Composition& c) {
                                 FullCaps(c.figures[i])));
   }
   doc.Note(absl::StrCat(
-      "Caps full (busy >= 95 % of the cap's size), from the caps table: ",
-      absl::StrJoin(full, "; "),
+      "Caps full (busy >= ", 100 * kCapFullShare,
+      " % of the cap's size), from the caps table: ", absl::StrJoin(full, "; "),
       ". A full cap is the limit; where none is, the clients' own round "
       "trips or the load generator set the pace. A wait is per request (a "
       "request's statements' pool waits summed); busy cores queue as "
@@ -704,14 +703,17 @@ void AddFidelity(core::Document& doc, const Composition& c,
        {"input", "input", 0},
        {"input_of", "of", 0}});
   if (!measured) {
-    t.Add({std::string("RPS within 30 % of the case study's"), h.within30,
-           h.steps, in.within30, in.steps});
-    t.Add({std::string("RPS within 15 %"), h.within15, h.steps, in.within15,
-           in.steps});
+    t.Add({absl::StrCat("RPS within ", 100 * kWithinLoose,
+                        " % of the case study's"),
+           h.within30, h.steps, in.within30, in.steps});
+    t.Add({absl::StrCat("RPS within ", 100 * kWithinTight, " %"), h.within15,
+           h.steps, in.within15, in.steps});
   }
-  t.Add({std::string("step factor within 30 % of the case study's"),
+  t.Add({absl::StrCat("step factor within ", 100 * kWithinLoose,
+                      " % of the case study's"),
          h.factor_within30, h.changes, in.factor_within30, in.changes});
-  t.Add({std::string("throughput moves its way (within 5 % counts as flat)"),
+  t.Add({absl::StrCat("throughput moves its way (within ", 100 * kFlatBand,
+                      " % counts as flat)"),
          h.same_way, h.changes, in.same_way, in.changes});
   if (measured) {
     doc.Note(absl::StrCat("Scored on ", kFactorsOnly, "."));
@@ -726,7 +728,7 @@ void AddFidelity(core::Document& doc, const Composition& c,
   for (size_t i : other_way) {
     said.push_back(absl::StrFormat(
         "%s (%s) x%.2f against x%.2f", c.steps[i]->name, Mark(input[i]),
-        c.figures[i].factor, CaseStudyRow(c.steps[i]->name)->factor));
+        c.figures[i].factor, CaseStudyRow(*c.steps[i]).factor));
   }
   doc.Note(
       absl::StrCat("Throughput moves another way than the case study's at: ",
@@ -866,9 +868,9 @@ void WriteStepJson(JsonWriter& w, const Composition& c, size_t i, bool input) {
   w.Bool(f.steady);
   w.Key("generator_ceiling");
   w.Bool(AtGeneratorCeiling(f));
-  const case_study::CapstoneStepFigures* cs = CaseStudyRow(c.steps[i]->name);
-  KeyDouble(w, "case_study_rps", cs != nullptr ? cs->rps : 0);
-  KeyDouble(w, "case_study_factor", cs != nullptr ? cs->factor : 0);
+  const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
+  KeyDouble(w, "case_study_rps", cs.rps);
+  KeyDouble(w, "case_study_factor", cs.factor);
   WriteCapsAndCpuJson(w, f);
   if (!c.sensitivity.empty()) WriteElasticityJson(w, c.sensitivity[i]);
   w.EndObject();

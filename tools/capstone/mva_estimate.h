@@ -42,13 +42,12 @@
 #include "sim/order_service/calibration.h"
 #include "sim/order_service/model.h"
 #include "tools/capstone/composer.h"
+#include "tools/capstone/thresholds.h"
 
 namespace perflab::capstone {
 
 // MVA and the simulation agree when they differ by at most this (%).
 inline constexpr double kMvaAgreementPct = 15;
-// A passive cap this busy (share of its size) is full: it binds.
-inline constexpr double kCapFullShare = 0.95;
 
 // The pure waits of one cache miss (ms): the inventory stub's service time,
 // plus the Nagle + delayed-ACK stall on a kept-alive connection without

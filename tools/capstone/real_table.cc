@@ -13,6 +13,7 @@
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/pg_compose.h"
 #include "tools/capstone/real_run.h"
+#include "tools/capstone/thresholds.h"
 
 namespace perflab::capstone {
 namespace {
@@ -158,13 +159,29 @@ void AddScalingNotes(core::Document& doc, const RealComparison& c) {
       "of this run."));
 }
 
+// The keys name the bands ("steps_within_30_pct"): they are stable, so a
+// new band is a new key.
+static_assert(100 * kWithinLoose == 30 && 100 * kWithinTight == 15);
+std::string WithinLabel(double band) {
+  return absl::StrCat("steps with composed RPS within ", 100 * band, " %");
+}
+
+std::string DirectionNote() {
+  return absl::StrCat(
+      "A step's direction: up or down when its median RPS moves more than ",
+      100 * kFlatBand,
+      " % from the previous step's and its repeats' range does not overlap "
+      "the previous step's; flat otherwise (within the repeats' spread a "
+      "move is the machine's noise).");
+}
+
 }  // namespace
 
 int StepDirection(const RealFigures& before, const RealFigures& after) {
   if (before.rps <= 0) return 0;
-  const double factor = after.rps / before.rps;
-  if (factor > 1.05 && after.rps_min > before.rps_max) return 1;
-  if (factor < 0.95 && after.rps_max < before.rps_min) return -1;
+  const int way = FactorWay(after.rps / before.rps);
+  if (way > 0 && after.rps_min > before.rps_max) return 1;
+  if (way < 0 && after.rps_max < before.rps_min) return -1;
   return 0;
 }
 
@@ -204,8 +221,8 @@ core::Document ToRealDocument(const RealComparison& c,
     const RealFigures& r = c.real[i];
     const RealFigures& m = c.composed[i];
     const double rps_pct = DiffPct(r.rps, m.rps);
-    within30 += std::fabs(rps_pct) <= 30;
-    within15 += std::fabs(rps_pct) <= 15;
+    within30 += std::fabs(rps_pct) <= 100 * kWithinLoose;
+    within15 += std::fabs(rps_pct) <= 100 * kWithinTight;
     double rf = 0, mf = 0;
     std::string direction = "-";
     if (i > 0 && c.real[i - 1].rps > 0 && c.composed[i - 1].rps > 0) {
@@ -236,9 +253,9 @@ core::Document ToRealDocument(const RealComparison& c,
              c.real[i].wrk_p99_ms, c.real[i].errors});
   }
   const int64_t n = static_cast<int64_t>(c.real.size());
-  doc.Set("steps_within_30_pct", "steps with composed RPS within 30 %",
+  doc.Set("steps_within_30_pct", WithinLabel(kWithinLoose),
           static_cast<int64_t>(within30));
-  doc.Set("steps_within_15_pct", "steps with composed RPS within 15 %",
+  doc.Set("steps_within_15_pct", WithinLabel(kWithinTight),
           static_cast<int64_t>(within15));
   doc.Set("steps", "steps", n);
   doc.Set("generator_cpu_per_request_us",
@@ -277,11 +294,7 @@ core::Document ToRealDocument(const RealComparison& c,
       "shared by 16 threads, the kernel's scheduling of many sleepers on one "
       "core). Without the parts, the front end is the server's half of a "
       "kept-alive loopback request (inventory_cpu_us / 2)."));
-  doc.Note(
-      "A step's direction: up or down when its median RPS moves more than "
-      "5 % from the previous step's and its repeats' range does not overlap "
-      "the previous step's; flat otherwise (within the repeats' spread a "
-      "move is the machine's noise).");
+  doc.Note(DirectionNote());
   return doc;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -21,6 +22,13 @@ namespace {
 
 using sim::Calibration;
 using Member = double Calibration::*;
+using S = case_study::CapstoneStep;
+using F = case_study::FigureId;
+using Row = case_study::CapstoneStepFigures;
+using Column = double Row::*;
+constexpr Column kRps = &Row::rps;
+constexpr Column kCpuCores = &Row::cpu_cores;
+constexpr Column kQueries = &Row::queries_per_request;
 
 [[noreturn]] void Missing(std::string_view what, std::string_view name) {
   std::fprintf(stderr, "seed-h2 derivation: no %.*s '%.*s' in its figures\n",
@@ -33,18 +41,33 @@ using Member = double Calibration::*;
 // cache step's run (256 MiB) and the heap step's (768 MiB), the JFR profile
 // the baseline's, the unloaded open-loop median TCP_NODELAY's. Reading such
 // a figure reads that step's results, so it makes the step an input.
-std::string_view RunOf(std::string_view figure) {
-  static constexpr std::pair<std::string_view, std::string_view> kRuns[] = {
-      {"kLiveSetMib", "cache"},           {"kGcPauses256", "cache"},
-      {"kGcPauseTotal256Ms", "cache"},    {"kGcPauses768", "heap-768"},
-      {"kGcPauseTotal768Ms", "heap-768"}, {"kJfrDatabasePct", "baseline"},
-      {"kJfrFrameworkPct", "baseline"},   {"kJfrJsonPct", "baseline"},
-      {"kJfrHttpClientPct", "baseline"},  {"kNodelayOpenP50Ms", "tcp-nodelay"},
+std::optional<S> RunOf(F figure) {
+  static constexpr std::pair<F, S> kRuns[] = {
+      {F::kLiveSetMib, S::kCache},
+      {F::kGcPauses256, S::kCache},
+      {F::kGcPauseTotal256Ms, S::kCache},
+      {F::kGcPauses768, S::kHeap768},
+      {F::kGcPauseTotal768Ms, S::kHeap768},
+      {F::kJfrDatabasePct, S::kBaseline},
+      {F::kJfrFrameworkPct, S::kBaseline},
+      {F::kJfrJsonPct, S::kBaseline},
+      {F::kJfrHttpClientPct, S::kBaseline},
+      {F::kNodelayOpenP50Ms, S::kTcpNodelay},
   };
-  for (const auto& [name, step] : kRuns) {
-    if (name == figure) return step;
+  for (const auto& [id, step] : kRuns) {
+    if (id == figure) return step;
   }
-  return {};
+  return std::nullopt;
+}
+
+const char* Name(S step) { return case_study::CapstoneRow(step).step; }
+
+// The name a source cites a column by.
+std::string_view Name(Column column) {
+  for (const auto& c : case_study::kCapstoneColumns) {
+    if (c.member == column) return c.name;
+  }
+  std::abort();
 }
 
 double Round(double v, int decimals) {
@@ -57,7 +80,7 @@ double Round(double v, int decimals) {
 // what the arithmetic actually read (and, through `fields`, what those read).
 class Derivation {
  public:
-  Derivation(const PublishedFigures& figures, std::string_view excluded)
+  Derivation(const PublishedFigures& figures, std::optional<S> excluded)
       : figures_(figures), excluded_(excluded) {
     const size_t n = sim::CalibrationFields().size();
     file_.sources.assign(n, "");
@@ -66,37 +89,35 @@ class Derivation {
   }
 
   // Whether the derivation may read `row` (every row but the excluded one).
-  bool Has(std::string_view row) const { return row != excluded_; }
+  bool Has(S row) const { return row != excluded_; }
 
-  double Cell(std::string_view row, std::string_view column) {
+  double Cell(S row, Column column) {
     const double v = Peek(row, column);
-    current_.cells[std::string(row)].insert(std::string(column));
+    current_.cells[std::string(Name(row))].insert(std::string(Name(column)));
     return v;
   }
   // A step's application CPU per request in us: cores / RPS.
-  double CpuUs(std::string_view row) {
-    return Cell(row, "cpu_cores") / Cell(row, "rps") * 1e6;
-  }
-  double Figure(std::string_view name) {
-    const double v = PeekFigure(name);
-    current_.figures.insert(std::string(name));
-    if (const std::string_view run = RunOf(name); !run.empty()) {
-      current_.runs.insert(std::string(run));
+  double CpuUs(S row) { return Cell(row, kCpuCores) / Cell(row, kRps) * 1e6; }
+  double Figure(F id) {
+    const double v = PeekFigure(id);
+    current_.figures.insert(figures_.Figure(id).name);
+    if (const std::optional<S> run = RunOf(id)) {
+      current_.runs.insert(std::string(Name(*run)));
     }
     return v;
   }
   // Rows whose results chose the value or its form: inputs of the field
   // being derived and of every field computed from it.
-  void SelectedOn(std::initializer_list<std::string_view> rows) {
-    for (std::string_view row : rows) {
-      if (!Has(row)) Missing("selection on the excluded row", row);
-      current_.selected.insert(std::string(row));
+  void SelectedOn(std::initializer_list<S> rows) {
+    for (S row : rows) {
+      if (!Has(row)) Missing("selection on the excluded row", Name(row));
+      current_.selected.insert(std::string(Name(row)));
     }
   }
   // An earlier field's (rounded) value; its reads become this field's too.
   double Field(Member m) {
     const size_t i = Index(m);
-    if (!done_.count(i)) Missing("derived field", Name(m));
+    if (!done_.count(i)) Missing("derived field", FieldName(m));
     for (const auto& [row, columns] : reads_[i].cells) {
       current_.cells[row].insert(columns.begin(), columns.end());
     }
@@ -109,23 +130,11 @@ class Derivation {
   }
   // Figures for a check in a source text only: not recorded, since the value
   // does not depend on them.
-  double Peek(std::string_view row, std::string_view column) const {
-    if (!Has(row)) Missing("read of the excluded row", row);
-    for (const auto& r : figures_.table) {
-      if (row != r.step) continue;
-      for (const auto& c : case_study::kCapstoneColumns) {
-        if (column == c.name) return r.*c.member;
-      }
-      Missing("table column", column);
-    }
-    Missing("table row", row);
+  double Peek(S row, Column column) const {
+    if (!Has(row)) Missing("read of the excluded row", Name(row));
+    return figures_.Row(row).*column;
   }
-  double PeekFigure(std::string_view name) const {
-    for (const auto& f : figures_.named) {
-      if (name == f.name) return f.value;
-    }
-    Missing("named figure", name);
-  }
+  double PeekFigure(F id) const { return figures_.Figure(id).value; }
 
   // Finishes the field being derived: rounds, stores, records.
   double Set(Member m, double value, int decimals, std::string text) {
@@ -156,7 +165,9 @@ class Derivation {
     p.kind = !p.rows.empty()      ? sim::SourceKind::kTable
              : !p.figures.empty() ? sim::SourceKind::kPublished
                                   : sim::SourceKind::kAssumed;
-    if (p.kind == sim::SourceKind::kAssumed) Missing("figure for", Name(m));
+    if (p.kind == sim::SourceKind::kAssumed) {
+      Missing("figure for", FieldName(m));
+    }
     reads_[i] = std::move(current_);
     current_ = {};
     done_.insert(i);
@@ -181,7 +192,7 @@ class Derivation {
 
   // A field no figure gives without the excluded row: 0, and listed.
   void Underive(Member m, const std::string& why) {
-    underived_.emplace_back(Name(m));
+    underived_.emplace_back(FieldName(m));
     Assume(m, 0, why, "not derived: " + why);
   }
 
@@ -210,12 +221,12 @@ class Derivation {
     }
     std::abort();
   }
-  static std::string_view Name(Member m) {
+  static std::string_view FieldName(Member m) {
     return sim::CalibrationFields()[Index(m)].name;
   }
 
   const PublishedFigures& figures_;
-  std::string excluded_;
+  std::optional<S> excluded_;
   std::vector<std::string_view> underived_;
   CalibrationFile file_;
   std::vector<Reads> reads_;
@@ -234,8 +245,27 @@ PublishedFigures CaseStudyFigures() {
   return f;
 }
 
+const case_study::CapstoneStepFigures& PublishedFigures::Row(
+    case_study::CapstoneStep step) const {
+  for (const auto& row : table) {
+    if (row.id == step) return row;
+  }
+  Missing("table row", Name(step));
+}
+
+const case_study::NamedFigure& PublishedFigures::Figure(
+    case_study::FigureId id) const {
+  for (const auto& f : named) {
+    if (f.id == id) return f;
+  }
+  for (const auto& f : case_study::kNamedFigures) {
+    if (f.id == id) Missing("named figure", f.name);
+  }
+  std::abort();
+}
+
 CalibrationFile DeriveSeedH2(const PublishedFigures& figures) {
-  return DeriveSeedH2Without(figures, "").file;
+  return DeriveSeedH2Without(figures, std::nullopt).file;
 }
 
 namespace {
@@ -308,7 +338,7 @@ void AssumeTheUnpublished(Derivation& d) {
 }  // namespace
 
 SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
-                               std::string_view excluded_row) {
+                               std::optional<S> excluded_row) {
   Derivation d(figures, excluded_row);
   using C = Calibration;
   using absl::StrFormat;
@@ -316,15 +346,15 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
   // --- memory and GC: the heap step's GC logs. The 256 MiB log covers the
   // cache step's run; without that row, the 768 MiB log covers the heap
   // step's.
-  const bool cache_log = d.Has("cache");
-  const char* log_step = cache_log ? "cache" : "heap-768";
-  const char* log_heap = cache_log ? "kHeapMib" : "kTunedHeapMib";
-  const char* log_pauses = cache_log ? "kGcPauses256" : "kGcPauses768";
-  const double young_log = d.Figure(log_heap) - d.Figure("kLiveSetMib");
+  const bool cache_log = d.Has(S::kCache);
+  const S log_step = cache_log ? S::kCache : S::kHeap768;
+  const F log_heap = cache_log ? F::kHeapMib : F::kTunedHeapMib;
+  const F log_pauses = cache_log ? F::kGcPauses256 : F::kGcPauses768;
+  const double young_log = d.Figure(log_heap) - d.Figure(F::kLiveSetMib);
   const double log_requests =
-      d.Cell(log_step, "rps") *
-          (d.Figure("kRigWarmupS") + d.Figure("kClosedLoopDurationS")) +
-      d.Figure("kOpenLoopRatePerS") * d.Figure("kOpenLoopDurationS");
+      d.Cell(log_step, kRps) *
+          (d.Figure(F::kRigWarmupS) + d.Figure(F::kClosedLoopDurationS)) +
+      d.Figure(F::kOpenLoopRatePerS) * d.Figure(F::kOpenLoopDurationS);
   const double log_pause_count = d.Figure(log_pauses);
   const double alloc = d.Set(
       &C::alloc_per_request_mib, log_pause_count * young_log / log_requests, 4,
@@ -334,36 +364,36 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
           "req/s x %g s), whose run the %g MiB log covers; an "
           "upper bound (the seeding's allocation is counted)",
           log_pause_count, young_log, d.PeekFigure(log_heap),
-          d.PeekFigure("kLiveSetMib"), log_requests, log_step,
-          d.Peek(log_step, "rps"),
-          d.PeekFigure("kRigWarmupS") + d.PeekFigure("kClosedLoopDurationS"),
-          d.PeekFigure("kOpenLoopRatePerS"), d.PeekFigure("kOpenLoopDurationS"),
-          d.PeekFigure(log_heap)));
-  d.Set(&C::live_set_mib, d.Figure("kLiveSetMib"), 1,
+          d.PeekFigure(F::kLiveSetMib), log_requests, Name(log_step),
+          d.Peek(log_step, kRps),
+          d.PeekFigure(F::kRigWarmupS) + d.PeekFigure(F::kClosedLoopDurationS),
+          d.PeekFigure(F::kOpenLoopRatePerS),
+          d.PeekFigure(F::kOpenLoopDurationS), d.PeekFigure(log_heap)));
+  d.Set(&C::live_set_mib, d.Figure(F::kLiveSetMib), 1,
         "GC log: about 206M live after a concurrent mark");
 
   // The young pause as a line through the logs' two mean pauses.
   {
     const double mean256 =
-        d.Figure("kGcPauseTotal256Ms") / d.Figure("kGcPauses256");
+        d.Figure(F::kGcPauseTotal256Ms) / d.Figure(F::kGcPauses256);
     const double mean768 =
-        d.Figure("kGcPauseTotal768Ms") / d.Figure("kGcPauses768");
-    const double y256 = d.Figure("kHeapMib") - d.Figure("kLiveSetMib");
-    const double y768 = d.Figure("kTunedHeapMib") - d.Figure("kLiveSetMib");
+        d.Figure(F::kGcPauseTotal768Ms) / d.Figure(F::kGcPauses768);
+    const double y256 = d.Figure(F::kHeapMib) - d.Figure(F::kLiveSetMib);
+    const double y768 = d.Figure(F::kTunedHeapMib) - d.Figure(F::kLiveSetMib);
     d.Set(&C::young_pause_per_mib_ms, (mean768 - mean256) / (y768 - y256), 3,
           StrFormat("slope of the line through the GC logs' mean young pauses, "
                     "%g ms / %g = %.2f ms at %g MiB young and %g / %g = %.2f "
                     "ms at %g MiB: (%.2f - %.2f) / (%g - %g)",
-                    d.PeekFigure("kGcPauseTotal256Ms"),
-                    d.PeekFigure("kGcPauses256"), mean256, y256,
-                    d.PeekFigure("kGcPauseTotal768Ms"),
-                    d.PeekFigure("kGcPauses768"), mean768, y768, mean768,
+                    d.PeekFigure(F::kGcPauseTotal256Ms),
+                    d.PeekFigure(F::kGcPauses256), mean256, y256,
+                    d.PeekFigure(F::kGcPauseTotal768Ms),
+                    d.PeekFigure(F::kGcPauses768), mean768, y768, mean768,
                     mean256, y768, y256));
   }
   {
     const double mean256 =
-        d.Figure("kGcPauseTotal256Ms") / d.Figure("kGcPauses256");
-    const double y256 = d.Figure("kHeapMib") - d.Figure("kLiveSetMib");
+        d.Figure(F::kGcPauseTotal256Ms) / d.Figure(F::kGcPauses256);
+    const double y256 = d.Figure(F::kHeapMib) - d.Figure(F::kLiveSetMib);
     const double slope = d.Field(&C::young_pause_per_mib_ms);
     d.Set(&C::young_pause_base_ms, mean256 - slope * y256, 1,
           StrFormat("the same line at 0 MiB young: %.2f ms - %g x %g MiB",
@@ -379,11 +409,11 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
   {
     std::vector<std::string> kept;
     double sum = 0;
-    for (std::string_view row :
-         {"index", "join", "tcp-nodelay", "pool-8", "virtual-threads"}) {
+    for (S row :
+         {S::kIndex, S::kJoin, S::kTcpNodelay, S::kPool8, S::kVirtualThreads}) {
       if (!d.Has(row)) continue;
-      kept.emplace_back(row);
-      sum += d.Cell(row, "cpu_cores");
+      kept.emplace_back(Name(row));
+      sum += d.Cell(row, kCpuCores);
       d.SelectedOn({row});
     }
     const double mean = sum / static_cast<double>(kept.size());
@@ -406,18 +436,18 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
 
   // A young pause stops every effective core: its CPU per request at a heap
   // of `heap` MiB is alloc / young x pause x cores.
-  auto pause_cpu_us = [&d](const char* heap) {
+  auto pause_cpu_us = [&d](F heap) {
     const double young = d.Figure(heap) - d.Field(&C::live_set_mib);
     const double pause = d.Field(&C::young_pause_base_ms) +
                          d.Field(&C::young_pause_per_mib_ms) * young;
     return d.Field(&C::alloc_per_request_mib) / young * pause * 1e3 *
            d.Field(&C::effective_cores);
   };
-  if (d.Has("cache") && d.Has("heap-768")) {
-    const double c7 = d.CpuUs("cache");
-    const double c8 = d.CpuUs("heap-768");
-    const double p256 = pause_cpu_us("kHeapMib");
-    const double p768 = pause_cpu_us("kTunedHeapMib");
+  if (d.Has(S::kCache) && d.Has(S::kHeap768)) {
+    const double c7 = d.CpuUs(S::kCache);
+    const double c8 = d.CpuUs(S::kHeap768);
+    const double p256 = pause_cpu_us(F::kHeapMib);
+    const double p768 = pause_cpu_us(F::kTunedHeapMib);
     d.Set(&C::gc_concurrent_cpu_per_mib_us,
           (c7 - c8 - (p256 - p768)) / d.Field(&C::alloc_per_request_mib), 1,
           StrFormat("the heap step's saving per request C7 - C8 = %.1f - %.1f "
@@ -434,37 +464,37 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
   }
   // GC CPU per request at 256 MiB: pauses and concurrent marking.
   auto gc256_us = [&]() {
-    return pause_cpu_us("kHeapMib") +
+    return pause_cpu_us(F::kHeapMib) +
            d.Field(&C::alloc_per_request_mib) *
                d.Field(&C::gc_concurrent_cpu_per_mib_us);
   };
   // The hit path (framework and JSON) is the heap step's CPU per request, a
   // cached page, less its young pauses.
   // Without the heap step's row, the cache step's (C7, 256 MiB pauses).
-  const char* hit_step = d.Has("heap-768") ? "heap-768" : "cache";
-  const char* hit_heap = d.Has("heap-768") ? "kTunedHeapMib" : "kHeapMib";
+  const S hit_step = d.Has(S::kHeap768) ? S::kHeap768 : S::kCache;
+  const F hit_heap = d.Has(S::kHeap768) ? F::kTunedHeapMib : F::kHeapMib;
   auto hit_path_us = [&]() {
     return d.CpuUs(hit_step) - pause_cpu_us(hit_heap);
   };
   auto jfr_json_share = [&d]() {
-    return d.Figure("kJfrJsonPct") /
-           (d.Figure("kJfrFrameworkPct") + d.Figure("kJfrJsonPct"));
+    return d.Figure(F::kJfrJsonPct) /
+           (d.Figure(F::kJfrFrameworkPct) + d.Figure(F::kJfrJsonPct));
   };
   {
     const double hit = hit_path_us();
-    d.Set(&C::serialize_us, hit * jfr_json_share(), 1,
-          StrFormat(
-              "hit path %.1f us x JSON %g %% / (framework %g %% + JSON "
-              "%g %%) of the baseline JFR profile; hit path = %s (%g cores / "
-              "%g RPS = %.1f) - young pause CPU at %g MiB %.1f",
-              hit, d.PeekFigure("kJfrJsonPct"),
-              d.PeekFigure("kJfrFrameworkPct"), d.PeekFigure("kJfrJsonPct"),
-              d.Has("heap-768") ? "C8" : "C7 (the heap-768 row is left out)",
-              d.Peek(hit_step, "cpu_cores"), d.Peek(hit_step, "rps"),
-              d.Peek(hit_step, "cpu_cores") / d.Peek(hit_step, "rps") * 1e6,
-              d.PeekFigure(hit_heap),
-              d.Peek(hit_step, "cpu_cores") / d.Peek(hit_step, "rps") * 1e6 -
-                  hit));
+    d.Set(
+        &C::serialize_us, hit * jfr_json_share(), 1,
+        StrFormat(
+            "hit path %.1f us x JSON %g %% / (framework %g %% + JSON "
+            "%g %%) of the baseline JFR profile; hit path = %s (%g cores / "
+            "%g RPS = %.1f) - young pause CPU at %g MiB %.1f",
+            hit, d.PeekFigure(F::kJfrJsonPct),
+            d.PeekFigure(F::kJfrFrameworkPct), d.PeekFigure(F::kJfrJsonPct),
+            d.Has(S::kHeap768) ? "C8" : "C7 (the heap-768 row is left out)",
+            d.Peek(hit_step, kCpuCores), d.Peek(hit_step, kRps),
+            d.Peek(hit_step, kCpuCores) / d.Peek(hit_step, kRps) * 1e6,
+            d.PeekFigure(hit_heap),
+            d.Peek(hit_step, kCpuCores) / d.Peek(hit_step, kRps) * 1e6 - hit));
   }
   d.Assume(&C::cache_hit_us, 1,
            "a Caffeine getIfPresent is sub-microsecond; no published figure",
@@ -475,36 +505,36 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
     d.Set(&C::other_cpu_us, hit * (1 - jfr_json_share()) - cache_hit, 1,
           StrFormat("hit path %.1f us x framework %g %% / (framework %g %% + "
                     "JSON %g %%) of the baseline JFR profile - cache_hit %g",
-                    hit, d.PeekFigure("kJfrFrameworkPct"),
-                    d.PeekFigure("kJfrFrameworkPct"),
-                    d.PeekFigure("kJfrJsonPct"), cache_hit));
+                    hit, d.PeekFigure(F::kJfrFrameworkPct),
+                    d.PeekFigure(F::kJfrFrameworkPct),
+                    d.PeekFigure(F::kJfrJsonPct), cache_hit));
   }
-  if (d.Has("baseline")) {
-    const double c0 = d.CpuUs("baseline");
-    d.Set(&C::inventory_cpu_us, d.Figure("kJfrHttpClientPct") / 100 * c0, 1,
+  if (d.Has(S::kBaseline)) {
+    const double c0 = d.CpuUs(S::kBaseline);
+    d.Set(&C::inventory_cpu_us, d.Figure(F::kJfrHttpClientPct) / 100 * c0, 1,
           StrFormat("baseline JFR 'socket / HTTP client' %g %% x C0 (%g cores "
                     "/ %g RPS = %.1f us)",
-                    d.PeekFigure("kJfrHttpClientPct"),
-                    d.Peek("baseline", "cpu_cores"), d.Peek("baseline", "rps"),
+                    d.PeekFigure(F::kJfrHttpClientPct),
+                    d.Peek(S::kBaseline, kCpuCores), d.Peek(S::kBaseline, kRps),
                     c0));
   } else {
-    d.Set(&C::inventory_cpu_us, d.Figure("kHttpCallUs"), 1,
+    d.Set(&C::inventory_cpu_us, d.Figure(F::kHttpCallUs), 1,
           "the pools chapter's warm loopback call, 569 us of wall time: an "
           "upper bound of its CPU (the baseline row, whose JFR share gives "
           "it, is left out)");
   }
   // C4, the TCP_NODELAY step's CPU per request; without its row the pool
   // step's, the same code on a larger pool (a pool adds no CPU per request).
-  const char* nodelay_step = d.Has("tcp-nodelay") ? "tcp-nodelay" : "pool-8";
-  if (d.Has("join")) {
-    const double c2 = d.CpuUs("join");
+  const S nodelay_step = d.Has(S::kTcpNodelay) ? S::kTcpNodelay : S::kPool8;
+  if (d.Has(S::kJoin)) {
+    const double c2 = d.CpuUs(S::kJoin);
     const double c4 = d.CpuUs(nodelay_step);
     d.Set(&C::connect_us, c2 - c4, 1,
           StrFormat("C2 - C4 = %.1f - %.1f (Connection: close against "
                     "keep-alive + TCP_NODELAY%s, the same code otherwise)",
-                    c2, c4, d.Has("tcp-nodelay") ? "" : ", the pool-8 row's"));
+                    c2, c4, d.Has(S::kTcpNodelay) ? "" : ", the pool-8 row's"));
   } else {
-    d.Set(&C::connect_us, d.Figure("kHttpConnectUs"), 1,
+    d.Set(&C::connect_us, d.Figure(F::kHttpConnectUs), 1,
           "the pools chapter's new loopback connection, 707 us a call (the "
           "join row, whose CPU against TCP_NODELAY's gives it, is left out)");
   }
@@ -522,22 +552,22 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
           StrFormat("C4 - hit path - inventory - GC = %.1f - %.1f - %.1f - "
                     "%.1f%s",
                     c4, hit, inv, gc,
-                    d.Has("tcp-nodelay") ? "" : " (C4: the pool-8 row's)"));
+                    d.Has(S::kTcpNodelay) ? "" : " (C4: the pool-8 row's)"));
   }
   // The pool is the cap at TCP_NODELAY: 16 threads / its RPS per request is
   // more than its unloaded median, so requests queue while its cores are
   // not saturated, and the text names the pool first. Little's law on the
   // saturated connections then gives what each holds per request.
-  if (d.Has("tcp-nodelay") && d.Has("pool-8")) {
-    const double pool = d.Figure("kBaselineDbPool");
-    const double rps = d.Cell("tcp-nodelay", "rps");
+  if (d.Has(S::kTcpNodelay) && d.Has(S::kPool8)) {
+    const double pool = d.Figure(F::kBaselineDbPool);
+    const double rps = d.Cell(S::kTcpNodelay, kRps);
     const double join_ms = d.Field(&C::join_index_us) / 1e3;
     const double held_ms = pool / rps * 1e3;
-    const double threads = d.PeekFigure("kRequestThreads");
-    const double median = d.PeekFigure("kNodelayOpenP50Ms");
+    const double threads = d.PeekFigure(F::kRequestThreads);
+    const double median = d.PeekFigure(F::kNodelayOpenP50Ms);
     // That the queue at TCP_NODELAY is a wait, not a hold, was judged on its
     // open-loop median; the hold itself was chosen on the pool step.
-    d.SelectedOn({"tcp-nodelay", "pool-8"});
+    d.SelectedOn({S::kTcpNodelay, S::kPool8});
     const double wait_ms = threads / rps * 1e3 - median;
     d.Set(&C::join_hold_ms, held_ms - join_ms, 4,
           StrFormat("Little's law on the TCP_NODELAY step's %g saturated "
@@ -551,14 +581,14 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
                     "connections would carry %.0f RPS, not %g)",
                     pool, pool, rps, held_ms, join_ms, threads, rps,
                     threads / rps * 1e3, median, wait_ms,
-                    d.Peek("tcp-nodelay", "cpu_cores"), wait_ms, pool,
+                    d.Peek(S::kTcpNodelay, kCpuCores), wait_ms, pool,
                     pool / (join_ms + wait_ms) * 1e3, rps));
     d.Fitted(&C::join_hold_ms,
              "a hold beyond the join's CPU, and on the join alone (the N+1 "
              "statements get none), was added so that the pool-8 step gains "
              "(without it x0.98 against the case study's x1.12): chosen on "
              "that row, so it is an input; its value reads TCP_NODELAY's");
-  } else if (!d.Has("pool-8")) {
+  } else if (!d.Has(S::kPool8)) {
     d.Assume(&C::join_hold_ms, 0,
              "the join-only hold was chosen on the pool-8 row, which is left "
              "out; the rule stated before looking instead: no statement "
@@ -571,9 +601,9 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
              "one join, and it is left out",
              "left-out row: no other row gives the join's hold (0)");
   }
-  if (d.Has("index")) {
-    const double c1 = d.CpuUs("index");
-    const double statements = d.Cell("index", "queries_per_request");
+  if (d.Has(S::kIndex)) {
+    const double c1 = d.CpuUs(S::kIndex);
+    const double statements = d.Cell(S::kIndex, kQueries);
     const double hit = hit_billed_us();
     const double inv = d.Field(&C::inventory_cpu_us);
     const double conn = d.Field(&C::connect_us);
@@ -584,7 +614,7 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
                     statements, c1, hit, inv, conn, gc, statements));
   } else {
     const double join = d.Field(&C::join_index_us);
-    const double statements = d.Cell("baseline", "queries_per_request");
+    const double statements = d.Cell(S::kBaseline, kQueries);
     d.Set(&C::item_statement_us, join / statements, 1,
           StrFormat("join_index / %g statements = %.1f / %g: the join does "
                     "the page's statements' work in one, without their "
@@ -594,9 +624,9 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
   }
   d.Set(&C::orders_query_index_us, d.Field(&C::item_statement_us), 1,
         "taken equal to one item statement (an indexed lookup of a few rows)");
-  if (d.Has("baseline")) {
-    const double c0 = d.CpuUs("baseline");
-    const double follow_ups = d.Cell("baseline", "queries_per_request") - 1;
+  if (d.Has(S::kBaseline)) {
+    const double c0 = d.CpuUs(S::kBaseline);
+    const double follow_ups = d.Cell(S::kBaseline, kQueries) - 1;
     const double items = follow_ups * d.Field(&C::item_statement_us);
     const double hit = hit_billed_us();
     const double inv = d.Field(&C::inventory_cpu_us);
@@ -609,9 +639,9 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
                     "(C0 = %g cores / %g RPS); database share %.1f %% against "
                     "the JFR's %g %%",
                     follow_ups, c0, items, hit, inv, conn, gc,
-                    d.Peek("baseline", "cpu_cores"), d.Peek("baseline", "rps"),
+                    d.Peek(S::kBaseline, kCpuCores), d.Peek(S::kBaseline, kRps),
                     100 * (Round(scan, 1) + items) / c0,
-                    d.PeekFigure("kJfrDatabasePct")));
+                    d.PeekFigure(F::kJfrDatabasePct)));
     const double scanned = d.Field(&C::orders_query_scan_us);
     const double index = d.Field(&C::orders_query_index_us);
     const double join = d.Field(&C::join_index_us);
@@ -634,39 +664,39 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
            "networked database)");
   d.Assume(&C::gzip_us, 0, "the case study's service does not compress",
            "compression is off in the case study");
-  d.Set(&C::inventory_service_ms, d.Figure("kInventoryStubMs"), 3,
+  d.Set(&C::inventory_service_ms, d.Figure(F::kInventoryStubMs), 3,
         "the stub's Thread.sleep(5)");
   d.Set(&C::nagle_stall_ms,
-        d.Figure("kNagleStallMs") - d.Figure("kHttpCallUs") / 1e3, 3,
+        d.Figure(F::kNagleStallMs) - d.Figure(F::kHttpCallUs) / 1e3, 3,
         StrFormat("pools chapter: %g ms a request with the stall minus its "
                   "warm call's %g ms",
-                  d.PeekFigure("kNagleStallMs"),
-                  d.PeekFigure("kHttpCallUs") / 1e3));
+                  d.PeekFigure(F::kNagleStallMs),
+                  d.PeekFigure(F::kHttpCallUs) / 1e3));
   // The generator was the limit at the last step; without that row, it did
   // at least the cache step's RPS, the most of the other nine.
   {
-    const double gen_cores = d.Figure("kGeneratorCores");
-    const char* row = d.Has("right-size") ? "right-size" : "cache";
-    const double rps = d.Cell(row, "rps");
+    const double gen_cores = d.Figure(F::kGeneratorCores);
+    const S row = d.Has(S::kRightSize) ? S::kRightSize : S::kCache;
+    const double rps = d.Cell(row, kRps);
     d.Set(&C::generator_cpu_per_request_us, gen_cores / rps * 1e6, 1,
-          d.Has("right-size")
+          d.Has(S::kRightSize)
               ? StrFormat("%g generator cores / %g RPS at the last step, "
                           "where the application used %g of its 4 vCPUs: the "
                           "generator was the limit",
-                          gen_cores, rps, d.Peek("right-size", "cpu_cores"))
+                          gen_cores, rps, d.Peek(S::kRightSize, kCpuCores))
               : StrFormat("%g generator cores / %g RPS at the cache step, the "
                           "most of the rows kept (the right-size row, where "
                           "the generator was the limit, is left out): an "
                           "upper bound",
                           gen_cores, rps));
-    if (d.Has("right-size")) {
+    if (d.Has(S::kRightSize)) {
       d.Fitted(&C::generator_cpu_per_request_us,
                "the generator's CPU per request that makes the last step's "
                "RPS its ceiling: fitted on that row (the text says only "
                "that the generator, not the service, was the limit there)");
     }
   }
-  d.Set(&C::generator_cores, d.Figure("kGeneratorCores"), 0,
+  d.Set(&C::generator_cores, d.Figure(F::kGeneratorCores), 0,
         "run.sh: taskset -c 8-11");
   d.Assume(&C::work_cv, 0.5,
            "no published figure gives the spread of a request's work (JIT, "
@@ -679,12 +709,11 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
   fold.file.description =
       "costs derived from the case study's published figures (H2 embedded "
       "database, laptop rig) by tools/capstone/seed_h2.cc";
-  if (!excluded_row.empty()) {
-    fold.file.name =
-        absl::StrCat("seed-h2 without ", std::string(excluded_row));
+  if (excluded_row) {
+    fold.file.name = absl::StrCat("seed-h2 without ", Name(*excluded_row));
     fold.file.description =
         absl::StrCat(fold.file.description, ", leaving out the ",
-                     std::string(excluded_row), " row");
+                     Name(*excluded_row), " row");
   }
   return fold;
 }

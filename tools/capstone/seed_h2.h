@@ -14,8 +14,8 @@
 #ifndef PERFLAB_TOOLS_CAPSTONE_SEED_H2_H_
 #define PERFLAB_TOOLS_CAPSTONE_SEED_H2_H_
 
+#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/case_study.h"
@@ -27,6 +27,12 @@ namespace perflab::capstone {
 struct PublishedFigures {
   std::vector<case_study::CapstoneStepFigures> table;
   std::vector<case_study::NamedFigure> named;
+
+  // The row of `step` and the figure `id`; one that is missing aborts (a
+  // programming error).
+  const case_study::CapstoneStepFigures& Row(
+      case_study::CapstoneStep step) const;
+  const case_study::NamedFigure& Figure(case_study::FigureId id) const;
 };
 
 // core/case_study.h's kCapstoneTable and kNamedFigures.
@@ -37,19 +43,21 @@ PublishedFigures CaseStudyFigures();
 // (CaseStudyFigures() does; a missing one aborts: a programming error).
 CalibrationFile DeriveSeedH2(const PublishedFigures& figures);
 
-// The same derivation without one row of the ten-step table (a step name of
-// kCapstoneTable), for leave-one-row-out validation: no cell of that row is
-// read (reading one aborts). A field whose derivation reads it takes its
-// next derivation from other figures or rows, and its provenance and source
-// say which; a field nothing else gives is `underived` (value 0, kind
-// assumed, its why says so): a step that reads it cannot be predicted.
-// An empty `excluded_row` is DeriveSeedH2.
+// The same derivation without one row of the ten-step table, for
+// leave-one-row-out validation: no cell of that row is read (reading one
+// aborts). A field whose derivation reads it takes its next derivation from
+// other figures or rows, and its provenance and source say which; a field
+// nothing else gives is `underived` (value 0, kind assumed, its why says
+// so): a step that reads it cannot be predicted. No `excluded_row` is
+// DeriveSeedH2. Rows and figures are named by case_study::CapstoneStep and
+// case_study::FigureId, so a misspelt one does not compile.
 struct SeedH2Fold {
   CalibrationFile file;
   std::vector<std::string> underived;  // field names, in field order
 };
-SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
-                               std::string_view excluded_row);
+SeedH2Fold DeriveSeedH2Without(
+    const PublishedFigures& figures,
+    std::optional<case_study::CapstoneStep> excluded_row);
 
 }  // namespace perflab::capstone
 

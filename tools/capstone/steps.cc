@@ -1,5 +1,7 @@
 #include "tools/capstone/steps.h"
 
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,39 +19,51 @@ std::string Names() {
   return absl::StrJoin(names, ", ");
 }
 
+// A step named by its row of the case study's table.
+Step RowStep(case_study::CapstoneStep row, std::string_view key,
+             std::string value, std::string_view change,
+             void (*apply)(sim::OrderServiceConfig&)) {
+  return {row,    case_study::CapstoneRow(row).step,
+          key,    std::move(value),
+          change, apply};
+}
+
 }  // namespace
 
 const std::vector<Step>& AllSteps() {
   using Config = sim::OrderServiceConfig;
+  using S = case_study::CapstoneStep;
   static const std::vector<Step> kSteps = {
-      {"baseline", "", "",
-       "no index, N+1, Connection: close, pool 4, 16 threads, 256 MiB heap, "
-       "8 vCPU",
-       [](Config&) {}},
-      {"index", "index", "true", "index orders(customer_id, created_at)",
-       [](Config& c) { c.index = true; }},
-      {"join", "join", "true", "N+1 (81 statements) -> one join",
-       [](Config& c) { c.join = true; }},
-      {"keep-alive", "keep_alive", "true",
-       "inventory client keeps connections alive (no TCP_NODELAY)",
-       [](Config& c) { c.keep_alive = true; }},
-      {"tcp-nodelay", "tcp_nodelay", "true",
-       "inventory server sets TCP_NODELAY",
-       [](Config& c) { c.tcp_nodelay = true; }},
-      {"pool-8", "db_pool", Number(case_study::kTunedDbPool),
-       "database pool 4 -> 8",
-       [](Config& c) { c.db_pool = case_study::kTunedDbPool; }},
-      {"virtual-threads", "virtual_threads", "true",
-       "virtual threads instead of 16 platform threads",
-       [](Config& c) { c.virtual_threads = true; }},
-      {"cache", "cache", "true", "page cache (30 s TTL, 10,000 entries)",
-       [](Config& c) { c.cache = true; }},
-      {"heap-768", "heap_mib", Number(case_study::kTunedHeapMib),
-       "heap 256 -> 768 MiB",
-       [](Config& c) { c.heap_mib = case_study::kTunedHeapMib; }},
-      {"right-size", "cores", Number(case_study::kRightSizedCores),
-       "right-size 8 -> 4 vCPU",
-       [](Config& c) { c.cores = case_study::kRightSizedCores; }},
+      RowStep(S::kBaseline, "", "",
+              "no index, N+1, Connection: close, pool 4, 16 threads, 256 MiB "
+              "heap, 8 vCPU",
+              [](Config&) {}),
+      RowStep(S::kIndex, "index", "true",
+              "index orders(customer_id, created_at)",
+              [](Config& c) { c.index = true; }),
+      RowStep(S::kJoin, "join", "true", "N+1 (81 statements) -> one join",
+              [](Config& c) { c.join = true; }),
+      RowStep(S::kKeepAlive, "keep_alive", "true",
+              "inventory client keeps connections alive (no TCP_NODELAY)",
+              [](Config& c) { c.keep_alive = true; }),
+      RowStep(S::kTcpNodelay, "tcp_nodelay", "true",
+              "inventory server sets TCP_NODELAY",
+              [](Config& c) { c.tcp_nodelay = true; }),
+      RowStep(S::kPool8, "db_pool", Number(case_study::kTunedDbPool),
+              "database pool 4 -> 8",
+              [](Config& c) { c.db_pool = case_study::kTunedDbPool; }),
+      RowStep(S::kVirtualThreads, "virtual_threads", "true",
+              "virtual threads instead of 16 platform threads",
+              [](Config& c) { c.virtual_threads = true; }),
+      RowStep(S::kCache, "cache", "true",
+              "page cache (30 s TTL, 10,000 entries)",
+              [](Config& c) { c.cache = true; }),
+      RowStep(S::kHeap768, "heap_mib", Number(case_study::kTunedHeapMib),
+              "heap 256 -> 768 MiB",
+              [](Config& c) { c.heap_mib = case_study::kTunedHeapMib; }),
+      RowStep(S::kRightSize, "cores", Number(case_study::kRightSizedCores),
+              "right-size 8 -> 4 vCPU",
+              [](Config& c) { c.cores = case_study::kRightSizedCores; }),
   };
   return kSteps;
 }

@@ -11,16 +11,18 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/case_study.h"
 #include "sim/order_service/model.h"
 
 namespace perflab::capstone {
 
 struct Step {
-  std::string_view name;    // "index", "keep-alive", ...
-  std::string_view key;     // the OrderServiceConfig field it sets ("" for
-                            // the baseline)
-  std::string value;        // the new value as text: "true", "8", "768"
-  std::string_view change;  // what it means, for humans
+  case_study::CapstoneStep row;  // its row of the case study's table
+  std::string_view name;         // the row's step: "index", "keep-alive", ...
+  std::string_view key;          // the OrderServiceConfig field it sets ("" for
+                                 // the baseline)
+  std::string value;             // the new value as text: "true", "8", "768"
+  std::string_view change;       // what it means, for humans
   void (*apply)(sim::OrderServiceConfig&);
 };
 

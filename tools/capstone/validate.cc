@@ -15,10 +15,6 @@
 namespace perflab::capstone {
 namespace {
 
-const case_study::CapstoneStepFigures& Row(const ValidateOptions& o, size_t k) {
-  return o.figures.table[k];
-}
-
 // The fields a fold derived differently from seed-h2 (value or provenance).
 std::vector<std::string> Rederived(const CalibrationFile& fold,
                                    const CalibrationFile& full) {
@@ -42,12 +38,6 @@ bool Predicted(const Fold& f) {
 }
 
 }  // namespace
-
-int FactorWay(double factor) {
-  if (factor > 1.05) return 1;
-  if (factor < 0.95) return -1;
-  return 0;
-}
 
 absl::StatusOr<Validation> Validate(const ValidateOptions& options,
                                     const StepRunner& runner) {
@@ -75,10 +65,10 @@ absl::StatusOr<Validation> Validate(const ValidateOptions& options,
       static_cast<int64_t>(n), options.jobs, [&](int64_t i) -> absl::Status {
         const size_t k = static_cast<size_t>(i);
         Fold& fold = v.folds[k];
-        fold.published = Row(options, k);
+        fold.published = options.figures.Row(all[k].row);
         fold.step = fold.published.step;
         const SeedH2Fold derived =
-            DeriveSeedH2Without(options.figures, fold.step);
+            DeriveSeedH2Without(options.figures, all[k].row);
         fold.input_rows = sim::InputRows(derived.file.provenance);
         fold.rederived = Rederived(derived.file, full);
         for (const std::string& name : derived.underived) {
@@ -115,8 +105,8 @@ absl::StatusOr<Validation> Validate(const ValidateOptions& options,
     const case_study::CapstoneStepFigures& cs = f.published;
     ++v.predicted;
     const double off = std::abs(f.figures.rps / cs.rps - 1);
-    v.within30 += off <= 0.3 ? 1 : 0;
-    v.within15 += off <= 0.15 ? 1 : 0;
+    v.within30 += off <= kWithinLoose ? 1 : 0;
+    v.within15 += off <= kWithinTight ? 1 : 0;
     if (k == 0) continue;
     ++v.changes;
     v.same_way += FactorWay(f.figures.factor) == FactorWay(cs.factor) ? 1 : 0;
@@ -131,9 +121,13 @@ core::Document ToDocument(const Validation& v) {
   doc.Set("seeds", "seeds", absl::StrJoin(v.seeds, ", "));
   doc.Set("predicted_rows", "rows predicted (of 10)",
           static_cast<int64_t>(v.predicted));
-  doc.Set("within_15_pct", "predicted rows, RPS within 15 %",
+  // The keys name the bands: they are stable, so a new band is a new key.
+  static_assert(100 * kWithinLoose == 30 && 100 * kWithinTight == 15);
+  doc.Set("within_15_pct",
+          absl::StrCat("predicted rows, RPS within ", 100 * kWithinTight, " %"),
           absl::StrCat(v.within15, " of ", v.predicted));
-  doc.Set("within_30_pct", "predicted rows, RPS within 30 %",
+  doc.Set("within_30_pct",
+          absl::StrCat("predicted rows, RPS within ", 100 * kWithinLoose, " %"),
           absl::StrCat(v.within30, " of ", v.predicted));
   doc.Set("same_way", "step factors that move the case study's way",
           absl::StrCat(v.same_way, " of ", v.changes));
@@ -190,13 +184,14 @@ core::Document ToDocument(const Validation& v) {
           ", which its step reads (counted in none of the figures above)."));
     }
   }
-  doc.Note(
+  doc.Note(absl::StrCat(
       "Each predicted row's calibration reads nothing of that row: no cell, "
       "no figure from its run, no choice made on it (its fields' provenance "
       "names other rows only); a field that read it is derived from other "
       "figures or rows, listed per row, with its source in the JSON. The "
       "factor is the row against the row before it, both with the "
-      "row's calibration; within 5 % of 1 counts as flat.");
+      "row's calibration; within ",
+      100 * kFlatBand, " % of 1 counts as flat."));
   return doc;
 }
 

@@ -22,6 +22,7 @@
 #include "tools/capstone/composer.h"
 #include "tools/capstone/runs.h"
 #include "tools/capstone/seed_h2.h"
+#include "tools/capstone/thresholds.h"
 
 namespace perflab::capstone {
 
@@ -63,10 +64,6 @@ struct Validation {
 // Errors: InvalidArgument for repeats < 1 or jobs < 0; the model's.
 absl::StatusOr<Validation> Validate(const ValidateOptions& options,
                                     const StepRunner& runner);
-
-// Direction of a step factor: +1 above 1.05, -1 below 0.95, 0 between (the
-// band the composer's fidelity counts as "about the same").
-int FactorWay(double factor);
 
 // The table (model beside case study per row), the summary and notes.
 core::Document ToDocument(const Validation& v);

@@ -142,14 +142,16 @@ absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
 
 // --db-round-trip-ms and --cpu-discipline replace a calibration field; the
 // identity, the provenance and a note say so.
-void Override(std::string_view field, double value, std::string why,
+void Override(double sim::Calibration::*member, double value, std::string why,
               capstone::CalibrationIdentity& id) {
-  for (size_t i = 0; i < sim::CalibrationFields().size(); ++i) {
-    if (sim::CalibrationFields()[i].name != field) continue;
+  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].member != member) continue;
     id.provenance[i] = sim::Provenance{};
     id.provenance[i].why = std::move(why);
+    id.overrides.push_back({std::string(fields[i].name), value});
+    return;
   }
-  id.overrides.push_back({std::string(field), value});
 }
 
 // --cpu-discipline: ps composes under processor sharing (the quantum 0);
@@ -243,10 +245,11 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
 
   capstone::CalibrationIdentity id{file->name, path, "", file->provenance};
   if (a.db_round_trip_ms >= 0) {
-    Override("db_round_trip_ms", a.db_round_trip_ms, "--db-round-trip-ms", id);
+    Override(&sim::Calibration::db_round_trip_ms, a.db_round_trip_ms,
+             "--db-round-trip-ms", id);
   }
   if (a.cpu_discipline == "ps") {
-    Override("sched_quantum_us", 0, "--cpu-discipline ps", id);
+    Override(&sim::Calibration::sched_quantum_us, 0, "--cpu-discipline ps", id);
   }
   id.hash = capstone::IdentityHash(*bytes, id.overrides);
   core::Document doc = capstone::ToDocument(*c, id, a.cost);

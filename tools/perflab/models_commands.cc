@@ -562,7 +562,7 @@ absl::Status AddTourCost(Document& doc) {
        case_study::kCapstoneTable) {
     const double rps = step.rps;
     const double vcpu =
-        std::string_view(step.step) == "right-size"
+        step.id == case_study::CapstoneStep::kRightSize
             ? static_cast<double>(case_study::kRightSizedCores)
             : static_cast<double>(sim::OrderServiceConfig{}.cores);
     absl::StatusOr<models::Cost> c =

@@ -36,8 +36,19 @@ CPU_PARTS = [("database_pct", "database"), ("http_pct", "HTTP + stub"),
 # (and, after it, ", beside this machine's measured costs" when others are measured).
 JVM_FRAMEWORK = "the case study's JVM"
 MEASURED_HERE = ("database_pct", "http_pct", "serialisation_pct")  # C++ benchmarks here
-RIG_BOUND_PCT = 90  # load generator this busy: the step's RPS is the rig's ceiling
-FULL_PCT = 95  # a cap this busy is full: it, not the caps around it, sets the pace
+
+
+def _thresholds():
+    """The capstone's thresholds, as tools/capstone/thresholds.h defines them, from the file
+    its ThresholdsJson() writes (tests/capstone/thresholds_test.cc keeps the two the same)."""
+    t = load_json(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               "capstone_thresholds.json"))
+    return t["generator_ceiling_pct"], t["cap_full_pct"]
+
+
+# A load generator this busy (%): the step's RPS is the rig's ceiling. A cap this busy (%)
+# is full: it, not the caps around it, sets the pace.
+RIG_BOUND_PCT, FULL_PCT = _thresholds()
 CASE_STUDY = "#9a9a9a"  # the case study's bars: grey, so perflab's stand out
 
 # The rig every step ran on, as the run's fields table states it: closed-loop

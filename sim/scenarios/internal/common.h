@@ -19,8 +19,9 @@
 
 namespace perflab::sim {
 
-// A key's default as the user would type it (shortest form: 0.569, 30000), so
-// a default can come from a constant (core/case_study.h) defined once.
+// A number as the user would type it (shortest form: 0.569, 30000): a key's
+// default, so it can come from a constant (core/case_study.h) defined once,
+// and the bounds of its accepted range.
 inline std::string DefaultText(double value) {
   return absl::StrFormat("%.10g", value);
 }
