@@ -203,7 +203,7 @@ class Simulation {
   // kForever). Stops early on Stop() or a budget breach (ResourceExhausted
   // naming the limit).
   absl::Status Run(Time until);
-  void Stop() { stopped_ = true; }
+  void Stop() { stopped_ = recheck_ = true; }
 
   int64_t events_executed() const { return events_; }
   size_t pending_events() const {
@@ -218,6 +218,8 @@ class Simulation {
   }
   void ScheduleMany(const internal::Event& e);
   bool NextMerged(Time until, internal::Event* out);
+  bool RunFew(Time until, int64_t last_event);
+  absl::Status EventBudgetError() const;
   void FindFirstTimer();
   // While the queue holds few events and the FIFO none, pending events and
   // live processes stay at or below this until a call that runs NoteGrowth:
@@ -228,7 +230,7 @@ class Simulation {
            live_;
   }
   void NoteGrowth() {
-    if (PendingBound() > budget_.max_pending) near_budget_ = true;
+    if (PendingBound() > budget_.max_pending) near_budget_ = recheck_ = true;
   }
   void FireTimer(internal::Event* out);  // takes out the earliest timer
 
@@ -241,6 +243,10 @@ class Simulation {
   // Clear only while PendingBound() <= max_pending: in the small array's
   // mode the loop then skips the exact count after each event.
   bool near_budget_ = true;
+  // Set by whatever may end RunFew's conditions (a stop, a timer set, an
+  // event the array cannot take, the pending budget near), so that loop
+  // tests one flag per event instead of each condition.
+  bool recheck_ = false;
   internal::EventQueue queue_;
   // Events at now_ in seq order, from now_head_ on, while queue_ holds many:
   // each seq is larger than any in queue_ when it was queued, so the loop

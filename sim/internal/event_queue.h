@@ -109,6 +109,23 @@ class EventQueue {
     PopMany();
   }
 
+  // The engine's loop while only the array is in use (few_mode()) and no
+  // timer is set: if the earliest event is at or before `until`, copies it
+  // to *out (all but its seq), takes it out and returns true.
+  bool PopFew(int64_t until, Event* out) {
+    if (size_ == 0) return false;
+    const Event& e = few_[size_ - 1];
+    const int64_t t = e.time;
+    if (t > until) return false;
+    floor_ = t;
+    out->time = t;
+    out->fn = e.fn;
+    out->ctx = e.ctx;
+    out->arg = e.arg;
+    --size_;
+    return true;
+  }
+
   // The fast path of the engine's loop: if the earliest event is at or
   // before `until` and comes before (at, seq), copies it to *out, takes it
   // out and returns true.
