@@ -1,7 +1,7 @@
 #include "sim/engine.h"
 
+#include <algorithm>
 #include <new>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -72,6 +72,7 @@ void Simulation::SetTimer(TimerId id, Time at, uint64_t seq) {
   Timer& t = timers_[id];
   if (t.at == kForever) {
     ++timers_set_;
+    live_cap_ = std::min(live_cap_, LiveCap());
     NoteGrowth();
   }
   const bool was_first = first_timer_ == static_cast<int64_t>(id);
