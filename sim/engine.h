@@ -134,7 +134,9 @@ class Process {
 
 class Simulation {
  public:
-  explicit Simulation(Budget budget = {}) : budget_(budget) {}
+  explicit Simulation(Budget budget = {}) : budget_(budget) {
+    live_cap_ = LiveCap();
+  }
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -151,8 +153,7 @@ class Simulation {
     pr.next = live_head_;
     if (live_head_ != nullptr) live_head_->prev = &pr;
     live_head_ = &pr;
-    ++live_;
-    NoteGrowth();
+    if (++live_ > live_cap_) NoteGrowth();
     h.resume();
   }
 
@@ -203,7 +204,7 @@ class Simulation {
   // kForever). Stops early on Stop() or a budget breach (ResourceExhausted
   // naming the limit).
   absl::Status Run(Time until);
-  void Stop() { stopped_ = true; }
+  void Stop() { stopped_ = recheck_ = true; }
 
   int64_t events_executed() const { return events_; }
   size_t pending_events() const {
@@ -218,6 +219,8 @@ class Simulation {
   }
   void ScheduleMany(const internal::Event& e);
   bool NextMerged(Time until, internal::Event* out);
+  bool RunFew(Time until, int64_t last_event);
+  absl::Status EventBudgetError() const;
   void FindFirstTimer();
   // While the queue holds few events and the FIFO none, pending events and
   // live processes stay at or below this until a call that runs NoteGrowth:
@@ -228,19 +231,33 @@ class Simulation {
            live_;
   }
   void NoteGrowth() {
-    if (PendingBound() > budget_.max_pending) near_budget_ = true;
+    if (PendingBound() > budget_.max_pending) near_budget_ = recheck_ = true;
   }
   void FireTimer(internal::Event* out);  // takes out the earliest timer
+  // Live processes up to this cannot bring PendingBound() past max_pending
+  // while only the array holds events (at most kFew of them, the FIFO
+  // empty), so Spawn need not count pending events below it. In any other
+  // mode the loop counts after every event and near_budget_ is not read.
+  int64_t LiveCap() const {
+    return budget_.max_pending -
+           2 * static_cast<int64_t>(internal::EventQueue::kFew) -
+           static_cast<int64_t>(timers_set_);
+  }
 
   Budget budget_;
   Time now_ = 0;
   uint64_t seq_ = 0;
   int64_t events_ = 0;
   int64_t live_ = 0;
+  int64_t live_cap_ = 0;  // LiveCap(), lowered as timers are set
   bool stopped_ = false;
   // Clear only while PendingBound() <= max_pending: in the small array's
   // mode the loop then skips the exact count after each event.
   bool near_budget_ = true;
+  // Set by whatever may end RunFew's conditions (a stop, a timer set, an
+  // event the array cannot take, the pending budget near), so that loop
+  // tests one flag per event instead of each condition.
+  bool recheck_ = false;
   internal::EventQueue queue_;
   // Events at now_ in seq order, from now_head_ on, while queue_ holds many:
   // each seq is larger than any in queue_ when it was queued, so the loop

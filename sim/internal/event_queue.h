@@ -63,7 +63,7 @@ class EventQueue {
   // The common case, inline: false (and nothing done) if the array is full
   // or not in use.
   bool PushFew(const Event& e) {
-    if (!few_mode_ || size_ == kFew) return false;
+    if (size_ >= few_cap_) return false;
     size_t i = size_++;
     for (; i > 0 && Earlier(few_[i - 1], e); --i) few_[i] = few_[i - 1];
     few_[i] = e;
@@ -71,17 +71,17 @@ class EventQueue {
   }
   // Push when PushFew refused: turns the array into the radix heap first.
   void PushMany(const Event& e) {
-    if (few_mode_) [[unlikely]]
+    if (few_mode()) [[unlikely]]
       Spill();
     ++size_;
     PushRadix(e);
   }
   // While few are pending the engine need not count them after each event.
-  bool few_mode() const { return few_mode_; }
+  bool few_mode() const { return few_cap_ != 0; }
 
   // The earliest pending time, or kNone.
   int64_t MinTime() const {
-    if (few_mode_) return size_ > 0 ? few_[size_ - 1].time : kNone;
+    if (few_mode()) return size_ > 0 ? few_[size_ - 1].time : kNone;
     if (!front_.empty()) return floor_;
     if (mask_ == 0) return kNone;
     return mins_[__builtin_ctzll(mask_)];
@@ -90,7 +90,7 @@ class EventQueue {
   // Makes the events at MinTime() the front, raising floor() to it. Call it
   // only once nothing earlier can be pushed any more.
   void Settle() {
-    if (few_mode_) {
+    if (few_mode()) {
       if (size_ > 0) floor_ = few_[size_ - 1].time;
     } else if (front_.empty() && mask_ != 0) {
       Split();
@@ -99,21 +99,38 @@ class EventQueue {
 
   // The event with the smallest seq at floor(); after Settle, not empty.
   const Event& Front() const {
-    return few_mode_ ? few_[size_ - 1] : front_.front();
+    return few_mode() ? few_[size_ - 1] : front_.front();
   }
   void Pop() {
-    if (few_mode_) {
+    if (few_mode()) {
       --size_;
       return;
     }
     PopMany();
   }
 
+  // The engine's loop while only the array is in use (few_mode()) and no
+  // timer is set: if the earliest event is at or before `until`, copies it
+  // to *out (all but its seq), takes it out and returns true.
+  bool PopFew(int64_t until, Event* out) {
+    if (size_ == 0) return false;
+    const Event& e = few_[size_ - 1];
+    const int64_t t = e.time;
+    if (t > until) return false;
+    floor_ = t;
+    out->time = t;
+    out->fn = e.fn;
+    out->ctx = e.ctx;
+    out->arg = e.arg;
+    --size_;
+    return true;
+  }
+
   // The fast path of the engine's loop: if the earliest event is at or
   // before `until` and comes before (at, seq), copies it to *out, takes it
   // out and returns true.
   bool PopBefore(int64_t at, uint64_t seq, int64_t until, Event* out) {
-    if (few_mode_) {
+    if (few_mode()) {
       if (size_ == 0) return false;
       const Event& e = few_[size_ - 1];
       const int64_t t = e.time;
@@ -167,7 +184,9 @@ class EventQueue {
   void Spill();   // the array into the radix heap
   void Gather();  // the radix heap, nearly empty, back into the array
 
-  bool few_mode_ = true;
+  // kFew while the array is in use, 0 once the radix heap is: PushFew's
+  // one comparison refuses both a full array and the heap's mode.
+  size_t few_cap_ = kFew;
   int64_t floor_ = 0;
   size_t size_ = 0;
   Event few_[kFew];    // latest first: the next event is few_[size_ - 1]

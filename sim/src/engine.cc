@@ -1,7 +1,7 @@
 #include "sim/engine.h"
 
+#include <algorithm>
 #include <new>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -50,6 +50,7 @@ Simulation::TimerId Simulation::AddTimer(EventFn fn, void* ctx) {
 }
 
 void Simulation::ScheduleMany(const internal::Event& e) {
+  recheck_ = true;  // the array is full or not in use: RunFew must end
   // An event for now in the newest position runs after everything already
   // pending for now, so it can skip the radix heap: about half of a model's
   // events are such resumptions (a CPU finish, a granted connection).
@@ -67,9 +68,11 @@ bool Before(Time at, uint64_t seq, Time other_at, uint64_t other_seq) {
 }  // namespace
 
 void Simulation::SetTimer(TimerId id, Time at, uint64_t seq) {
+  recheck_ = true;  // RunFew does not look at timers
   Timer& t = timers_[id];
   if (t.at == kForever) {
     ++timers_set_;
+    live_cap_ = std::min(live_cap_, LiveCap());
     NoteGrowth();
   }
   const bool was_first = first_timer_ == static_cast<int64_t>(id);
@@ -162,31 +165,61 @@ void Simulation::FireTimer(internal::Event* out) {
   return true;
 }
 
+// The loop while few events are pending, the FIFO for now is empty, no
+// timer is set and the pending budget is far: one event after another from
+// the small array, each followed by one flag test. None of those conditions
+// can change without setting recheck_ (only ScheduleMany fills the FIFO or
+// leaves the array, only SetTimer sets a timer, only NoteGrowth comes near
+// the budget), so the general loop's pending count may be skipped here as
+// it is there. Returns false once no event is due by `until`; true after an
+// event that set recheck_ or went past last_event, for the caller to check.
+[[gnu::always_inline]] inline bool Simulation::RunFew(Time until,
+                                                      int64_t last_event) {
+  recheck_ = false;
+  internal::Event e;
+  while (queue_.PopFew(until, &e)) {
+    now_ = e.time;
+    e.fn(e.ctx, e.arg);
+    if (++events_ > last_event || recheck_) return true;
+  }
+  return false;
+}
+
+absl::Status Simulation::EventBudgetError() const {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("event budget exceeded: more than ", budget_.max_events,
+                   " events by t = ", ToSec(now_), " s (raise max_events)"));
+}
+
 absl::Status Simulation::Run(Time until) {
   stopped_ = false;
   near_budget_ = true;  // pending may have grown outside Run
-  const int64_t start_events = events_;
+  // The last event this run may execute (saturated: max_events may be huge).
+  const int64_t last_event = budget_.max_events > INT64_MAX - events_
+                                 ? INT64_MAX
+                                 : events_ + budget_.max_events;
   internal::Event e;
   while (!stopped_) {
-    // Without an event in the FIFO for now, the queue's earliest unless the
-    // earliest timer comes before it.
-    if (now_queue_.empty()) [[likely]] {
-      if (!queue_.PopBefore(timer_at_, timer_seq_, until, &e)) {
-        // Nothing in the queue precedes the timer by `until`.
-        if (first_timer_ < 0 || timer_at_ > until) break;
-        FireTimer(&e);
+    if (queue_.few_mode() && now_queue_.empty() && first_timer_ < 0 &&
+        !near_budget_) {
+      if (!RunFew(until, last_event)) break;
+    } else {
+      // Without an event in the FIFO for now, the queue's earliest unless
+      // the earliest timer comes before it.
+      if (now_queue_.empty()) [[likely]] {
+        if (!queue_.PopBefore(timer_at_, timer_seq_, until, &e)) {
+          // Nothing in the queue precedes the timer by `until`.
+          if (first_timer_ < 0 || timer_at_ > until) break;
+          FireTimer(&e);
+        }
+      } else if (!NextMerged(until, &e)) {
+        break;
       }
-    } else if (!NextMerged(until, &e)) {
-      break;
+      now_ = e.time;
+      e.fn(e.ctx, e.arg);
+      ++events_;
     }
-    now_ = e.time;
-    e.fn(e.ctx, e.arg);
-    ++events_;
-    if (events_ - start_events > budget_.max_events) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "event budget exceeded: more than ", budget_.max_events,
-          " events by t = ", ToSec(now_), " s (raise max_events)"));
-    }
+    if (events_ > last_event) return EventBudgetError();
     // Out of the small array's mode the pending count grows without
     // NoteGrowth, so it is counted after every event.
     if (near_budget_ || !queue_.few_mode() || !now_queue_.empty()) {

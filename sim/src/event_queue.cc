@@ -5,7 +5,7 @@ namespace perflab::sim::internal {
 // Every pending event is at or after floor() (the last time taken out), so
 // the array's events can enter the radix heap as they are.
 void EventQueue::Spill() {
-  few_mode_ = false;
+  few_cap_ = 0;
   for (size_t i = size_; i > 0; --i) PushRadix(few_[i - 1]);
 }
 
@@ -22,7 +22,7 @@ void EventQueue::Gather() {
   }
   std::sort(few_, few_ + n,
             [](const Event& a, const Event& b) { return Earlier(b, a); });
-  few_mode_ = true;
+  few_cap_ = kFew;
 }
 
 // The lowest bucket holds the earliest time; it becomes the floor, and each
