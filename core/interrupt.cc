@@ -147,8 +147,15 @@ void InstallInterruptCleanup() {
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, SIGINT);
     sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
+    // A hang-up (the terminal closed) is an interrupt too, unless it was
+    // ignored when perflab started (nohup): then it stays ignored.
+    struct sigaction hup {};
+    if (::sigaction(SIGHUP, nullptr, &hup) == 0 && hup.sa_handler != SIG_IGN) {
+      ::sigaction(SIGHUP, &sa, nullptr);
+    }
     std::atexit(WaitForCleanup);
   });
 }
@@ -240,6 +247,7 @@ ScopedInterruptBlock::ScopedInterruptBlock() {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   ::pthread_sigmask(SIG_BLOCK, &set, &saved_);
 }
 

@@ -1,11 +1,11 @@
 // Interrupts leave nothing behind. A command that writes outputs or starts
-// children calls InstallInterruptCleanup() first; from then on SIGINT and
-// SIGTERM (1) send SIGTERM to the process group of every registered child,
-// wait up to a grace period (5 s unless set) for each to exit, SIGKILL the
-// groups and reap the children, (2) remove every registered temporary path (a
-// file, or a directory with everything in it), then (3) re-raise the signal
-// with its default disposition, so the exit status says which signal ended the
-// process.
+// children calls InstallInterruptCleanup() first; from then on SIGINT,
+// SIGTERM and SIGHUP (unless ignored at start, as under nohup) (1) send SIGTERM
+// to the process group of every registered child, wait up to a grace period (5
+// s unless set) for each to exit, SIGKILL the groups and reap the children, (2)
+// remove every registered temporary path (a file, or a directory with
+// everything in it), then (3) re-raise the signal with its default disposition,
+// so the exit status says which signal ended the process.
 //
 // The registry is filled by the code that makes the things: Subprocess
 // registers each child (in its own process group) from spawn to reap, the
@@ -35,7 +35,8 @@
 
 namespace perflab::core {
 
-// Installs the SIGINT and SIGTERM handlers; calling it again does nothing.
+// Installs the SIGINT, SIGTERM and SIGHUP handlers; calling it again does
+// nothing.
 void InstallInterruptCleanup();
 
 // How long the cleanup waits, after SIGTERM, for the registered children to
@@ -69,8 +70,8 @@ std::string TempDirBase();
 absl::StatusOr<std::string> MakeTempFile(std::string_view prefix);
 absl::StatusOr<std::string> MakeTempDir(std::string_view prefix);
 
-// Blocks SIGINT and SIGTERM in the calling thread while it lives: a path
-// created and registered (or a set of renames) inside it is never caught
+// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread while it lives: a
+// path created and registered (or a set of renames) inside it is never caught
 // half-way by the cleanup.
 class ScopedInterruptBlock {
  public:

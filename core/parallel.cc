@@ -5,6 +5,7 @@
 #include <climits>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -73,6 +74,15 @@ absl::Status ThreadRefused(absl::string_view what, const std::system_error& e) {
   return absl::InvalidArgumentError(absl::StrCat(
       "cannot start ", what, ": ", e.what(),
       "; accepted: a process limit (ulimit -u) and memory that allow it"));
+}
+
+absl::StatusOr<std::thread> StartThread(absl::string_view what,
+                                        std::function<void()> body) {
+  try {
+    return std::thread(std::move(body));
+  } catch (const std::system_error& e) {
+    return ThreadRefused(what, e);
+  }
 }
 
 }  // namespace perflab::core

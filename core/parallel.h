@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <functional>
 #include <system_error>
+#include <thread>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace perflab::core {
@@ -32,6 +34,12 @@ absl::Status ParallelFor(int64_t n, int jobs,
 // system_error: EAGAIN under ulimit -u, or memory): InvalidArgument, one line
 // naming `what` (e.g. "worker thread 3 of 8") and the limits that allow it.
 absl::Status ThreadRefused(absl::string_view what, const std::system_error& e);
+
+// `body` started on a thread of its own, or, when the system refuses one,
+// ThreadRefused(what, ...)'s error instead of the exception, so the caller
+// can stop what it had started and return that one line.
+absl::StatusOr<std::thread> StartThread(absl::string_view what,
+                                        std::function<void()> body);
 
 }  // namespace perflab::core
 

@@ -13,10 +13,12 @@ namespace perflab::models {
 namespace {
 
 absl::Status CheckDemand(const std::string& station, double demand_s) {
-  if (!std::isfinite(demand_s) || demand_s < 0) {
+  if (!std::isfinite(demand_s) || demand_s < 0 ||
+      (demand_s > 0 && demand_s < kMinDemandS) || demand_s > kMaxDemandS) {
     return absl::InvalidArgumentError(
         absl::StrCat("station '", station, "': demand ", demand_s,
-                     " s; accepted: a finite number >= 0"));
+                     " s; accepted: 0 or a number in [", kMinDemandS, ", ",
+                     kMaxDemandS, "] s"));
   }
   return absl::OkStatus();
 }

@@ -145,6 +145,13 @@ inline constexpr int64_t kMaxExactMvaCells = 64'000'000;
 // any machine's cores, and small enough that nothing sized by it overflows).
 inline constexpr int64_t kMaxServers = 1'000'000;
 
+// A nonzero demand per request lies in [kMinDemandS, kMaxDemandS]: a
+// picosecond (shorter than any clock cycle) to about 31 years. Within them
+// N / D and N x D stay finite for every population the solvers take, where a
+// subnormal demand would make the throughput infinite.
+inline constexpr double kMinDemandS = 1e-12;
+inline constexpr double kMaxDemandS = 1e9;
+
 // Exact multi-class MVA at the full population.
 absl::StatusOr<MultiClassResult> SolveExactMultiClassMva(
     const MultiClassNetwork& network);

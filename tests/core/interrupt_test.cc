@@ -112,7 +112,7 @@ bool GroupEnds(pid_t pgid) {
 }
 
 TEST_F(InterruptTest, ASignalRemovesWhatIsRegisteredAndEndsByTheSameSignal) {
-  for (int sig : {SIGINT, SIGTERM}) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     SCOPED_TRACE(sig);
     const std::string file = Path("file.tmp");
     const std::string tree = Path("tree");
@@ -120,6 +120,8 @@ TEST_F(InterruptTest, ASignalRemovesWhatIsRegisteredAndEndsByTheSameSignal) {
     const std::string forgotten = Path("forgotten");
     EXPECT_EXIT(
         {
+          // Not ignored, whatever ran the test (nohup would ignore SIGHUP).
+          ::signal(SIGHUP, SIG_DFL);
           InstallInterruptCleanup();
           Touch(file);
           fs::create_directories(tree + "/a/b");

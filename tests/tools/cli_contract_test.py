@@ -14,6 +14,7 @@ Usage: cli_contract_test.py PERFLAB SOURCE_DIR
 """
 import json
 import os
+import resource
 import shutil
 import stat
 import subprocess
@@ -29,6 +30,10 @@ if not os.path.isfile(REFERENCE):
     sys.exit(f"cli_contract_test: no calibration at {REFERENCE}")
 LOOPBACK = "http://127.0.0.1:9/"  # discard port: never reached by a probe
 DEPTH = 200_000  # deep enough to have crashed the recursive readers
+# A probe's files entry for where its stdout goes: "closed" or a path.
+STDOUT = "<stdout>"
+# A probe's files entry for a file size limit (ulimit -f) in bytes.
+FSIZE = "<fsize>"
 
 
 def deep_json(depth):
@@ -93,6 +98,10 @@ def probes(partials):
         ("alpha 0 (the detector's range)",
          [p, "history", "changes", "--alpha", "0"],
          "--alpha: got '0'; accepted: a number in (0, 1)", {}),
+        ("capstone target-utilisation 0 (the range --help shows)",
+         [p, "capstone", "--calibration", REFERENCE, "--target-utilisation",
+          "0"], "--target-utilisation: got '0'; accepted: a number in (0, 1]",
+         {}),
         ("compare alpha 0", [p, "compare", "a", "b", "--alpha", "0"],
          "accepted: a number in (0, 1)", {}),
         ("orders-service scale 20", [p, "orders-service", "--scale", "20"],
@@ -190,8 +199,8 @@ def probes(partials):
         ("unknown option before required",
          [p, "models", "mmc", "--bogus", "1"], "unknown option '--bogus'", {}),
         ("conversion says where to look",
-         [p, "models", "usl", "--sigma", "0.1", "--kappa", "0.01", "--n",
-          "x"], "--n", {}),
+         [p, "models", "usl", "--sigma", "0.1", "--kappa", "0.01",
+          "--workers", "x"], "--workers", {}),
         ("partial of 100000 shards",
          [p, "sweep-merge", "part.json"], "and 99989 more", {
              "part.json": partials["many_shards"]}),
@@ -235,14 +244,31 @@ def probes(partials):
         ("usl kappa 1e-320",
          [p, "models", "usl", "--sigma", "0.05", "--kappa", "1e-320"], "2^53",
          {}),
-        ("amdahl n 1e-320",
-         [p, "models", "amdahl", "--serial", "0.1", "--n", "1e-320"], "--n",
-         {}),
+        ("amdahl workers 1e-320",
+         [p, "models", "amdahl", "--serial", "0.1", "--workers", "1e-320"],
+         "--workers", {}),
         ("mva servers 2^31 - 1",
          [p, "models", "mva", "--station",
           "cpu:demand_ms=10,servers=2147483647"], "servers", {}),
         ("load rate 1e-300", [p, "load", LOOPBACK, "--rate", "1e-300"],
          "--rate", {}),
+        # Output that cannot be written is no success; a closed stdout is
+        # refused before a file of perflab's could take its number.
+        ("stdout on a full disk", [p, "models", "tour"],
+         "could not be written to stdout", {STDOUT: "/dev/full"}),
+        ("stdout on a full disk, help", [p, "sim", "--help"],
+         "could not be written to stdout", {STDOUT: "/dev/full"}),
+        ("stdout closed", [p, "sweep", "mmc", "--set", "customers=2000",
+                           "--out", "s.json"],
+         "stdout is closed", {STDOUT: "closed"}),
+        # A file past ulimit -f is a write error (SIGXFSZ killed perflab and
+        # left the temporary file).
+        ("dataset past ulimit -f",
+         [p, "fixtures", "build", "--scale", "0.001", "--out", "x.db"],
+         "x.db", {FSIZE: 4096}),
+        ("sweep output past ulimit -f",
+         [p, "sweep", "mmc", "--set", "customers=2000", "--out", "s.json"],
+         "s.json", {FSIZE: 100}),
         # Every reader bounded.
         ("sweep-merge deep JSON", [p, "sweep-merge", "deep.json"], "deep.json",
          {"deep.json": deep_json(DEPTH)}),
@@ -338,8 +364,32 @@ def help_states_range(argv, err):
     return []
 
 
+def run_with_stdout(argv, work, env, stdout_to, fsize=None):
+    """Runs a probe with stdout captured, or on /dev/full, or closed; under
+    a file size limit when fsize is given."""
+
+    def limit():
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if stdout_to == "closed":
+            os.close(1)
+
+    if stdout_to is None:
+        return subprocess.run(argv, cwd=work, env=env, capture_output=True,
+                              preexec_fn=limit, timeout=120, check=False)
+    if stdout_to == "closed":
+        return subprocess.run(argv, cwd=work, env=env, stderr=subprocess.PIPE,
+                              preexec_fn=limit, timeout=120, check=False)
+    with open(stdout_to, "wb") as out:
+        return subprocess.run(argv, cwd=work, env=env, stdout=out,
+                              stderr=subprocess.PIPE, timeout=120, check=False)
+
+
 def check(name, argv, mentions, files, outside):
     failures = []
+    files = dict(files)
+    stdout_to = files.pop(STDOUT, None)
+    fsize = files.pop(FSIZE, None)
     with tempfile.TemporaryDirectory(prefix="perflab-contract-") as work:
         os.mkdir(os.path.join(work, "tmp"))
         os.mkdir(os.path.join(work, "home"))
@@ -353,8 +403,7 @@ def check(name, argv, mentions, files, outside):
         before = snapshot(work)
         env = dict(os.environ, TMPDIR=os.path.join(work, "tmp"),
                    HOME=os.path.join(work, "home"))
-        res = subprocess.run(argv, cwd=work, env=env, capture_output=True,
-                             timeout=120, check=False)
+        res = run_with_stdout(argv, work, env, stdout_to, fsize)
         err = res.stderr.decode("utf-8", "replace")
         if res.returncode != 2:
             failures.append(f"exit {res.returncode}, want 2")

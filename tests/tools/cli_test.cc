@@ -6,6 +6,9 @@
 #include "tools/perflab/cli.h"
 
 #include <cstdint>
+#include <ostream>
+#include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -139,7 +142,10 @@ TEST(CliHelpDefaults, CompareIsCompareOptions) {
 TEST(CliHelpDefaults, ModelsLaws) {
   EXPECT_EQ(ShownNumber({"models", "little"}, "--headroom"),
             case_study::kLittleHeadroom);
-  EXPECT_EQ(Shown({"models", "amdahl"}, "--n"), "1,2,4,...,64");
+  EXPECT_EQ(Shown({"models", "amdahl"}, "--workers"), "1,2,4,...,64");
+  EXPECT_EQ(Shown({"models", "usl"}, "--workers"), "1,2,4,...,64");
+  EXPECT_EQ(Shown({"models", "percentiles"}, "--percentiles"),
+            "50,90,95,...,99.9");
   EXPECT_EQ(ShownNumber({"models", "what-if"}, "--speedup"), 10);
   EXPECT_TRUE(absl::StrContains(
       FlagHelp({"models", "what-if"}, "--stage"),
@@ -263,15 +269,30 @@ TEST(CliValidators, RatesAndCountsAreBoundedBothWays) {
   testing::ExpectOneLineExit2({"load", "http://127.0.0.1:9/", "--rate", "2e9"},
                               "--rate");
   testing::ExpectOneLineExit2(
-      {"models", "amdahl", "--serial", "0.1", "--n", "1e-320"},
+      {"models", "amdahl", "--serial", "0.1", "--workers", "1e-320"},
       "a number in [1, 1e+09]");
-  testing::ExpectOneLineExit2(
-      {"models", "usl", "--sigma", "0.1", "--kappa", "0.01", "--n", "2e9"},
-      "--n");
-  EXPECT_EQ(
-      testing::RunCli({"models", "amdahl", "--serial", "0.1", "--n", "1,1e9"})
-          .code,
-      0);
+  testing::ExpectOneLineExit2({"models", "usl", "--sigma", "0.1", "--kappa",
+                               "0.01", "--workers", "2e9"},
+                              "--workers");
+  EXPECT_EQ(testing::RunCli(
+                {"models", "amdahl", "--serial", "0.1", "--workers", "1,1e9"})
+                .code,
+            0);
+}
+
+// A number with spaces around it is refused by the check, naming it, before
+// CLI11's own conversion could refuse "5 " in its words.
+TEST(CliValidators, SpacesAroundANumberAreRefused) {
+  for (const char* v : {"5 ", " 5"}) {
+    testing::ExpectOneLineExit2(
+        {"models", "mg1", "--arrival-rate-per-s", v, "--mean-service-ms", "1"},
+        absl::StrCat("--arrival-rate-per-s: got '", v,
+                     "'; accepted: a finite number > 0"));
+  }
+  EXPECT_EQ(RunCli({"models", "mg1", "--arrival-rate-per-s", "5",
+                    "--mean-service-ms", "1"})
+                .code,
+            0);
 }
 
 TEST(CliEachNameOnce, RefusesARepeatedName) {
@@ -279,6 +300,31 @@ TEST(CliEachNameOnce, RefusesARepeatedName) {
   absl::Status s = EachNameOnce("--stage", {"db=5", "app=1", "db=6"});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(s.message(), "'db' given twice")) << s;
+}
+
+// A stream that takes no byte, as stdout does on a full disk.
+class FullBuffer : public std::streambuf {
+ protected:
+  int_type overflow(int_type) override { return traits_type::eof(); }
+  std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
+};
+
+// Output that could not be written is exit 2 and one line, not the 0 the
+// command (or its --help) would have returned.
+TEST(CliContract, OutputThatCannotBeWrittenIsNoSuccess) {
+  for (std::vector<const char*> argv :
+       {std::vector<const char*>{"perflab", "models", "tour"},
+        std::vector<const char*>{"perflab", "sim", "--help"}}) {
+    FullBuffer full;
+    std::ostream out(&full);
+    std::ostringstream err;
+    EXPECT_EQ(Main(static_cast<int>(argv.size()), argv.data(), out, err), 2)
+        << argv[1];
+    EXPECT_TRUE(absl::StartsWith(
+        err.str(), "perflab: the output could not be written to stdout; "))
+        << err.str();
+    EXPECT_EQ(err.str().find('\n'), err.str().size() - 1) << err.str();
+  }
 }
 
 TEST(CliContract, EmptyValuesAndUnknownOptionsNamedFirst) {

@@ -1,5 +1,7 @@
 // `perflab models ...` end to end, in-process: JSON fields scripts rely on,
 // and one clear line with exit code 2 for each kind of bad input.
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,8 @@ rapidjson::Document Json(std::vector<std::string> args) {
 }
 
 TEST(ModelsCli, UslJsonFields) {
-  auto d = Json({"models", "usl", "--sigma", "0.05", "--kappa", "0.002", "--n",
-                 "12,64", "--format", "json"});
+  auto d = Json({"models", "usl", "--sigma", "0.05", "--kappa", "0.002",
+                 "--workers", "12,64", "--format", "json"});
   EXPECT_EQ(d["peak_n"].GetInt(), 22);
   EXPECT_NEAR(d["peak_capacity"].GetDouble(), 7.40, 0.005);
   ASSERT_EQ(d["points"].Size(), 2u);
@@ -30,7 +32,7 @@ TEST(ModelsCli, UslJsonFields) {
 }
 
 TEST(ModelsCli, AmdahlJsonFields) {
-  auto d = Json({"models", "amdahl", "--serial", "0.05", "--n", "16,64",
+  auto d = Json({"models", "amdahl", "--serial", "0.05", "--workers", "16,64",
                  "--format", "json"});
   EXPECT_NEAR(d["limit"].GetDouble(), 20, 1e-9);
   ASSERT_EQ(d["points"].Size(), 2u);
@@ -71,6 +73,78 @@ TEST(ModelsCli, LittleFromInFlight) {
   EXPECT_NEAR(d["w_s"].GetDouble(), 0.060, 1e-12);
   EXPECT_EQ(d["pool_minimum"].GetInt(), 15);
   EXPECT_EQ(d["pool_with_headroom"].GetInt(), 20);
+}
+
+// The worker counts are --workers, as `sim usl`'s key is: the old one-letter
+// name is refused with the names that are accepted.
+TEST(ModelsCli, WorkerCountsAreWorkers) {
+  testing::ExpectOneLineExit2(
+      {"models", "amdahl", "--serial", "0.1", "--n", "4"},
+      "unknown option '--n'; accepted: --serial, --workers, --format");
+  testing::ExpectOneLineExit2(
+      {"models", "usl", "--sigma", "0.1", "--kappa", "0.01", "--n", "4"},
+      "unknown option '--n'; accepted: --sigma, --kappa, --workers, --format");
+  // N = 4, s = 0.5: 1 / (0.5 + 0.5 / 4) = 1.6, by hand.
+  auto d = Json({"models", "amdahl", "--serial", "0.5", "--workers", "4",
+                 "--format", "json"});
+  ASSERT_EQ(d["points"].Size(), 1u);
+  EXPECT_NEAR(d["points"][0]["speedup"].GetDouble(), 1.6, 1e-12);
+}
+
+// With s = 0 there is no limit to print (1/s is no number): the field is
+// left out and a note says why; the speed-up is N itself, by hand.
+TEST(ModelsCli, AmdahlWithoutASerialPartHasNoLimit) {
+  for (const char* s : {"0", "1e-320"}) {
+    auto d = Json({"models", "amdahl", "--serial", s, "--workers", "1,64",
+                   "--format", "json"});
+    EXPECT_FALSE(d.HasMember("limit")) << s;
+    ASSERT_EQ(d["points"].Size(), 2u);
+    EXPECT_EQ(d["points"][1]["speedup"].GetDouble(), 64) << s;
+  }
+}
+
+// Inputs whose results would not be numbers are refused, naming the range:
+// stages of 1e308 ms (their total is infinite), a speed-up of 1e-320 (a new
+// total of ms / k overflows) and a service cv of 1e200 (its square does).
+TEST(ModelsCli, WhatIfAndMg1BoundedSoResultsAreNumbers) {
+  testing::ExpectOneLineExit2(
+      {"models", "what-if", "--stage", "db=1e308", "--stage", "app=1e308"},
+      "accepted: NAME=MS with MS in [0, 1e+09]");
+  testing::ExpectOneLineExit2({"models", "what-if", "--speedup", "1e-320"},
+                              "--speedup: got '1e-320'; accepted: a number in");
+  testing::ExpectOneLineExit2(
+      {"models", "mg1", "--arrival-rate-per-s", "0.5", "--mean-service-ms",
+       "1000", "--service-cv", "1e200"},
+      "--service-cv: got '1e200'; accepted: a number in [0, 100]");
+  // At the bounds: M/G/1 with rho 0.5, S 1 s, cv 100: Wq = rho S (1 + cv^2)
+  // / (2 (1 - rho)) = 0.5 x 10001 / 1 = 5000.5 s.
+  auto d =
+      Json({"models", "mg1", "--arrival-rate-per-s", "0.5", "--mean-service-ms",
+            "1000", "--service-cv", "100", "--format", "json"});
+  EXPECT_NEAR(d["mean_wait_s"].GetDouble(), 5000.5, 1e-9);
+  auto w = Json({"models", "what-if", "--stage", "db=1e9", "--speedup", "1e-9",
+                 "--format", "json"});
+  EXPECT_EQ(w["total_ms"].GetDouble(), 1e9);
+}
+
+// The percentiles asked for are --percentiles; --p is refused. Over 1..200
+// the nearest rank of p is ceil(p / 100 x 200): p25 is the 50th value, 50,
+// and p99.5 the 199th, 199.
+TEST(ModelsCli, PercentilesAskedForArePercentiles) {
+  const std::string file = ::testing::TempDir() + "/models_cli_1_to_200.txt";
+  {
+    std::ofstream f(file);
+    for (int i = 1; i <= 200; ++i) f << i << "\n";
+  }
+  testing::ExpectOneLineExit2(
+      {"models", "percentiles", "--input", file, "--p", "50"},
+      "unknown option '--p'; accepted: --input, --percentiles, --format");
+  auto d = Json({"models", "percentiles", "--input", file, "--percentiles",
+                 "25,99.5", "--format", "json"});
+  ASSERT_EQ(d["percentiles"].Size(), 2u);
+  EXPECT_EQ(d["percentiles"][0]["value"].GetDouble(), 50);
+  EXPECT_EQ(d["percentiles"][1]["value"].GetDouble(), 199);
+  std::remove(file.c_str());
 }
 
 TEST(ModelsCli, WhatIfDefaultsToTheSeedBreakdown) {

@@ -93,15 +93,15 @@ std::vector<std::function<Args(Draw&)>> Commands(const std::string& file) {
         return a;
       },
       [](Draw& d) {
-        return Args{"models",   "amdahl",
-                    "--serial", Draw::Text(d.Uniform(0, 0.999999)),
-                    "--n",      d.List(3, 1, 1e9)};
+        return Args{"models",    "amdahl",
+                    "--serial",  Draw::Text(d.Uniform(0, 0.999999)),
+                    "--workers", d.List(3, 1, 1e9)};
       },
       [](Draw& d) {
-        return Args{"models",  "usl",
-                    "--sigma", Draw::Text(d.Uniform(0, 1)),
-                    "--kappa", Draw::Text(d.Log(1e-320, 1e300)),
-                    "--n",     d.List(2, 1, 1e9)};
+        return Args{"models",    "usl",
+                    "--sigma",   Draw::Text(d.Uniform(0, 1)),
+                    "--kappa",   Draw::Text(d.Log(1e-320, 1e300)),
+                    "--workers", d.List(2, 1, 1e9)};
       },
       [](Draw& d) {
         Args a = {"models", "usl-fit"};
@@ -175,7 +175,8 @@ std::vector<std::function<Args(Draw&)>> Commands(const std::string& file) {
         FILE* f = std::fopen(file.c_str(), "w");
         std::fputs(text.c_str(), f);
         std::fclose(f);
-        return Args{"models", "percentiles", "--input", file, "--p", "50,99"};
+        return Args{"models", "percentiles",   "--input",
+                    file,     "--percentiles", "50,99"};
       },
   };
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rapidjson/document.h"
@@ -63,6 +64,22 @@ TEST(MvaCommand, TwoClassesOfOneClientEach) {
               1e-9);
   EXPECT_NEAR(d["classes"][1]["response_ms"].GetDouble(), 200 * 1.2 / 1.1,
               1e-9);
+}
+
+// A subnormal demand made the throughput N / D infinite (nan and inf in the
+// table): a nonzero demand lies in [1 ps, 1e9 s]. 1e-9 ms is 1e-12 s, the
+// smallest taken: 3 clients without think time keep its one server busy,
+// R = N D = 3e-12 s and X = N / R = 1 / D = 1e12 req/s.
+TEST(MvaCommand, DemandsThatGiveNoNumberAreRefused) {
+  for (const char* d : {"1e-320", "1e-10", "1e300"}) {
+    testing::ExpectOneLineExit2(
+        {"models", "mva", "--station", absl::StrCat("cpu:demand_ms=", d),
+         "--clients", "3"},
+        "s; accepted: 0 or a number in [1e-12, 1e+09] s");
+  }
+  auto j = Json({"models", "mva", "--station", "cpu:demand_ms=1e-9",
+                 "--clients", "3", "--format", "json"});
+  EXPECT_NEAR(j["clients"][0]["throughput_per_s"].GetDouble(), 1e12, 1e-3);
 }
 
 TEST(MvaCommand, BadInputIsOneLineExitTwoNothingOnStdout) {

@@ -21,6 +21,7 @@
 #include "bench/lab/dataset.h"
 #include "core/case_study.h"
 #include "core/cpu_time.h"
+#include "core/parallel.h"
 #include "models/cost.h"
 #include "models/median.h"
 #include "tools/capstone/orders_service_process.h"
@@ -120,13 +121,23 @@ struct Paths {
 // before the loop; Take() waits for the second reading.
 class SchedSampler {
  public:
-  SchedSampler(pid_t pid, uint16_t port, double window_s)
-      : thread_([this, pid, port, window_s] { Run(pid, port, window_s); }) {}
+  SchedSampler() = default;
   ~SchedSampler() {
     if (thread_.joinable()) thread_.join();
   }
   SchedSampler(const SchedSampler&) = delete;
   SchedSampler& operator=(const SchedSampler&) = delete;
+
+  // A thread the system refuses (ulimit -u) is its one line: the caller
+  // stops the step's service and returns it.
+  absl::Status Start(pid_t pid, uint16_t port, double window_s) {
+    absl::StatusOr<std::thread> t = core::StartThread(
+        "the run-queue sampler's thread (capstone --real)",
+        [this, pid, port, window_s] { Run(pid, port, window_s); });
+    if (!t.ok()) return t.status();
+    thread_ = std::move(*t);
+    return absl::OkStatus();
+  }
 
   // Per request: cpu us, wait us, slices; nullopt if a reading failed.
   std::optional<std::array<double, 3>> Take() {
@@ -154,7 +165,7 @@ class SchedSampler {
   }
 
   std::optional<std::array<double, 3>> result_;
-  std::thread thread_;  // last: started once result_ exists
+  std::thread thread_;
 };
 
 // The step's canary; one that cannot run says so on the progress line and
@@ -443,7 +454,9 @@ absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
       // and wrk is not waited for here.
       const double self_before = core::ProcessCpuSeconds();
       load.duration_s = o.closed_s;
-      SchedSampler sampler(child->pid(), child->port(), o.closed_s);
+      SchedSampler sampler;
+      failure = sampler.Start(child->pid(), child->port(), o.closed_s);
+      if (!failure.ok()) break;
       absl::StatusOr<http::LoadResult> closed = http::RunLoad(load);
       if (const auto per = sampler.Take(); per.has_value()) {
         rep.cpu_us.push_back((*per)[0]);

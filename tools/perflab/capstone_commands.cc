@@ -60,19 +60,6 @@ struct CapstoneArgs {
   std::string json;  // the run's JSON, rendered by --format json
 };
 
-CLI::Validator UtilisationRange() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        double v = 0;
-        if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || v <= 0 ||
-            v > 1) {
-          return absl::StrCat("got '", text, "'; accepted: a number in (0, 1]");
-        }
-        return "";
-      },
-      "NUMBER");
-}
-
 core::Document StepList() {
   core::Document doc("capstone steps: each changes one setting of the model");
   core::Table& t = doc.AddTable(
@@ -437,7 +424,7 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
   cmd->add_option("--target-utilisation", a->cost.target_utilisation,
                   WithDefault("share of the measured RPS planned for",
                               DefaultText(a->cost.target_utilisation)))
-      ->check(UtilisationRange());
+      ->check(PositiveAtMost(1));
   cmd->add_option("--format", a->format,
                   WithDefault("output: " + absl::StrJoin(Formats(), ", "),
                               DefaultText(a->format)))

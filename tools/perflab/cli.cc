@@ -32,7 +32,11 @@ CLI::Validator NumberIn(const std::string& what,
   return CLI::Validator(
       [what, ok](std::string& text) -> std::string {
         double v = 0;
-        if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || !ok(v)) {
+        // Spaces around the number are refused, as IntIn does: SimpleAtod
+        // would take "5 " that CLI11 then cannot convert.
+        if (text.empty() || absl::ascii_isspace(text.front()) ||
+            absl::ascii_isspace(text.back()) || !absl::SimpleAtod(text, &v) ||
+            !std::isfinite(v) || !ok(v)) {
           return absl::StrCat(Given(text), "; accepted: ", what);
         }
         return "";
@@ -392,8 +396,10 @@ void Registry::Produces(CLI::App* cmd, Runner run, bool csv, Emit emit) {
   });
 }
 
-int Main(int argc, const char* const* argv, std::ostream& out,
-         std::ostream& err) {
+namespace {
+
+int RunMain(int argc, const char* const* argv, std::ostream& out,
+            std::ostream& err) {
   CLI::App app{
       "perflab: runnable lessons of service performance engineering.\n"
       "Every command prints an aligned table; add --format json for scripts.",
@@ -464,6 +470,23 @@ int Main(int argc, const char* const* argv, std::ostream& out,
   }
   out << core::Render(*doc, *format);
   return exit_code;
+}
+
+}  // namespace
+
+int Main(int argc, const char* const* argv, std::ostream& out,
+         std::ostream& err) {
+  const int code = RunMain(argc, argv, out, err);
+  // A table cut short by a full disk would otherwise read as a whole one.
+  if (!out.flush()) {
+    if (code != 2) {
+      err << "perflab: the output could not be written to stdout; accepted: "
+             "a stdout that takes it (a file system with room, an open "
+             "file)\n";
+    }
+    return 2;
+  }
+  return code;
 }
 
 }  // namespace perflab::cli

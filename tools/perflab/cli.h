@@ -132,7 +132,9 @@ absl::Status EachNameOnce(absl::string_view flag,
                           const std::vector<std::string>& settings);
 
 // Runs the whole CLI on argv; returns the process exit code. Output and
-// errors go to the given streams so tests can run it in-process.
+// errors go to the given streams so tests can run it in-process. Output that
+// `out` could not take (a full disk, a closed stdout) is one line on `err`
+// and exit 2, never a success.
 int Main(int argc, const char* const* argv, std::ostream& out,
          std::ostream& err);
 

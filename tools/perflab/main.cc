@@ -1,9 +1,39 @@
 // perflab: the command-line entry point. All logic lives in cli.cc and the
 // command families so it can be tested in-process.
+#include <fcntl.h>
+
+#include <cerrno>
+#include <csignal>
 #include <iostream>
 
 #include "tools/perflab/cli.h"
 
+namespace {
+
+// Whether standard stream `fd` was closed; a closed one is reopened on
+// /dev/null first, so that no file perflab opens later takes its number
+// (a table meant for stdout would land in a temporary file).
+bool ReopenIfClosed(int fd) {
+  if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) return false;
+  // The lowest free number: fd itself, as every lower one is open.
+  (void)::open("/dev/null", O_RDWR);
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // A file past the size limit (ulimit -f) is then a write error, which the
+  // writers report and clean up after, not a SIGXFSZ that kills the process
+  // and leaves its temporary file.
+  std::signal(SIGXFSZ, SIG_IGN);
+  ReopenIfClosed(0);
+  const bool stdout_closed = ReopenIfClosed(1);
+  ReopenIfClosed(2);
+  if (stdout_closed) {
+    std::cerr << "perflab: stdout is closed; accepted: an open stdout "
+                 "(>/dev/null to discard the output)\n";
+    return 2;
+  }
   return perflab::cli::Main(argc, argv, std::cout, std::cerr);
 }

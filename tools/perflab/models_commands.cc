@@ -42,6 +42,13 @@ constexpr double kMaxWorkers = 1e9;
 constexpr double kSeedSpeedup = 10;
 // M/G/1 with the exponential's cv of 1 is M/M/1.
 constexpr double kExponentialServiceCv = 1;
+// The what-if's bounds: a stage of at most about 11.6 days, sped up or slowed
+// down at most 1e9 times, so every total and new total is a finite number.
+constexpr double kMaxStageMs = 1e9;
+constexpr double kMinSpeedup = 1e-9, kMaxSpeedup = 1e9;
+// The largest service cv M/G/1 takes, as the simulator's service_cv: its
+// square stays finite.
+constexpr double kMaxServiceCv = 100;
 
 void AddUslTable(Document& doc, std::string key, std::string title,
                  double sigma, double kappa, const std::vector<double>& ns) {
@@ -176,15 +183,22 @@ void AddAmdahl(CLI::App* models, Registry& reg) {
   cmd->add_option("--serial", f->serial, "serial fraction s in [0, 1)")
       ->required()
       ->check(Fraction());
-  cmd->add_option("--n", f->n,
-                  WithDefault("worker counts in [1, 1e9], comma-separated",
-                              DefaultText(f->n)))
+  cmd->add_option(
+         "--workers", f->n,
+         WithDefault("worker counts N, comma-separated", DefaultText(f->n)))
       ->delimiter(',')
       ->check(NumberBetween(1, kMaxWorkers));
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     Document doc(absl::StrCat("Amdahl: serial fraction ", f->serial));
-    doc.Set("serial", "serial fraction s", f->serial, 3)
-        .Set("limit", "limit 1/s (x)", models::AmdahlLimit(f->serial), 1);
+    doc.Set("serial", "serial fraction s", f->serial, 3);
+    const double limit = models::AmdahlLimit(f->serial);
+    if (std::isfinite(limit)) {
+      doc.Set("limit", "limit 1/s (x)", limit, 1);
+    } else {
+      // s = 0 (or one so small 1/s is beyond a double): no printed number.
+      doc.Note(absl::StrCat("serial fraction ", f->serial,
+                            ": no limit, the speed-up grows with N"));
+    }
     AddAmdahlTable(doc, "points", "Speed-up with N workers", f->serial, f->n);
     return doc;
   });
@@ -208,7 +222,7 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
   cmd->add_option(
          "--speedup", f->k,
          WithDefault("factor k applied to each stage", DefaultText(f->k)))
-      ->check(Positive());
+      ->check(NumberBetween(kMinSpeedup, kMaxSpeedup));
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     if (absl::Status s = EachNameOnce("--stage", f->stages); !s.ok()) return s;
     std::vector<models::Stage> stages;
@@ -216,9 +230,10 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
       std::pair<std::string, std::string> kv = absl::StrSplit(s, '=');
       double ms = 0;
       if (kv.first.empty() || !absl::SimpleAtod(kv.second, &ms) ||
-          !std::isfinite(ms) || ms < 0) {
+          !std::isfinite(ms) || ms < 0 || ms > kMaxStageMs) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "--stage: got '", s, "'; accepted: NAME=MS with MS >= 0"));
+            "--stage: got '", s, "'; accepted: NAME=MS with MS in [0, ",
+            DefaultText(kMaxStageMs), "]"));
       }
       stages.push_back({kv.first, ms});
     }
@@ -251,7 +266,9 @@ void AddUsl(CLI::App* models, Registry& reg) {
                                DefaultText(case_study::kUslKappa), ")"))
       ->required()
       ->check(Positive());
-  cmd->add_option("--n", f->n, "N values in [1, 1e9], comma-separated")
+  cmd->add_option(
+         "--workers", f->n,
+         WithDefault("worker counts N, comma-separated", DefaultText(f->n)))
       ->delimiter(',')
       ->check(NumberBetween(1, kMaxWorkers));
   reg.Produces(cmd, [f]() -> StatusOrDoc {
@@ -394,7 +411,7 @@ void AddMg1(CLI::App* models, Registry& reg) {
   cmd->add_option(
          "--service-cv", f->cv,
          WithDefault("coefficient of variation of service", DefaultText(f->cv)))
-      ->check(NonNegative());
+      ->check(NumberBetween(0, kMaxServiceCv));
   reg.Produces(cmd, [f]() -> StatusOrDoc {
     absl::StatusOr<models::QueueMetrics> m =
         models::MG1(f->lambda, f->service_ms / 1000, f->cv);
@@ -461,7 +478,9 @@ void AddPercentiles(CLI::App* models, Registry& reg) {
   cmd->add_option("--input", f->input,
                   "file with one number per line ('-' = stdin)")
       ->required();
-  cmd->add_option("--p", f->p, "percentiles in (0, 100], comma-separated")
+  cmd->add_option(
+         "--percentiles", f->p,
+         WithDefault("percentiles p, comma-separated", DefaultText(f->p)))
       ->delimiter(',')
       ->check(Percent());
   reg.Produces(cmd, [f]() -> StatusOrDoc {

@@ -141,8 +141,8 @@ def usl(perflab, out):
     sigma, kappa = field(doc, "fitted_sigma"), field(doc, "fitted_kappa")
     top = max(r["n"] for r in rows)
     dense = ",".join(str(n) for n in range(1, int(top) + 1))
-    fit = perflab.json("models", "usl", "--sigma", repr(sigma), "--kappa", repr(kappa), "--n", dense)
-    amdahl = perflab.json("models", "amdahl", "--serial", repr(sigma), "--n", dense)
+    fit = perflab.json("models", "usl", "--sigma", repr(sigma), "--kappa", repr(kappa), "--workers", dense)
+    amdahl = perflab.json("models", "amdahl", "--serial", repr(sigma), "--workers", dense)
     fig, (ax,) = style.figure(title="Universal Scalability Law: throughput peaks, then falls")
     curve = table(fit, "points")
     ax.plot(column(curve, "n"), column(curve, "capacity"), color=C[0],
@@ -162,8 +162,8 @@ def usl(perflab, out):
     cols = ["n", "throughput_per_s", "capacity", "usl_capacity"]
     return [Section("usl", "Universal Scalability Law", cols, [[r[c] for c in cols] for r in rows],
                     para, ["perflab " + " ".join(args),
-                           f"perflab models usl --sigma {sigma!r} --kappa {kappa!r} --n 1,...,{top}",
-                           f"perflab models amdahl --serial {sigma!r} --n 1,...,{top}"])]
+                           f"perflab models usl --sigma {sigma!r} --kappa {kappa!r} --workers 1,...,{top}",
+                           f"perflab models amdahl --serial {sigma!r} --workers 1,...,{top}"])]
 
 
 HOCKEY_UTIL = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.75,0.8,0.85,0.9,0.95"
