@@ -328,6 +328,35 @@ TEST(CalibrationIo, CoreCountsAreBounded) {
   ExpectBad(ValidJson("effective_cores", entry("1e9")), "out of range");
 }
 
+TEST(CalibrationIo, CostsAreBoundedAtAThousandSeconds) {
+  // A cost is a time per piece of a request: 1000 s (1e9 us, 1e6 ms) is
+  // accepted, a little more is refused, in every time field, so no
+  // request's sum of pieces leaves the simulator's range.
+  int checked = 0;
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    const std::string unit(f.unit);
+    if (unit != "us" && unit != "ms") continue;
+    const std::string max = unit == "us" ? "1e9" : "1e6";
+    const std::string over = unit == "us" ? "1.5e9" : "1.5e6";
+    const auto entry = [&](const std::string& value) {
+      return absl::StrCat("\"", std::string(f.name), R"(": {"value": )", value,
+                          R"(, "unit": ")", unit, R"(", "source": "s", )",
+                          R"("provenance": {"kind": "assumed", "why": "w"}})");
+    };
+    EXPECT_TRUE(
+        ParseCalibration(ValidJson(std::string(f.name), entry(max))).ok())
+        << f.name;
+    ExpectBad(ValidJson(std::string(f.name), entry(over)),
+              absl::StrCat("'", std::string(f.name), "': value ",
+                           unit == "us" ? "1.5e+09" : "1.5e+06",
+                           " is out of range; accepted: a finite number in "
+                           "[0, ",
+                           unit == "us" ? "1e+09" : "1e+06", "] ", unit));
+    ++checked;
+  }
+  EXPECT_GT(checked, 40);  // every time field, not a few
+}
+
 TEST(CalibrationIo, NonFiniteValue) {
   // JSON has no NaN or Infinity: they are malformed; a huge exponent too.
   ExpectBad(WithFirst(absl::StrCat(R"({"value": NaN, "unit": ")", FirstUnit(),

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/status/status.h"
@@ -316,6 +317,21 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
   return s;
 }
 
+}  // namespace
+
+double MaxCalibrationValue(std::string_view unit) {
+  // A core count becomes the simulated CPU's servers: a billion of them is
+  // no machine, and would exhaust memory before saying so. A cost of 1e300
+  // us is finite, but a request's sum of them, in the simulator's integer
+  // nanoseconds, is not.
+  if (unit == "cores") return kMaxCalibrationCores;
+  if (unit == "us") return kMaxCalibrationCostUs;
+  if (unit == "ms") return kMaxCalibrationCostMs;
+  return std::numeric_limits<double>::infinity();
+}
+
+namespace {
+
 // Reads one entry of "fields" into `out`, its source and provenance.
 absl::Status ReadField(const sim::CalibrationField& field,
                        const rapidjson::Value& entry, sim::Calibration& out,
@@ -349,13 +365,11 @@ absl::Status ReadField(const sim::CalibrationField& field,
         absl::StrCat(where, ": value ", v, " is out of range; accepted: ",
                      "a finite number >= 0 in ", std::string(field.unit)));
   }
-  // A core count becomes the simulated CPU's servers: a billion of them is
-  // no machine, and would exhaust memory before saying so.
-  if (std::string_view(field.unit) == "cores" && v > kMaxCalibrationCores) {
+  if (const double max = MaxCalibrationValue(field.unit); v > max) {
     return Bad(absl::StrCat(where, ": value ", v,
                             " is out of range; accepted: a finite number in "
                             "[0, ",
-                            kMaxCalibrationCores, "] cores"));
+                            max, "] ", std::string(field.unit)));
   }
   auto unit = entry.FindMember("unit");
   if (unit == entry.MemberEnd() || !unit->value.IsString() ||

@@ -38,6 +38,15 @@ inline constexpr char kDefaultCalibrationPath[] = "reports/calibration.json";
 // The largest core count a calibration field may hold (effective_cores,
 // generator_cores): far beyond any machine, small enough to simulate.
 inline constexpr double kMaxCalibrationCores = 1024;
+// The largest time a calibration cost field may hold, 1000 s per piece of
+// a request, in each time unit: far beyond any service's cost, small enough
+// that a request's sum of pieces and the percentiles of a run stay finite.
+inline constexpr double kMaxCalibrationCostUs = 1e9;
+inline constexpr double kMaxCalibrationCostMs = 1e6;
+
+// The largest value a field in `unit` accepts (+inf: only finiteness bounds
+// it); the single definition the reader checks and the README states.
+double MaxCalibrationValue(std::string_view unit);
 
 struct CalibrationFile {
   std::string name;         // short identity, e.g. "seed-h2" or "this-machine"
