@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "models/histogram.h"
 #include "sim/random.h"
 #include "sim/resource.h"
@@ -78,6 +79,29 @@ Process Source(Model& m) {
   }
 }
 
+// The run's expected simulated span, every customer (warm-up too) over the
+// rate they leave at, must stay far inside the clock's int64 nanoseconds
+// (9.2e9 s): past it the clock wraps and the waits, their interval and the
+// throughput become nonsense. 1e8 s leaves a factor of 92 for the spread of
+// the draws.
+constexpr double kMaxSpanS = 1e8;
+
+absl::Status CheckSpan(const MmcOptions& o) {
+  const int64_t warmup =
+      o.warmup_customers >= 0 ? o.warmup_customers : o.customers / 10;
+  const double rate =
+      std::min(o.arrival_rate_per_s,
+               static_cast<double>(o.servers) * o.service_rate_per_s);
+  const double span_s = static_cast<double>(warmup + o.customers) / rate;
+  if (span_s <= kMaxSpanS) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      warmup + o.customers,
+      " customers (warm-up included) at min(arrival_rate_per_s, servers x "
+      "service_rate_per_s) = ",
+      rate, "/s span ", span_s, " s of simulated time; accepted: at most ",
+      kMaxSpanS, " s (raise the rates or lower customers)"));
+}
+
 }  // namespace
 
 absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
@@ -87,6 +111,7 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
         "mmc: servers >= 1, rates > 0, customers >= 1 and service_cv >= 0 "
         "required");
   }
+  if (absl::Status s = CheckSpan(o); !s.ok()) return s;
   const double mean_service_ns = 1e9 / o.service_rate_per_s;
   Dist st = Dist::Exp(mean_service_ns);
   if (o.service == MmcOptions::Service::kDet)

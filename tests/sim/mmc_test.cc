@@ -127,4 +127,42 @@ TEST(MmcTest, BatchMeansIntervalCoversErlangCAndShrinksWithCustomers) {
 }
 
 }  // namespace
+TEST(MmcSpanTest, RefusesARunWhoseClockWouldWrap) {
+  // 2000 customers leaving at min(1e9, 1 x 1e-9) = 1e-9/s span 2000 / 1e-9
+  // = 2e12 s, past the int64 nanosecond clock's 9.2e9 s: refused, not run
+  // into a wrapped clock whose waits and interval are not numbers.
+  MmcOptions o;
+  o.servers = 1;
+  o.arrival_rate_per_s = 1e9;
+  o.service_rate_per_s = 1e-9;
+  o.customers = 2000;
+  o.warmup_customers = 0;
+  absl::StatusOr<MmcResult> r = RunMmc(o);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find(
+                "span 2e+12 s of simulated time; accepted: at most 1e+08 s"),
+            std::string::npos)
+      << r.status();
+}
+
+TEST(MmcSpanTest, BoundIsOneHundredMillionSimulatedSeconds) {
+  // 100 customers at 1e-6/s (service 1/s, so arrivals set the pace) span
+  // 100 / 1e-6 = 1e8 s: accepted, with every figure finite; one customer
+  // more, 1.01e8 s, is refused.
+  MmcOptions o;
+  o.servers = 1;
+  o.arrival_rate_per_s = 1e-6;
+  o.service_rate_per_s = 1;
+  o.customers = 100;
+  o.warmup_customers = 0;
+  absl::StatusOr<MmcResult> r = RunMmc(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(std::isfinite(r->mean_wait_s));
+  EXPECT_TRUE(std::isfinite(r->mean_wait_ci95_s));
+  EXPECT_TRUE(std::isfinite(r->throughput_per_s));
+  EXPECT_FALSE(r->unstable);
+  o.customers = 101;
+  EXPECT_EQ(RunMmc(o).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace perflab::sim
