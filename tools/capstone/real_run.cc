@@ -385,14 +385,23 @@ void RunWrkWitness(uint16_t port, const WrkScript& script, const RealOptions& o,
 
 }  // namespace
 
-absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
+namespace {
+
+// The protocol's own options, checked before any service starts.
+absl::Status CheckRealOptions(const RealOptions& o) {
   if (o.steps.empty() || o.repeats < 1 || o.clients < 1 || !(o.closed_s > 0) ||
       !(o.open_s > 0) || !(o.warmup_s >= 0) || !(o.open_rate_per_s > 0)) {
     return absl::InvalidArgumentError(
         "capstone --real: accepted steps, repeats >= 1, clients >= 1 and "
         "positive durations and rate");
   }
-  if (absl::Status s = CheckDb(o.db); !s.ok()) return s;
+  return CheckDb(o.db);
+}
+
+}  // namespace
+
+absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
+  if (absl::Status s = CheckRealOptions(o); !s.ok()) return s;
   RealComparison out;
   out.steps = o.steps;
   out.db = o.db;
