@@ -5,7 +5,6 @@
 // processes did work the real CPU counts and the table shows apart. Where the
 // server binaries are absent the binary exits 77 (ctest's SKIP_RETURN_CODE)
 // with the line that names the package.
-#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -68,14 +67,3 @@ TEST(CapstoneRealPg, StepsRunOnPostgresWithItsCpuCounted) {
 
 }  // namespace
 }  // namespace perflab::capstone
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  auto bin = perflab::lab::FindPgBinDir();
-  if (!bin.ok()) {
-    std::fprintf(stderr, "SKIP: %s\n",
-                 std::string(bin.status().message()).c_str());
-    return 77;
-  }
-  return RUN_ALL_TESTS();
-}
