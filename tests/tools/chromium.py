@@ -32,7 +32,9 @@ def find_binary():
 
 
 class Chromium:
-    def __init__(self, binary, scratch, timeout_s=60):
+    # A guard against a hung browser, not a speed check: on a machine whose
+    # two cores run five builds a page took over 60 s to answer.
+    def __init__(self, binary, scratch, timeout_s=300):
         self.binary, self.scratch, self.timeout_s = binary, scratch, timeout_s
         self.proc, self.next_id, self.buffer, self.events = None, 0, b"", []
 
