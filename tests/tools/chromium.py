@@ -13,6 +13,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import struct
 import subprocess
 import time
@@ -29,6 +30,23 @@ def find_binary():
         if path:
             return path
     return None
+
+
+def live_members(pgid):
+    """Processes of group `pgid` that are not zombies (a zombie writes
+    nothing, and its reaping is up to whoever adopted it)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            out.append(int(entry))
+    return out
 
 
 class Chromium:
@@ -54,7 +72,8 @@ class Chromium:
         try:
             self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                         close_fds=False, preexec_fn=fds)
+                                         close_fds=False, preexec_fn=fds,
+                                         start_new_session=True)
         except OSError as e:
             raise CannotStart(f"cannot run {self.binary}: {e.strerror}")
         finally:
@@ -75,13 +94,25 @@ class Chromium:
                 os.close(fd)
             except OSError:
                 pass
-        if self.proc and self.proc.poll() is None:
+        if not self.proc:
+            return
+        if self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        # The browser's own end is not its helpers' (renderer, zygote,
+        # utility): on a loaded machine they were still writing the profile
+        # when the caller removed it. They share the browser's process group,
+        # so end the group and wait until no member is left.
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        while live_members(self.proc.pid):
+            time.sleep(0.01)  # polling for the group's end, not timing anything
 
     def send(self, method, params=None, session=None):
         self.next_id += 1
