@@ -283,6 +283,134 @@ bool SameRun(const Calibration& a, const Calibration& b,
   return true;
 }
 
+namespace {
+
+// The JVM's G1 collector at the step's heap, with the calibration's pauses.
+GcOptions GcOptionsOf(const Calibration& cal,
+                      const OrderServiceConfig& config) {
+  GcOptions go;
+  go.heap_mib = config.heap_mib;
+  go.live_set_mib = cal.live_set_mib;
+  go.pause_base_ms = cal.young_pause_base_ms;
+  go.pause_per_young_mib_ms = cal.young_pause_per_mib_ms;
+  go.concurrent_cpu_per_mib_us = cal.gc_concurrent_cpu_per_mib_us;
+  go.initiating_occupancy = kG1InitiatingOccupancy;
+  return go;
+}
+
+// The inventory call's HTTP client, at the step's keep-alive and
+// TCP_NODELAY.
+HttpOptions HttpOptionsOf(const Calibration& cal,
+                          const OrderServiceConfig& config) {
+  HttpOptions ho;
+  ho.keep_alive = config.keep_alive;
+  ho.tcp_nodelay = config.tcp_nodelay;
+  ho.call = 0;     // a call's time is its CPU plus the stub's service time
+  ho.connect = 0;  // and a new connection's is its CPU (connect_us)
+  ho.call_cpu = Us(cal.inventory_cpu_us);
+  ho.connect_cpu = Us(cal.connect_us);
+  ho.delayed_ack = MsToNs(cal.nagle_stall_ms);
+  ho.max_connections = kClientConnections;
+  return ho;
+}
+
+// Replays the earlier loop's ids before time 0: a write on each miss, so an
+// entry keeps its first write (expire-after-write) as it did.
+void PrewarmCache(Cache& cache, const OrderServiceLoad& load, uint64_t seed) {
+  Rng prewarm(seed, "order/prewarm");
+  const double n = static_cast<double>(load.cache_prewarm_requests);
+  for (int64_t i = 0; i < load.cache_prewarm_requests; ++i) {
+    const Time at = -SecToNs(load.cache_prewarm_s *
+                             (1 - (static_cast<double>(i) + 0.5) / n));
+    const int64_t key = SkewedKey(load.customers, prewarm);
+    if (!cache.Get(key, at)) cache.Put(key, at);
+  }
+}
+
+// The rig's load: closed clients or an open rate until the window ends,
+// each request costing the generator's own cores.
+LoadOptions LoadOptionsOf(const Calibration& cal, const OrderServiceLoad& load,
+                          const Meter& meter, Cpu& generator) {
+  LoadOptions lo;
+  lo.kind =
+      load.open ? LoadOptions::Kind::kConstant : LoadOptions::Kind::kClosed;
+  lo.clients = load.clients;
+  lo.stagger = MsToNs(cal.inventory_service_ms);
+  lo.rate_per_s = load.rate_per_s;
+  lo.end = meter.window_end();
+  lo.generator = &generator;
+  lo.generator_cpu = Us(cal.generator_cpu_per_request_us);
+  return lo;
+}
+
+// At the end of the warm-up: every figure is the window's alone.
+void ResetStats(Service& s, Cpu& generator) {
+  s.cpu.ResetStats();
+  generator.ResetStats();
+  s.gc.ResetStats();
+  s.db.ResetStats();
+  s.http.ResetStats();
+  if (s.threads != nullptr) s.threads->ResetStats();
+  if (s.cache != nullptr) s.cache->ResetStats();
+}
+
+// The caps in series: capacity, mean busy and wait per request of the
+// request threads (none with virtual threads) and the connection pool.
+void FillCaps(const Service& s, double completed, OrderServiceResult& r) {
+  auto per_request_ms = [completed](const ResourceStats& st) {
+    return completed > 0 ? 1e3 * st.mean_wait_s *
+                               static_cast<double>(st.grants) / completed
+                         : 0.0;
+  };
+  r.app_cores = s.cpu.cores();
+  if (s.threads != nullptr) {
+    const ResourceStats st = s.threads->Stats();
+    r.threads = s.threads->capacity();
+    r.threads_busy = st.utilisation * static_cast<double>(r.threads);
+    r.thread_wait_ms = per_request_ms(st);
+  }
+  const ResourceStats pool = s.db.pool().Stats();
+  r.pool_busy = pool.utilisation * static_cast<double>(s.config.db_pool);
+  r.pool_wait_ms = per_request_ms(pool);
+}
+
+// The window's figures once the simulation has run to its end.
+OrderServiceResult Measure(const Service& s, const Meter& meter,
+                           const Cpu& generator, const OrderServiceLoad& load) {
+  const Summary sum = meter.Summarise();
+  OrderServiceResult r;
+  r.rps = sum.throughput_per_s;
+  r.avg_ms = sum.mean_ms;
+  r.p95_ms = sum.p95_ms;
+  r.p99_ms = sum.p99_ms;
+  r.queries_per_request = sum.completed > 0
+                              ? static_cast<double>(s.db.stats().statements) /
+                                    static_cast<double>(sum.completed)
+                              : 0;
+  r.cache_hit_ratio = s.cache != nullptr ? s.cache->stats().hit_ratio() : 0;
+  FillCpu(s.cpu, sum.completed, load.duration_s, r);
+  r.generator_utilisation =
+      generator.CoresUsed() / static_cast<double>(generator.cores());
+  r.gc_pauses = s.gc.stats().collections;
+  r.gc_pause_total_ms = ToMs(s.gc.stats().total_pause);
+  r.timeouts = s.db.stats().timeouts;
+  FillCaps(s, static_cast<double>(sum.completed), r);
+  r.events = s.sim.events_executed();
+  r.latency = meter.latencies().histogram();
+  SteadyInputs steady = meter.SteadyWindow();
+  if (load.open) {
+    // The open loop's capacity is not known beforehand; an overloaded one
+    // shows as L against lambda W and as a trend between the halves.
+    steady.offered_per_s = load.rate_per_s;
+  } else {
+    steady.load_knob = "clients";
+  }
+  r.steady = CheckSteady(steady);
+  return r;
+}
+
+}  // namespace
+
 absl::StatusOr<OrderServiceResult> RunOrderService(
     const Calibration& cal, const OrderServiceConfig& config,
     const OrderServiceLoad& load, uint64_t seed) {
@@ -294,29 +422,13 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   Meter meter(sim, mo);
   Cpu cpu(sim, AppCores(cal, config), SchedulingOf(cal));
   Cpu generator(sim, std::llround(cal.generator_cores));
-  GcOptions go;
-  go.heap_mib = config.heap_mib;
-  go.live_set_mib = cal.live_set_mib;
-  go.pause_base_ms = cal.young_pause_base_ms;
-  go.pause_per_young_mib_ms = cal.young_pause_per_mib_ms;
-  go.concurrent_cpu_per_mib_us = cal.gc_concurrent_cpu_per_mib_us;
-  go.initiating_occupancy = kG1InitiatingOccupancy;
-  absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, go);
+  absl::StatusOr<Gc> gc = Gc::Create(sim, &cpu, GcOptionsOf(cal, config));
   if (!gc.ok()) return gc.status();
   DatabaseOptions dbo;
   dbo.pool = config.db_pool;
   dbo.round_trip = MsToNs(cal.db_round_trip_ms);
   Database db(sim, cpu, dbo, &*gc);
-  HttpOptions ho;
-  ho.keep_alive = config.keep_alive;
-  ho.tcp_nodelay = config.tcp_nodelay;
-  ho.call = 0;     // a call's time is its CPU plus the stub's service time
-  ho.connect = 0;  // and a new connection's is its CPU (connect_us)
-  ho.call_cpu = Us(cal.inventory_cpu_us);
-  ho.connect_cpu = Us(cal.connect_us);
-  ho.delayed_ack = MsToNs(cal.nagle_stall_ms);
-  ho.max_connections = kClientConnections;
-  HttpClient http(sim, ho, &cpu, &*gc);
+  HttpClient http(sim, HttpOptionsOf(cal, config), &cpu, &*gc);
   std::optional<Resource> threads;
   if (!config.virtual_threads) {
     threads.emplace(sim, "request threads", config.request_threads);
@@ -324,16 +436,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   std::optional<Cache> cache;
   if (config.cache) cache.emplace(CacheOptions{});
   if (cache && load.cache_prewarm_requests > 0) {
-    // Replays the earlier loop's ids before time 0: a write on each miss,
-    // so an entry keeps its first write (expire-after-write) as it did.
-    Rng prewarm(seed, "order/prewarm");
-    const double n = static_cast<double>(load.cache_prewarm_requests);
-    for (int64_t i = 0; i < load.cache_prewarm_requests; ++i) {
-      const Time at = -SecToNs(load.cache_prewarm_s *
-                               (1 - (static_cast<double>(i) + 0.5) / n));
-      const int64_t key = SkewedKey(load.customers, prewarm);
-      if (!cache->Get(key, at)) cache->Put(key, at);
-    }
+    PrewarmCache(*cache, load, seed);
   }
   Service service{sim,
                   cal,
@@ -350,73 +453,13 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
   for (int64_t t = 1; threads && t <= config.request_threads; ++t) {
     service.idle_workers.push_back(static_cast<uint64_t>(t));
   }
-  LoadOptions lo;
-  lo.kind =
-      load.open ? LoadOptions::Kind::kConstant : LoadOptions::Kind::kClosed;
-  lo.clients = load.clients;
-  lo.stagger = MsToNs(cal.inventory_service_ms);
-  lo.rate_per_s = load.rate_per_s;
-  lo.end = meter.window_end();
-  lo.generator = &generator;
-  lo.generator_cpu = Us(cal.generator_cpu_per_request_us);
   StartLoad(
-      sim, meter, lo, [&service] { return Handle(service); }, seed);
-
+      sim, meter, LoadOptionsOf(cal, load, meter, generator),
+      [&service] { return Handle(service); }, seed);
   if (absl::Status s = sim.Run(mo.warmup); !s.ok()) return s;
-  cpu.ResetStats();
-  generator.ResetStats();
-  gc->ResetStats();
-  db.ResetStats();
-  http.ResetStats();
-  if (threads) threads->ResetStats();
-  if (cache) cache->ResetStats();
+  ResetStats(service, generator);
   if (absl::Status s = sim.Run(meter.window_end()); !s.ok()) return s;
-
-  const Summary sum = meter.Summarise();
-  OrderServiceResult r;
-  r.rps = sum.throughput_per_s;
-  r.avg_ms = sum.mean_ms;
-  r.p95_ms = sum.p95_ms;
-  r.p99_ms = sum.p99_ms;
-  r.queries_per_request = sum.completed > 0
-                              ? static_cast<double>(db.stats().statements) /
-                                    static_cast<double>(sum.completed)
-                              : 0;
-  r.cache_hit_ratio = cache ? cache->stats().hit_ratio() : 0;
-  FillCpu(cpu, sum.completed, load.duration_s, r);
-  r.generator_utilisation =
-      generator.CoresUsed() / static_cast<double>(generator.cores());
-  r.gc_pauses = gc->stats().collections;
-  r.gc_pause_total_ms = ToMs(gc->stats().total_pause);
-  r.timeouts = db.stats().timeouts;
-  const double completed = static_cast<double>(sum.completed);
-  auto per_request_ms = [completed](const ResourceStats& st) {
-    return completed > 0 ? 1e3 * st.mean_wait_s *
-                               static_cast<double>(st.grants) / completed
-                         : 0.0;
-  };
-  r.app_cores = cpu.cores();
-  if (threads) {
-    const ResourceStats st = threads->Stats();
-    r.threads = threads->capacity();
-    r.threads_busy = st.utilisation * static_cast<double>(r.threads);
-    r.thread_wait_ms = per_request_ms(st);
-  }
-  const ResourceStats pool = db.pool().Stats();
-  r.pool_busy = pool.utilisation * static_cast<double>(config.db_pool);
-  r.pool_wait_ms = per_request_ms(pool);
-  r.events = sim.events_executed();
-  r.latency = meter.latencies().histogram();
-  SteadyInputs steady = meter.SteadyWindow();
-  if (load.open) {
-    // The open loop's capacity is not known beforehand; an overloaded one
-    // shows as L against lambda W and as a trend between the halves.
-    steady.offered_per_s = load.rate_per_s;
-  } else {
-    steady.load_knob = "clients";
-  }
-  r.steady = CheckSteady(steady);
-  return r;
+  return Measure(service, meter, generator, load);
 }
 
 }  // namespace perflab::sim

@@ -126,18 +126,9 @@ bool Strings(const rapidjson::Value& v, std::vector<std::string>& out) {
   return true;
 }
 
-// The "provenance" object of one field: strict, every name checked against
-// the case study's table and named figures and the calibration's fields.
-absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
-                            sim::Provenance& out) {
-  const std::string shape =
-      "{\"kind\": measured|published|table|fitted|assumed, \"from\", "
-      "\"benchmarks\", \"formula\", \"rows\", \"selected_on\", \"runs\", "
-      "\"figures\", \"fields\", \"why\"} (fixtures/calibration/README.md)";
-  if (!v.IsObject()) {
-    return Bad(absl::StrCat(
-        where, ": provenance is not an object; accepted: ", shape));
-  }
+// Every key of a "provenance" object is one of the schema's.
+absl::Status CheckProvenanceKeys(const std::string& where,
+                                 const rapidjson::Value& v) {
   for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
     const std::string_view key = View(m->name);
     if (key != "kind" && key != "from" && key != "benchmarks" &&
@@ -149,26 +140,37 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
                               "rows, selected_on, runs, figures, fields, why"));
     }
   }
+  return absl::OkStatus();
+}
+
+// The required "kind", one of sim::SourceKind's names.
+absl::Status ReadKind(const std::string& where, const rapidjson::Value& v,
+                      sim::SourceKind& out) {
   auto kind = v.FindMember("kind");
   if (kind == v.MemberEnd() || !kind->value.IsString()) {
     return Bad(absl::StrCat(
         where, ": provenance has no \"kind\"; accepted: ", KindNames()));
   }
-  bool known = false;
   for (sim::SourceKind k :
        {sim::SourceKind::kMeasured, sim::SourceKind::kPublished,
         sim::SourceKind::kTable, sim::SourceKind::kFitted,
         sim::SourceKind::kAssumed}) {
     if (View(kind->value) == sim::SourceKindName(k)) {
-      out.kind = k;
-      known = true;
+      out = k;
+      return absl::OkStatus();
     }
   }
-  if (!known) {
-    return Bad(absl::StrCat(where, ": provenance kind '",
-                            std::string(View(kind->value)),
-                            "' is unknown; accepted: ", KindNames()));
-  }
+  return Bad(absl::StrCat(where, ": provenance kind '",
+                          std::string(View(kind->value)),
+                          "' is unknown; accepted: ", KindNames()));
+}
+
+// The optional strings ("from", "formula", "why") and arrays of strings
+// ("benchmarks", "selected_on", "runs", "figures", "fields"), unchecked
+// against the names they hold.
+absl::Status ReadTextsAndLists(const std::string& where,
+                               const rapidjson::Value& v,
+                               sim::Provenance& out) {
   for (auto [key, text] :
        {std::pair{"from", &out.from}, std::pair{"formula", &out.formula},
         std::pair{"why", &out.why}}) {
@@ -193,7 +195,15 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
                               "array of strings"));
     }
   }
-  for (const std::string& f : out.figures) {
+  return absl::OkStatus();
+}
+
+// Each name the lists hold is the case study's (a named figure, a step of
+// the ten-step table) or a calibration field's, so a misspelt one is
+// refused rather than read as a source that matches nothing.
+absl::Status CheckListedNames(const std::string& where,
+                              const sim::Provenance& p) {
+  for (const std::string& f : p.figures) {
     if (!KnownFigure(f)) {
       return Bad(absl::StrCat(where, ": figure '", f,
                               "' is unknown; accepted: the named figures of "
@@ -201,8 +211,8 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
                               FigureNames()));
     }
   }
-  for (auto [key, list] : {std::pair{"selected_on", &out.selected_on},
-                           std::pair{"runs", &out.runs}}) {
+  for (auto [key, list] :
+       {std::pair{"selected_on", &p.selected_on}, std::pair{"runs", &p.runs}}) {
     for (const std::string& row : *list) {
       if (!KnownRow(row)) {
         return Bad(absl::StrCat(where, ": ", key, " row '", row,
@@ -212,51 +222,71 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
       }
     }
   }
-  for (const std::string& f : out.fields) {
+  for (const std::string& f : p.fields) {
     if (FindField(f) == nullptr) {
       return Bad(absl::StrCat(where, ": provenance field '", f,
                               "' is unknown; accepted: ", FieldNames()));
     }
   }
-  if (auto rows = v.FindMember("rows"); rows != v.MemberEnd()) {
-    if (!rows->value.IsObject()) {
-      return Bad(absl::StrCat(where,
-                              ": provenance \"rows\" is not an object; "
-                              "accepted: {\"<step of the ten-step table>\": "
-                              "[column names]}"));
-    }
-    for (auto r = rows->value.MemberBegin(); r != rows->value.MemberEnd();
-         ++r) {
-      sim::TableCells cells;
-      cells.row.assign(View(r->name));
-      if (!KnownRow(cells.row)) {
-        return Bad(absl::StrCat(where, ": row '", cells.row,
-                                "' is not a step of the ten-step table; "
-                                "accepted: ",
-                                RowNames()));
-      }
-      for (const sim::TableCells& seen : out.rows) {
-        if (seen.row == cells.row) {
-          return Bad(absl::StrCat(where, ": row '", cells.row,
-                                  "' appears twice; accepted: each row once"));
-        }
-      }
-      if (!Strings(r->value, cells.columns) || cells.columns.empty()) {
-        return Bad(absl::StrCat(where, ": row '", cells.row,
-                                "' needs its columns; accepted: a non-empty "
-                                "array of ",
-                                ColumnNames()));
-      }
-      for (const std::string& c : cells.columns) {
-        if (!KnownColumn(c)) {
-          return Bad(absl::StrCat(where, ": row '", cells.row, "' column '", c,
-                                  "' is unknown; accepted: ", ColumnNames()));
-        }
-      }
-      out.rows.push_back(std::move(cells));
+  return absl::OkStatus();
+}
+
+// One entry of "rows": a known step, once, with a non-empty array of known
+// column names.
+absl::Status ReadRowCells(const std::string& where, std::string_view row,
+                          const rapidjson::Value& columns,
+                          std::vector<sim::TableCells>& rows) {
+  sim::TableCells cells;
+  cells.row.assign(row);
+  if (!KnownRow(cells.row)) {
+    return Bad(absl::StrCat(where, ": row '", cells.row,
+                            "' is not a step of the ten-step table; "
+                            "accepted: ",
+                            RowNames()));
+  }
+  for (const sim::TableCells& seen : rows) {
+    if (seen.row == cells.row) {
+      return Bad(absl::StrCat(where, ": row '", cells.row,
+                              "' appears twice; accepted: each row once"));
     }
   }
-  // Each kind says what it needs; a table cell makes a value "table".
+  if (!Strings(columns, cells.columns) || cells.columns.empty()) {
+    return Bad(absl::StrCat(where, ": row '", cells.row,
+                            "' needs its columns; accepted: a non-empty "
+                            "array of ",
+                            ColumnNames()));
+  }
+  for (const std::string& c : cells.columns) {
+    if (!KnownColumn(c)) {
+      return Bad(absl::StrCat(where, ": row '", cells.row, "' column '", c,
+                              "' is unknown; accepted: ", ColumnNames()));
+    }
+  }
+  rows.push_back(std::move(cells));
+  return absl::OkStatus();
+}
+
+// The optional "rows" object: the table cells the value reads.
+absl::Status ReadRows(const std::string& where, const rapidjson::Value& v,
+                      std::vector<sim::TableCells>& out) {
+  auto rows = v.FindMember("rows");
+  if (rows == v.MemberEnd()) return absl::OkStatus();
+  if (!rows->value.IsObject()) {
+    return Bad(absl::StrCat(where,
+                            ": provenance \"rows\" is not an object; "
+                            "accepted: {\"<step of the ten-step table>\": "
+                            "[column names]}"));
+  }
+  for (auto r = rows->value.MemberBegin(); r != rows->value.MemberEnd(); ++r) {
+    absl::Status s = ReadRowCells(where, View(r->name), r->value, out);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// Each kind says what it needs; a table cell makes a value "table".
+absl::Status CheckKindNeeds(const std::string& where,
+                            const sim::Provenance& out) {
   const std::string kind_name(sim::SourceKindName(out.kind));
   auto needs = [&](bool ok, const std::string& what) -> absl::Status {
     if (ok) return absl::OkStatus();
@@ -315,6 +345,28 @@ absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
       break;
   }
   return s;
+}
+
+// The "provenance" object of one field: strict, every name checked against
+// the case study's table and named figures and the calibration's fields.
+// The checks run in a fixed order, so a file with several faults is always
+// refused for the same one.
+absl::Status ReadProvenance(const std::string& where, const rapidjson::Value& v,
+                            sim::Provenance& out) {
+  const std::string shape =
+      "{\"kind\": measured|published|table|fitted|assumed, \"from\", "
+      "\"benchmarks\", \"formula\", \"rows\", \"selected_on\", \"runs\", "
+      "\"figures\", \"fields\", \"why\"} (fixtures/calibration/README.md)";
+  if (!v.IsObject()) {
+    return Bad(absl::StrCat(
+        where, ": provenance is not an object; accepted: ", shape));
+  }
+  if (absl::Status s = CheckProvenanceKeys(where, v); !s.ok()) return s;
+  if (absl::Status s = ReadKind(where, v, out.kind); !s.ok()) return s;
+  if (absl::Status s = ReadTextsAndLists(where, v, out); !s.ok()) return s;
+  if (absl::Status s = CheckListedNames(where, out); !s.ok()) return s;
+  if (absl::Status s = ReadRows(where, v, out.rows); !s.ok()) return s;
+  return CheckKindNeeds(where, out);
 }
 
 }  // namespace

@@ -46,11 +46,8 @@ sim::OrderServiceLoad OpenLoad() {
   return load;
 }
 
-}  // namespace
-
-absl::StatusOr<Composition> Compose(const ComposeOptions& options,
-                                    const StepRunner& runner,
-                                    const Progress& progress) {
+// Options out of range, refused before any run with what is accepted.
+absl::Status CheckOptions(const ComposeOptions& options) {
   if (options.steps.empty()) {
     return absl::InvalidArgumentError("capstone: no steps; accepted: >= 1");
   }
@@ -66,62 +63,90 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
     return absl::InvalidArgumentError(
         "capstone: sensitivity window must be > 0 s");
   }
-  const int repeats = options.repeats;
-  Composition c;
-  c.steps = options.steps;
-  c.calibration = options.calibration;
-  for (int r = 0; r < repeats; ++r) c.seeds.push_back(options.seed + r);
-  const std::vector<sim::OrderServiceConfig> configs =
-      CumulativeConfigs(options.steps);
-  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  return absl::OkStatus();
+}
 
-  // Two batches, each on every core. First the closed repeats of every step
-  // and, with sensitivity, per step and field the minus then the plus runs;
-  // then the open repeats, each starting on the cache its closed run left
-  // (the rig ran the open loop right after the closed one, in one JVM).
-  // Results are put back per step as closed repeats then open repeats, and
-  // the sensitivity runs after them.
+// The calibration with one cost moved by `sign` x delta.
+sim::Calibration Changed(const ComposeOptions& options,
+                         const sim::CalibrationField& f, double sign) {
+  sim::Calibration c = options.calibration;
+  c.*f.member *= 1 + sign * options.sensitivity_delta;
+  return c;
+}
+
+// Whether a step gets +-delta runs for a cost. A zero cost, or one this
+// step never reads, has no +-delta: its elasticity is 0 without running.
+// Also skipped: a variant that cannot differ from the base run, such as
+// 4 cores +-10 % (still 4 whole cores).
+bool Varied(const ComposeOptions& options,
+            const sim::OrderServiceConfig& config,
+            const sim::CalibrationField& f) {
+  return options.calibration.*f.member != 0 &&
+         sim::ReadsField(config, f.member) &&
+         !(sim::SameRun(options.calibration, Changed(options, f, -1), config) &&
+           sim::SameRun(options.calibration, Changed(options, f, 1), config));
+}
+
+// The first batch: the closed repeats of every step, then with sensitivity,
+// per step and field, the minus then the plus run. Sensitivity uses common
+// random numbers: -delta and +delta run with the first repeat's seed, the
+// same as the step's own first closed run, so the three differ only by the
+// changed cost and one run each suffices (the simulation is deterministic
+// per seed).
+std::vector<Run> ClosedAndVariedRuns(
+    const ComposeOptions& options,
+    const std::vector<sim::OrderServiceConfig>& configs,
+    const std::vector<uint64_t>& seeds) {
   std::vector<Run> runs;
   for (const sim::OrderServiceConfig& config : configs) {
-    for (uint64_t seed : c.seeds) {
+    for (uint64_t seed : seeds) {
       runs.push_back({options.calibration, config, ClosedLoad(), seed});
     }
   }
-  // Sensitivity uses common random numbers: -delta and +delta run with the
-  // first repeat's seed, the same as the step's own first closed run, so the
-  // three differ only by the changed cost and one run each suffices (the
-  // simulation is deterministic per seed). A zero cost, or one this step
-  // never reads, has no +-delta: its elasticity is 0 without running.
-  auto changed = [&](const sim::CalibrationField& f, double sign) {
-    sim::Calibration c = options.calibration;
-    c.*f.member *= 1 + sign * options.sensitivity_delta;
-    return c;
-  };
-  // Also skipped: a variant that cannot differ from the base run, such as
-  // 4 cores +-10 % (still 4 whole cores).
-  auto varied = [&](const sim::OrderServiceConfig& config,
-                    const sim::CalibrationField& f) {
-    return options.calibration.*f.member != 0 &&
-           sim::ReadsField(config, f.member) &&
-           !(sim::SameRun(options.calibration, changed(f, -1), config) &&
-             sim::SameRun(options.calibration, changed(f, 1), config));
-  };
+  if (!options.sensitivity) return runs;
   // The +-delta runs keep the rig's warm-up (caches, GC) but measure a
   // shorter window: sharing a seed, their difference is mostly the change.
   sim::OrderServiceLoad varied_load = ClosedLoad();
   varied_load.duration_s = options.sensitivity_window_s;
-  if (options.sensitivity) {
-    for (const sim::OrderServiceConfig& config : configs) {
-      for (const sim::CalibrationField& f : fields) {
-        if (!varied(config, f)) continue;
-        for (double sign : {-1.0, 1.0}) {
-          runs.push_back(
-              {changed(f, sign), config, varied_load, c.seeds.front()});
-        }
+  for (const sim::OrderServiceConfig& config : configs) {
+    for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+      if (!Varied(options, config, f)) continue;
+      for (double sign : {-1.0, 1.0}) {
+        runs.push_back(
+            {Changed(options, f, sign), config, varied_load, seeds.front()});
       }
     }
   }
-  const size_t closed_runs = configs.size() * c.seeds.size();
+  return runs;
+}
+
+// The second batch: each closed run again as an open loop, starting on the
+// cache its closed run left (the rig ran the open loop right after the
+// closed one, in one JVM).
+std::vector<Run> OpenRuns(const std::vector<Run>& runs,
+                          const std::vector<sim::OrderServiceResult>& closed,
+                          size_t closed_runs) {
+  std::vector<Run> open_runs;
+  for (size_t k = 0; k < closed_runs; ++k) {
+    Run open = runs[k];
+    open.load = OpenLoad();
+    sim::StartOnClosedLoopsCache(runs[k].load, closed[k].rps, open.load);
+    open_runs.push_back(open);
+  }
+  return open_runs;
+}
+
+// Every run, in two batches each on every core (the open runs need their
+// closed run's RPS). Results come back per step as its closed repeats then
+// its open repeats, and the sensitivity runs after every step's.
+absl::StatusOr<std::vector<sim::OrderServiceResult>> RunAll(
+    const ComposeOptions& options,
+    const std::vector<sim::OrderServiceConfig>& configs,
+    const std::vector<uint64_t>& seeds, const StepRunner& runner,
+    const Progress& progress) {
+  const std::vector<Run> runs = ClosedAndVariedRuns(options, configs, seeds);
+  const size_t repeats = seeds.size();
+  const size_t closed_runs = configs.size() * repeats;
   const size_t total = runs.size() + closed_runs;
   Progress first_batch = nullptr;
   if (progress) {
@@ -130,13 +155,6 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
   absl::StatusOr<std::vector<sim::OrderServiceResult>> closed =
       ExecuteRuns(runs, runner, options.jobs, first_batch);
   if (!closed.ok()) return closed.status();
-  std::vector<Run> open_runs;
-  for (size_t k = 0; k < closed_runs; ++k) {
-    Run open = runs[k];
-    open.load = OpenLoad();
-    sim::StartOnClosedLoopsCache(runs[k].load, (*closed)[k].rps, open.load);
-    open_runs.push_back(open);
-  }
   const size_t first_done = runs.size();
   Progress second_batch = nullptr;
   if (progress) {
@@ -144,94 +162,166 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
       progress(first_done + done, total);
     };
   }
-  absl::StatusOr<std::vector<sim::OrderServiceResult>> opened =
-      ExecuteRuns(open_runs, runner, options.jobs, second_batch);
+  absl::StatusOr<std::vector<sim::OrderServiceResult>> opened = ExecuteRuns(
+      OpenRuns(runs, *closed, closed_runs), runner, options.jobs, second_batch);
   if (!opened.ok()) return opened.status();
   std::vector<sim::OrderServiceResult> res;
   res.reserve(total);
-  const size_t repeats_n = c.seeds.size();
   for (size_t i = 0; i < configs.size(); ++i) {
-    for (size_t r = 0; r < repeats_n; ++r) {
-      res.push_back(std::move((*closed)[i * repeats_n + r]));
+    for (size_t r = 0; r < repeats; ++r) {
+      res.push_back(std::move((*closed)[i * repeats + r]));
     }
-    for (size_t r = 0; r < repeats_n; ++r) {
-      res.push_back(std::move((*opened)[i * repeats_n + r]));
+    for (size_t r = 0; r < repeats; ++r) {
+      res.push_back(std::move((*opened)[i * repeats + r]));
     }
   }
   for (size_t k = closed_runs; k < runs.size(); ++k) {
     res.push_back(std::move((*closed)[k]));
   }
+  return res;
+}
 
-  size_t at = 0;
+// The closed loop's medians over the repeats from `first`, the caps'
+// capacities from its first repeat (the same in every repeat).
+StepFigures ClosedMedians(const std::vector<sim::OrderServiceResult>& res,
+                          size_t first, int repeats) {
+  using R = sim::OrderServiceResult;
+  auto closed = [&](auto metric) {
+    return MedianOf(res, first, repeats, metric);
+  };
+  StepFigures f;
+  f.rps = closed([](const R& r) { return r.rps; });
+  f.avg_ms = closed([](const R& r) { return r.avg_ms; });
+  f.p95_ms = closed([](const R& r) { return r.p95_ms; });
+  f.p99_ms = closed([](const R& r) { return r.p99_ms; });
+  f.cpu_cores = closed([](const R& r) { return r.cpu_cores; });
+  f.queries_per_request =
+      closed([](const R& r) { return r.queries_per_request; });
+  f.cache_hit_ratio = closed([](const R& r) { return r.cache_hit_ratio; });
+  f.generator_utilisation =
+      closed([](const R& r) { return r.generator_utilisation; });
+  f.threads = res[first].threads;
+  f.app_cores = res[first].app_cores;
+  f.threads_busy = closed([](const R& r) { return r.threads_busy; });
+  f.thread_wait_ms = closed([](const R& r) { return r.thread_wait_ms; });
+  f.pool_busy = closed([](const R& r) { return r.pool_busy; });
+  f.pool_wait_ms = closed([](const R& r) { return r.pool_wait_ms; });
+  // Shares: the median of each category's percentage over the repeats.
+  f.cpu_share.database =
+      closed([](const R& r) { return Percent(r.cpu.database, r.cpu_cores); });
+  f.cpu_share.http =
+      closed([](const R& r) { return Percent(r.cpu.http, r.cpu_cores); });
+  f.cpu_share.serialisation = closed(
+      [](const R& r) { return Percent(r.cpu.serialisation, r.cpu_cores); });
+  f.cpu_share.gc =
+      closed([](const R& r) { return Percent(r.cpu.gc, r.cpu_cores); });
+  f.cpu_share.other =
+      closed([](const R& r) { return Percent(r.cpu.other, r.cpu_cores); });
+  return f;
+}
+
+// The reasons of every repeat of both loops that failed the steady-state
+// check, each prefixed with its loop and seed.
+void AddSteadyReasons(const std::vector<sim::OrderServiceResult>& res,
+                      size_t first, const std::vector<uint64_t>& seeds,
+                      StepFigures& f) {
+  const int repeats = static_cast<int>(seeds.size());
+  for (int k = 0; k < 2 * repeats; ++k) {
+    const sim::SteadyVerdict& v = res[first + k].steady;
+    if (v.steady) continue;
+    f.steady = false;
+    for (const std::string& reason : v.reasons) {
+      f.steady_reasons.push_back(
+          absl::StrCat(k < repeats ? "closed" : "open", " loop, seed ",
+                       seeds[k % repeats], ": ", reason));
+    }
+  }
+}
+
+// One step's figures from its closed and open repeats at `first`, against
+// the previous step's (nullptr for the first step).
+absl::StatusOr<StepFigures> SummariseStep(
+    const ComposeOptions& options, const sim::OrderServiceConfig& config,
+    const std::vector<sim::OrderServiceResult>& res, size_t first,
+    const std::vector<uint64_t>& seeds, const StepFigures* previous) {
+  using R = sim::OrderServiceResult;
+  const int repeats = options.repeats;
+  StepFigures f = ClosedMedians(res, first, repeats);
+  f.pool = config.db_pool;
+  // As the model rounds them (sim/order_service/model.cc).
+  f.generator_cores = std::llround(options.calibration.generator_cores);
+  f.miss_wait_ms = MissWaitMs(options.calibration, config);
+  AddSteadyReasons(res, first, seeds, f);
+  const size_t open_first = first + static_cast<size_t>(repeats);
+  f.open_p99_ms =
+      MedianOf(res, open_first, repeats, [](const R& r) { return r.p99_ms; });
+  f.open_rps =
+      MedianOf(res, open_first, repeats, [](const R& r) { return r.rps; });
+  if (f.rps > 0) {
+    absl::StatusOr<models::Cost> cost =
+        models::CostPerMillion(f.rps, static_cast<double>(config.cores),
+                               case_study::kCapstoneMemGib, options.cost);
+    if (!cost.ok()) return cost.status();
+    f.usd_per_million = cost->usd_per_million;
+  }
+  f.factor = previous == nullptr ? 0 : Ratio(f.rps, previous->rps);
+  for (size_t r = 0; r < seeds.size(); ++r) {
+    f.rps_repeats.push_back(res[first + r].rps);
+    if (previous != nullptr) {
+      f.factor_repeats.push_back(
+          Ratio(f.rps_repeats.back(), previous->rps_repeats[r]));
+    }
+  }
+  return f;
+}
+
+// Per step, the elasticity of RPS to each cost from its -delta and +delta
+// runs, which follow every step's repeats in `res` from `at`.
+std::vector<std::vector<Elasticity>> Elasticities(
+    const ComposeOptions& options,
+    const std::vector<sim::OrderServiceConfig>& configs,
+    const std::vector<sim::OrderServiceResult>& res, size_t at) {
+  const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
+  std::vector<std::vector<Elasticity>> rows;
   for (size_t i = 0; i < configs.size(); ++i) {
-    StepFigures f;
-    auto closed = [&](auto metric) {
-      return MedianOf(res, at, repeats, metric);
-    };
-    using R = sim::OrderServiceResult;
-    f.rps = closed([](const R& r) { return r.rps; });
-    f.avg_ms = closed([](const R& r) { return r.avg_ms; });
-    f.p95_ms = closed([](const R& r) { return r.p95_ms; });
-    f.p99_ms = closed([](const R& r) { return r.p99_ms; });
-    f.cpu_cores = closed([](const R& r) { return r.cpu_cores; });
-    f.queries_per_request =
-        closed([](const R& r) { return r.queries_per_request; });
-    f.cache_hit_ratio = closed([](const R& r) { return r.cache_hit_ratio; });
-    f.generator_utilisation =
-        closed([](const R& r) { return r.generator_utilisation; });
-    f.threads = res[at].threads;
-    f.pool = configs[i].db_pool;
-    f.app_cores = res[at].app_cores;
-    f.threads_busy = closed([](const R& r) { return r.threads_busy; });
-    f.thread_wait_ms = closed([](const R& r) { return r.thread_wait_ms; });
-    f.pool_busy = closed([](const R& r) { return r.pool_busy; });
-    f.pool_wait_ms = closed([](const R& r) { return r.pool_wait_ms; });
-    // As the model rounds them (sim/order_service/model.cc).
-    f.generator_cores = std::llround(options.calibration.generator_cores);
-    f.miss_wait_ms = MissWaitMs(options.calibration, configs[i]);
-    // Shares: the median of each category's percentage over the repeats.
-    f.cpu_share.database =
-        closed([](const R& r) { return Percent(r.cpu.database, r.cpu_cores); });
-    f.cpu_share.http =
-        closed([](const R& r) { return Percent(r.cpu.http, r.cpu_cores); });
-    f.cpu_share.serialisation = closed(
-        [](const R& r) { return Percent(r.cpu.serialisation, r.cpu_cores); });
-    f.cpu_share.gc =
-        closed([](const R& r) { return Percent(r.cpu.gc, r.cpu_cores); });
-    f.cpu_share.other =
-        closed([](const R& r) { return Percent(r.cpu.other, r.cpu_cores); });
-    for (int k = 0; k < 2 * repeats; ++k) {
-      const sim::SteadyVerdict& v = res[at + k].steady;
-      if (v.steady) continue;
-      f.steady = false;
-      for (const std::string& reason : v.reasons) {
-        f.steady_reasons.push_back(
-            absl::StrCat(k < repeats ? "closed" : "open", " loop, seed ",
-                         c.seeds[k % repeats], ": ", reason));
-      }
+    std::vector<Elasticity> row(fields.size());
+    // The step's first closed run: same seed as its -delta and +delta.
+    const double base_rps = res[i * 2 * options.repeats].rps;
+    for (size_t k = 0; k < fields.size(); ++k) {
+      if (!Varied(options, configs[i], fields[k])) continue;
+      row[k].minus_rps = res[at++].rps;
+      row[k].plus_rps = res[at++].rps;
+      row[k].elasticity = Ratio(row[k].plus_rps - row[k].minus_rps,
+                                2 * options.sensitivity_delta * base_rps);
     }
-    at += repeats;
-    f.open_p99_ms =
-        MedianOf(res, at, repeats, [](const R& r) { return r.p99_ms; });
-    f.open_rps = MedianOf(res, at, repeats, [](const R& r) { return r.rps; });
-    at += repeats;
-    if (f.rps > 0) {
-      absl::StatusOr<models::Cost> cost =
-          models::CostPerMillion(f.rps, static_cast<double>(configs[i].cores),
-                                 case_study::kCapstoneMemGib, options.cost);
-      if (!cost.ok()) return cost.status();
-      f.usd_per_million = cost->usd_per_million;
-    }
-    f.factor = i == 0 ? 0 : Ratio(f.rps, c.figures.back().rps);
-    const size_t closed_first = at - 2 * repeats_n;
-    for (size_t r = 0; r < repeats_n; ++r) {
-      f.rps_repeats.push_back(res[closed_first + r].rps);
-      if (i > 0) {
-        f.factor_repeats.push_back(
-            Ratio(f.rps_repeats.back(), c.figures.back().rps_repeats[r]));
-      }
-    }
-    c.figures.push_back(f);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+absl::StatusOr<Composition> Compose(const ComposeOptions& options,
+                                    const StepRunner& runner,
+                                    const Progress& progress) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  Composition c;
+  c.steps = options.steps;
+  c.calibration = options.calibration;
+  for (int r = 0; r < options.repeats; ++r) c.seeds.push_back(options.seed + r);
+  const std::vector<sim::OrderServiceConfig> configs =
+      CumulativeConfigs(options.steps);
+  absl::StatusOr<std::vector<sim::OrderServiceResult>> res =
+      RunAll(options, configs, c.seeds, runner, progress);
+  if (!res.ok()) return res.status();
+  // Each step's closed then open repeats.
+  const size_t per_step = 2 * c.seeds.size();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    absl::StatusOr<StepFigures> f =
+        SummariseStep(options, configs[i], *res, i * per_step, c.seeds,
+                      i == 0 ? nullptr : &c.figures.back());
+    if (!f.ok()) return f.status();
+    c.figures.push_back(*std::move(f));
   }
   const StepFigures& first = c.figures.front();
   const StepFigures& last = c.figures.back();
@@ -239,23 +329,11 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
   c.open_p99_x = Ratio(first.open_p99_ms, last.open_p99_ms);
   c.rps_x = Ratio(last.rps, first.rps);
   c.cost_x = Ratio(first.usd_per_million, last.usd_per_million);
-
   if (options.sensitivity) {
     c.sensitivity_delta = options.sensitivity_delta;
     c.sensitivity_window_s = options.sensitivity_window_s;
-    for (size_t i = 0; i < configs.size(); ++i) {
-      std::vector<Elasticity> row(fields.size());
-      // The step's first closed run: same seed as its -delta and +delta.
-      const double base_rps = res[i * 2 * repeats].rps;
-      for (size_t k = 0; k < fields.size(); ++k) {
-        if (!varied(configs[i], fields[k])) continue;
-        row[k].minus_rps = res[at++].rps;
-        row[k].plus_rps = res[at++].rps;
-        row[k].elasticity = Ratio(row[k].plus_rps - row[k].minus_rps,
-                                  2 * options.sensitivity_delta * base_rps);
-      }
-      c.sensitivity.push_back(std::move(row));
-    }
+    c.sensitivity =
+        Elasticities(options, configs, *res, configs.size() * per_step);
   }
   return c;
 }

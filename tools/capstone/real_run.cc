@@ -398,134 +398,223 @@ absl::Status CheckRealOptions(const RealOptions& o) {
   return CheckDb(o.db);
 }
 
+// What every step's services share: the dataset, the CPUs this process
+// may use (restored after each repeat and at the end) and the wrk script.
+struct RealRig {
+  std::string dataset;
+  int64_t customers = 0;
+  cpu_set_t original;
+  // With two CPUs or more, the service gets one (--cores 1) and this
+  // thread, the load generator, another.
+  bool split = false;
+  // The service may run on any of them (it pins itself with --cores), not
+  // only on the generator's core this thread is pinned to while it runs.
+  std::vector<int> any_cpu;
+  std::vector<std::string> common;  // the service's flags at every step
+  std::optional<WrkScript> script;  // removed with its directory
+};
+
+// Generates the dataset unless it is there, reads this process's CPUs and,
+// with wrk, writes its script.
+absl::StatusOr<RealRig> PrepareRig(const RealOptions& o) {
+  RealRig rig;
+  rig.dataset =
+      o.dataset.empty() ? lab::DefaultDatasetPath(o.scale) : o.dataset;
+  absl::StatusOr<lab::BuildReport> built =
+      lab::EnsureDataset(rig.dataset, {.scale = o.scale});
+  if (!built.ok()) return built.status();
+  rig.customers = built->shape.customers;
+  CPU_ZERO(&rig.original);
+  ::sched_getaffinity(0, sizeof rig.original, &rig.original);
+  rig.split = CPU_COUNT(&rig.original) >= 2;
+  rig.any_cpu = CpusOf(rig.original);
+  rig.common = {"--dataset", rig.dataset, "--scale", absl::StrCat(o.scale)};
+  if (rig.split) rig.common.insert(rig.common.end(), {"--cores", "1"});
+  if (o.wrk) {
+    absl::StatusOr<WrkScript> made = WrkScript::Create(rig.customers, o.seed);
+    if (!made.ok()) return made.status();
+    rig.script = *std::move(made);
+  }
+  return rig;
+}
+
+void RestoreAffinity(const RealRig& rig) {
+  ::sched_setaffinity(0, sizeof rig.original, &rig.original);
+}
+
+// What is read on either side of the closed loop: the service's /stats
+// and CPU, its database's CPU, and this process's, which is the load
+// generator's (the service is a child and wrk is not waited for here).
+struct Readings {
+  absl::StatusOr<ServiceCounters> stats;
+  double service_cpu_s = 0, db_cpu_s = 0, self_cpu_s = 0;
+};
+
+struct ClosedLoop {
+  absl::StatusOr<http::LoadResult> result;
+  Readings before, after;
+};
+
+// The recorded closed loop, with the run-queue sampler beside it (its
+// figures go into `rep`). Its error is the sampler's thread, refused; the
+// loop's and the readings' errors are in the result.
+absl::StatusOr<ClosedLoop> RunClosedLoop(const RealOptions& o,
+                                         const OrdersServiceProcess& child,
+                                         http::LoadOptions load, Repeats& rep) {
+  ClosedLoop c;
+  c.before.stats = ReadServiceStats(child.port());
+  c.before.service_cpu_s = child.CpuSeconds();
+  c.before.db_cpu_s = child.DatabaseCpuSeconds();
+  c.before.self_cpu_s = core::ProcessCpuSeconds();
+  load.duration_s = o.closed_s;
+  SchedSampler sampler;
+  if (absl::Status s = sampler.Start(child.pid(), child.port(), o.closed_s);
+      !s.ok()) {
+    return s;
+  }
+  c.result = http::RunLoad(load);
+  if (const auto per = sampler.Take(); per.has_value()) {
+    rep.cpu_us.push_back((*per)[0]);
+    rep.wait_us.push_back((*per)[1]);
+    rep.slices.push_back((*per)[2]);
+  }
+  c.after.self_cpu_s = core::ProcessCpuSeconds();
+  c.after.service_cpu_s = child.CpuSeconds();
+  c.after.db_cpu_s = child.DatabaseCpuSeconds();
+  c.after.stats = ReadServiceStats(child.port());
+  return c;
+}
+
+// The first failure among a repeat's loops and readings.
+absl::Status FirstFailure(const ClosedLoop& closed,
+                          const absl::StatusOr<http::LoadResult>& opened) {
+  if (!closed.result.ok()) return closed.result.status();
+  if (!opened.ok()) return opened.status();
+  if (!closed.before.stats.ok()) return closed.before.stats.status();
+  return closed.after.stats.status();
+}
+
+// A repeat's figures into the step's: its loops and counters into `rep`,
+// its errors into `f`, the generator's CPU per request sent into
+// `generator_us`.
+void AddRepeat(const RealOptions& o, const ClosedLoop& closed,
+               const http::LoadResult& opened, Repeats& rep, RealFigures& f,
+               std::vector<double>& generator_us) {
+  const Readings& b = closed.before;
+  const Readings& a = closed.after;
+  // PostgreSQL's server processes work for the service: its CPU includes
+  // theirs, shown apart too.
+  const double db_cores = (a.db_cpu_s - b.db_cpu_s) / o.closed_s;
+  rep.AddRun(*closed.result, opened, *b.stats, *a.stats,
+             (a.service_cpu_s - b.service_cpu_s) / o.closed_s + db_cores);
+  rep.db_cpu.push_back(db_cores);
+  f.errors += closed.result->errors() + opened.errors();
+  if (closed.result->sent > 0) {
+    generator_us.push_back((a.self_cpu_s - b.self_cpu_s) * 1e6 /
+                           static_cast<double>(closed.result->sent));
+  }
+}
+
+// One repeat of a step on a service of its own: a warm-up, the recorded
+// closed loop, then the open loop on the cache the closed one left. The
+// first repeat also runs wrk, the witness.
+absl::Status RunRealRepeat(const RealOptions& o, const RealRig& rig,
+                           const std::vector<std::string>& flags, int r,
+                           Repeats& rep, RealFigures& f,
+                           std::vector<double>& generator_us) {
+  absl::StatusOr<OrdersServiceProcess> child =
+      OrdersServiceProcess::Start(o.service_binary, flags, rig.any_cpu, o.db);
+  if (!child.ok()) return child.status();
+  if (rig.split) (void)http::PinToFirstCpus(1);  // the generator's core
+  Paths paths{
+      .mu = {},
+      .picker = {rig.customers, true, o.seed + static_cast<uint64_t>(r)}};
+  http::LoadOptions load;
+  load.port = child->port();
+  load.connections = o.clients;
+  load.timeout_ms = 30'000;
+  load.next_path = [&paths] { return paths.Next(); };
+  load.duration_s = o.warmup_s > 0 ? o.warmup_s : 0.1;
+  (void)http::RunLoad(load);  // warm-up, discarded
+  absl::StatusOr<ClosedLoop> closed = RunClosedLoop(o, *child, load, rep);
+  if (!closed.ok()) return closed.status();
+  http::LoadOptions open = load;
+  open.open_loop = true;
+  open.rate_per_s = o.open_rate_per_s;
+  open.duration_s = o.open_s;
+  absl::StatusOr<http::LoadResult> opened = http::RunLoad(open);
+  if (absl::Status s = FirstFailure(*closed, opened); !s.ok()) return s;
+  AddRepeat(o, *closed, *opened, rep, f, generator_us);
+  if (r == 0 && rig.script.has_value()) {
+    RunWrkWitness(child->port(), *rig.script, o, f);
+  }
+  RestoreAffinity(rig);
+  return absl::OkStatus();
+}
+
+// One step's row: the medians of its repeats.
+absl::StatusOr<RealFigures> RunRealStep(const RealOptions& o,
+                                        const RealRig& rig,
+                                        const sim::OrderServiceConfig& config,
+                                        std::vector<double>& generator_us) {
+  std::vector<std::string> flags = ServiceFlags(config);
+  flags.insert(flags.end(), rig.common.begin(), rig.common.end());
+  Repeats rep;
+  RealFigures f;
+  for (int r = 0; r < o.repeats; ++r) {
+    absl::Status s = RunRealRepeat(o, rig, flags, r, rep, f, generator_us);
+    if (!s.ok()) return s;
+  }
+  rep.MediansInto(f, config.cores);
+  return f;
+}
+
+// The composed side: the model at the same steps, each step's costs scaled
+// by its canary, and the C++ service's whole against its parts.
+absl::Status AddComposed(const RealOptions& o, RealComparison& out) {
+  RealOptions scaled = o;
+  for (const CanaryResult& c : out.canaries) {
+    scaled.step_scale.push_back(c.ratio);
+  }
+  absl::StatusOr<std::vector<RealFigures>> composed = ComposeScaled(scaled);
+  if (!composed.ok()) return composed.status();
+  out.composed = std::move(*composed);
+  out.whole_and_parts = CompareCppParts(o.calibration);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<RealComparison> RunReal(const RealOptions& o) {
   if (absl::Status s = CheckRealOptions(o); !s.ok()) return s;
+  absl::StatusOr<RealRig> rig = PrepareRig(o);
+  if (!rig.ok()) return rig.status();
   RealComparison out;
   out.steps = o.steps;
   out.db = o.db;
-  const std::string dataset =
-      o.dataset.empty() ? lab::DefaultDatasetPath(o.scale) : o.dataset;
-  absl::StatusOr<lab::BuildReport> built =
-      lab::EnsureDataset(dataset, {.scale = o.scale});
-  if (!built.ok()) return built.status();
-  const int64_t customers = built->shape.customers;
-
-  cpu_set_t original;
-  CPU_ZERO(&original);
-  ::sched_getaffinity(0, sizeof original, &original);
-  const bool split = CPU_COUNT(&original) >= 2;
-  // The service may run on any of them (it pins itself with --cores), not
-  // only on the generator's core this thread is pinned to while it runs.
-  const std::vector<int> any_cpu = CpusOf(original);
-  std::vector<std::string> common = {"--dataset", dataset, "--scale",
-                                     absl::StrCat(o.scale)};
-  if (split) common.insert(common.end(), {"--cores", "1"});
-  std::optional<WrkScript> script;  // removed with its directory at return
-  if (o.wrk) {
-    absl::StatusOr<WrkScript> made = WrkScript::Create(customers, o.seed);
-    if (!made.ok()) return made.status();
-    script = *std::move(made);
-  }
   const auto started = std::chrono::steady_clock::now();
   std::vector<double> generator_us;  // this process's CPU per request sent
   absl::Status failure = absl::OkStatus();
   for (const sim::OrderServiceConfig& config : CumulativeConfigs(o.steps)) {
-    std::vector<std::string> flags = ServiceFlags(config);
-    flags.insert(flags.end(), common.begin(), common.end());
     if (o.canary.has_value()) out.canaries.push_back(Canary(o, config));
-    Repeats rep;
-    RealFigures f;
-    for (int r = 0; r < o.repeats && failure.ok(); ++r) {
-      absl::StatusOr<OrdersServiceProcess> child =
-          OrdersServiceProcess::Start(o.service_binary, flags, any_cpu, o.db);
-      if (!child.ok()) {
-        failure = child.status();
-        break;
-      }
-      if (split) (void)http::PinToFirstCpus(1);  // the generator's core
-      Paths paths{
-          .mu = {},
-          .picker = {customers, true, o.seed + static_cast<uint64_t>(r)}};
-      http::LoadOptions load;
-      load.port = child->port();
-      load.connections = o.clients;
-      load.timeout_ms = 30'000;
-      load.next_path = [&paths] { return paths.Next(); };
-      load.duration_s = o.warmup_s > 0 ? o.warmup_s : 0.1;
-      (void)http::RunLoad(load);  // warm-up, discarded
-      const absl::StatusOr<ServiceCounters> before =
-          ReadServiceStats(child->port());
-      const double cpu_before = child->CpuSeconds();
-      const double db_before = child->DatabaseCpuSeconds();
-      // This process's CPU is the load generator's: the service is a child
-      // and wrk is not waited for here.
-      const double self_before = core::ProcessCpuSeconds();
-      load.duration_s = o.closed_s;
-      SchedSampler sampler;
-      failure = sampler.Start(child->pid(), child->port(), o.closed_s);
-      if (!failure.ok()) break;
-      absl::StatusOr<http::LoadResult> closed = http::RunLoad(load);
-      if (const auto per = sampler.Take(); per.has_value()) {
-        rep.cpu_us.push_back((*per)[0]);
-        rep.wait_us.push_back((*per)[1]);
-        rep.slices.push_back((*per)[2]);
-      }
-      const double self_after = core::ProcessCpuSeconds();
-      const double cpu_after = child->CpuSeconds();
-      const double db_after = child->DatabaseCpuSeconds();
-      const absl::StatusOr<ServiceCounters> after =
-          ReadServiceStats(child->port());
-      http::LoadOptions open = load;
-      open.open_loop = true;
-      open.rate_per_s = o.open_rate_per_s;
-      open.duration_s = o.open_s;
-      absl::StatusOr<http::LoadResult> opened = http::RunLoad(open);
-      if (!closed.ok() || !opened.ok() || !before.ok() || !after.ok()) {
-        failure = !closed.ok()   ? closed.status()
-                  : !opened.ok() ? opened.status()
-                  : !before.ok() ? before.status()
-                                 : after.status();
-        break;
-      }
-      // PostgreSQL's server processes work for the service: its CPU
-      // includes theirs, shown apart too.
-      const double db_cores = (db_after - db_before) / o.closed_s;
-      rep.AddRun(*closed, *opened, *before, *after,
-                 (cpu_after - cpu_before) / o.closed_s + db_cores);
-      rep.db_cpu.push_back(db_cores);
-      f.errors += closed->errors() + opened->errors();
-      if (closed->sent > 0) {
-        generator_us.push_back((self_after - self_before) * 1e6 /
-                               static_cast<double>(closed->sent));
-      }
-      if (r == 0 && script.has_value()) {
-        RunWrkWitness(child->port(), *script, o, f);
-      }
-      ::sched_setaffinity(0, sizeof original, &original);
+    absl::StatusOr<RealFigures> f = RunRealStep(o, *rig, config, generator_us);
+    if (!f.ok()) {
+      failure = f.status();
+      break;
     }
-    if (!failure.ok()) break;
-    rep.MediansInto(f, config.cores);
-    out.real.push_back(f);
+    out.real.push_back(*f);
     if (o.progress) o.progress(ProgressLine(o, out, started));
   }
-  ::sched_setaffinity(0, sizeof original, &original);
+  RestoreAffinity(*rig);
   if (!failure.ok()) return failure;
   out.service_cores = 1;
+  out.generator_cores = rig->split ? 1 : 0;
   // Shown beside the calibration's cpp_generator_cpu_us; the composed side
   // never reads a figure of this run.
   if (!generator_us.empty()) {
     out.generator_cpu_per_request_us = Median(generator_us);
   }
-  RealOptions scaled = o;
-  for (const CanaryResult& c : out.canaries)
-    scaled.step_scale.push_back(c.ratio);
-  absl::StatusOr<std::vector<RealFigures>> composed = ComposeScaled(scaled);
-  if (!composed.ok()) return composed.status();
-  out.composed = std::move(*composed);
-  out.generator_cores = split ? 1 : 0;
-  out.whole_and_parts = CompareCppParts(o.calibration);
+  if (absl::Status s = AddComposed(o, out); !s.ok()) return s;
   return out;
 }
 

@@ -335,17 +335,13 @@ void AssumeTheUnpublished(Derivation& d) {
   AssumeTheJvmsScheduling(d);
 }
 
-}  // namespace
+using C = Calibration;
+using absl::StrFormat;
 
-SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
-                               std::optional<S> excluded_row) {
-  Derivation d(figures, excluded_row);
-  using C = Calibration;
-  using absl::StrFormat;
-
-  // --- memory and GC: the heap step's GC logs. The 256 MiB log covers the
-  // cache step's run; without that row, the 768 MiB log covers the heap
-  // step's.
+// What a request allocates, from the heap step's GC logs: the 256 MiB log
+// covers the cache step's run; without that row, the 768 MiB log covers the
+// heap step's. And the live set the logs show.
+void DeriveAllocation(Derivation& d) {
   const bool cache_log = d.Has(S::kCache);
   const S log_step = cache_log ? S::kCache : S::kHeap768;
   const F log_heap = cache_log ? F::kHeapMib : F::kTunedHeapMib;
@@ -356,105 +352,116 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
           (d.Figure(F::kRigWarmupS) + d.Figure(F::kClosedLoopDurationS)) +
       d.Figure(F::kOpenLoopRatePerS) * d.Figure(F::kOpenLoopDurationS);
   const double log_pause_count = d.Figure(log_pauses);
-  const double alloc = d.Set(
-      &C::alloc_per_request_mib, log_pause_count * young_log / log_requests, 4,
-      StrFormat(
-          "%g young pauses x %g MiB young (heap %g - live %g) / "
-          "%.0f requests of the %s step (%g RPS x %g s + %g "
-          "req/s x %g s), whose run the %g MiB log covers; an "
-          "upper bound (the seeding's allocation is counted)",
-          log_pause_count, young_log, d.PeekFigure(log_heap),
-          d.PeekFigure(F::kLiveSetMib), log_requests, Name(log_step),
-          d.Peek(log_step, kRps),
-          d.PeekFigure(F::kRigWarmupS) + d.PeekFigure(F::kClosedLoopDurationS),
-          d.PeekFigure(F::kOpenLoopRatePerS),
-          d.PeekFigure(F::kOpenLoopDurationS), d.PeekFigure(log_heap)));
+  d.Set(&C::alloc_per_request_mib, log_pause_count * young_log / log_requests,
+        4,
+        StrFormat("%g young pauses x %g MiB young (heap %g - live %g) / "
+                  "%.0f requests of the %s step (%g RPS x %g s + %g "
+                  "req/s x %g s), whose run the %g MiB log covers; an "
+                  "upper bound (the seeding's allocation is counted)",
+                  log_pause_count, young_log, d.PeekFigure(log_heap),
+                  d.PeekFigure(F::kLiveSetMib), log_requests, Name(log_step),
+                  d.Peek(log_step, kRps),
+                  d.PeekFigure(F::kRigWarmupS) +
+                      d.PeekFigure(F::kClosedLoopDurationS),
+                  d.PeekFigure(F::kOpenLoopRatePerS),
+                  d.PeekFigure(F::kOpenLoopDurationS), d.PeekFigure(log_heap)));
   d.Set(&C::live_set_mib, d.Figure(F::kLiveSetMib), 1,
         "GC log: about 206M live after a concurrent mark");
+}
 
-  // The young pause as a line through the logs' two mean pauses.
-  {
-    const double mean256 =
-        d.Figure(F::kGcPauseTotal256Ms) / d.Figure(F::kGcPauses256);
-    const double mean768 =
-        d.Figure(F::kGcPauseTotal768Ms) / d.Figure(F::kGcPauses768);
-    const double y256 = d.Figure(F::kHeapMib) - d.Figure(F::kLiveSetMib);
-    const double y768 = d.Figure(F::kTunedHeapMib) - d.Figure(F::kLiveSetMib);
-    d.Set(&C::young_pause_per_mib_ms, (mean768 - mean256) / (y768 - y256), 3,
-          StrFormat("slope of the line through the GC logs' mean young pauses, "
-                    "%g ms / %g = %.2f ms at %g MiB young and %g / %g = %.2f "
-                    "ms at %g MiB: (%.2f - %.2f) / (%g - %g)",
-                    d.PeekFigure(F::kGcPauseTotal256Ms),
-                    d.PeekFigure(F::kGcPauses256), mean256, y256,
-                    d.PeekFigure(F::kGcPauseTotal768Ms),
-                    d.PeekFigure(F::kGcPauses768), mean768, y768, mean768,
-                    mean256, y768, y256));
-  }
-  {
-    const double mean256 =
-        d.Figure(F::kGcPauseTotal256Ms) / d.Figure(F::kGcPauses256);
-    const double y256 = d.Figure(F::kHeapMib) - d.Figure(F::kLiveSetMib);
-    const double slope = d.Field(&C::young_pause_per_mib_ms);
-    d.Set(&C::young_pause_base_ms, mean256 - slope * y256, 1,
-          StrFormat("the same line at 0 MiB young: %.2f ms - %g x %g MiB",
-                    mean256, slope, y256));
-  }
-  // Fitted, not derived: from the index step to virtual threads (keep-alive
-  // aside, its stalled 0.9 cores) the CPU column stays at 3.7-4.8 cores
-  // whatever limit the text names, as if one resource of about 4 cores were
-  // saturated; with the text's 8 vCPUs the model ran those steps 1.3-1.7x too
-  // fast. That form was chosen by looking at those five rows, so all five
-  // are its inputs; the value is their mean CPU in whole cores, over the
-  // rows kept when one is left out.
-  {
-    std::vector<std::string> kept;
-    double sum = 0;
-    for (S row :
-         {S::kIndex, S::kJoin, S::kTcpNodelay, S::kPool8, S::kVirtualThreads}) {
-      if (!d.Has(row)) continue;
-      kept.emplace_back(Name(row));
-      sum += d.Cell(row, kCpuCores);
-      d.SelectedOn({row});
-    }
-    const double mean = sum / static_cast<double>(kept.size());
-    const std::string rows = absl::StrJoin(kept, ", ");
-    d.Set(&C::effective_cores, mean, 0,
-          StrFormat("fitted: the mean CPU of the %s steps, %.2f cores of "
-                    "the 8 vCPUs, rounded to whole cores (their CPU column "
-                    "stays at 3.7-4.8 cores whatever limit the text names; "
-                    "a 4 vCPU step gets half)",
-                    rows, mean));
-    d.Fitted(&C::effective_cores,
-             StrFormat("the whole cores nearest the mean CPU of the %s rows, "
-                       "%.2f; the form (one saturated resource) was chosen "
-                       "because 8 cores ran those steps 1.3-1.7x too fast; "
-                       "no figure outside the table gives it, and the text "
-                       "says 8 vCPUs and, at TCP_NODELAY's 3.7 cores, 'not "
-                       "CPU-saturated'",
-                       rows, mean));
-  }
+// The young pause as a line through the logs' two mean pauses: its slope
+// per young MiB.
+void DeriveYoungPauseSlope(Derivation& d) {
+  const double mean256 =
+      d.Figure(F::kGcPauseTotal256Ms) / d.Figure(F::kGcPauses256);
+  const double mean768 =
+      d.Figure(F::kGcPauseTotal768Ms) / d.Figure(F::kGcPauses768);
+  const double y256 = d.Figure(F::kHeapMib) - d.Figure(F::kLiveSetMib);
+  const double y768 = d.Figure(F::kTunedHeapMib) - d.Figure(F::kLiveSetMib);
+  d.Set(&C::young_pause_per_mib_ms, (mean768 - mean256) / (y768 - y256), 3,
+        StrFormat("slope of the line through the GC logs' mean young pauses, "
+                  "%g ms / %g = %.2f ms at %g MiB young and %g / %g = %.2f "
+                  "ms at %g MiB: (%.2f - %.2f) / (%g - %g)",
+                  d.PeekFigure(F::kGcPauseTotal256Ms),
+                  d.PeekFigure(F::kGcPauses256), mean256, y256,
+                  d.PeekFigure(F::kGcPauseTotal768Ms),
+                  d.PeekFigure(F::kGcPauses768), mean768, y768, mean768,
+                  mean256, y768, y256));
+}
 
-  // A young pause stops every effective core: its CPU per request at a heap
-  // of `heap` MiB is alloc / young x pause x cores.
-  auto pause_cpu_us = [&d](F heap) {
-    const double young = d.Figure(heap) - d.Field(&C::live_set_mib);
-    const double pause = d.Field(&C::young_pause_base_ms) +
-                         d.Field(&C::young_pause_per_mib_ms) * young;
-    return d.Field(&C::alloc_per_request_mib) / young * pause * 1e3 *
-           d.Field(&C::effective_cores);
-  };
+// The same line's base at 0 MiB young. It reads the figures again, not the
+// slope's locals: a field's provenance is what its own calls read.
+void DeriveYoungPauseBase(Derivation& d) {
+  const double mean256 =
+      d.Figure(F::kGcPauseTotal256Ms) / d.Figure(F::kGcPauses256);
+  const double y256 = d.Figure(F::kHeapMib) - d.Figure(F::kLiveSetMib);
+  const double slope = d.Field(&C::young_pause_per_mib_ms);
+  d.Set(&C::young_pause_base_ms, mean256 - slope * y256, 1,
+        StrFormat("the same line at 0 MiB young: %.2f ms - %g x %g MiB",
+                  mean256, slope, y256));
+}
+
+// Fitted, not derived: from the index step to virtual threads (keep-alive
+// aside, its stalled 0.9 cores) the CPU column stays at 3.7-4.8 cores
+// whatever limit the text names, as if one resource of about 4 cores were
+// saturated; with the text's 8 vCPUs the model ran those steps 1.3-1.7x too
+// fast. That form was chosen by looking at those five rows, so all five
+// are its inputs; the value is their mean CPU in whole cores, over the
+// rows kept when one is left out.
+void FitEffectiveCores(Derivation& d) {
+  std::vector<std::string> kept;
+  double sum = 0;
+  for (S row :
+       {S::kIndex, S::kJoin, S::kTcpNodelay, S::kPool8, S::kVirtualThreads}) {
+    if (!d.Has(row)) continue;
+    kept.emplace_back(Name(row));
+    sum += d.Cell(row, kCpuCores);
+    d.SelectedOn({row});
+  }
+  const double mean = sum / static_cast<double>(kept.size());
+  const std::string rows = absl::StrJoin(kept, ", ");
+  d.Set(&C::effective_cores, mean, 0,
+        StrFormat("fitted: the mean CPU of the %s steps, %.2f cores of "
+                  "the 8 vCPUs, rounded to whole cores (their CPU column "
+                  "stays at 3.7-4.8 cores whatever limit the text names; "
+                  "a 4 vCPU step gets half)",
+                  rows, mean));
+  d.Fitted(&C::effective_cores,
+           StrFormat("the whole cores nearest the mean CPU of the %s rows, "
+                     "%.2f; the form (one saturated resource) was chosen "
+                     "because 8 cores ran those steps 1.3-1.7x too fast; "
+                     "no figure outside the table gives it, and the text "
+                     "says 8 vCPUs and, at TCP_NODELAY's 3.7 cores, 'not "
+                     "CPU-saturated'",
+                     rows, mean));
+}
+
+// A young pause stops every effective core: its CPU per request at a heap
+// of `heap` MiB is alloc / young x pause x cores.
+double PauseCpuUs(Derivation& d, F heap) {
+  const double young = d.Figure(heap) - d.Field(&C::live_set_mib);
+  const double pause = d.Field(&C::young_pause_base_ms) +
+                       d.Field(&C::young_pause_per_mib_ms) * young;
+  return d.Field(&C::alloc_per_request_mib) / young * pause * 1e3 *
+         d.Field(&C::effective_cores);
+}
+
+// Concurrent marking's CPU per MiB allocated, which only the heap step's
+// saving separates from the pauses'.
+void DeriveConcurrentMarking(Derivation& d) {
   if (d.Has(S::kCache) && d.Has(S::kHeap768)) {
     const double c7 = d.CpuUs(S::kCache);
     const double c8 = d.CpuUs(S::kHeap768);
-    const double p256 = pause_cpu_us(F::kHeapMib);
-    const double p768 = pause_cpu_us(F::kTunedHeapMib);
+    const double p256 = PauseCpuUs(d, F::kHeapMib);
+    const double p768 = PauseCpuUs(d, F::kTunedHeapMib);
     d.Set(&C::gc_concurrent_cpu_per_mib_us,
           (c7 - c8 - (p256 - p768)) / d.Field(&C::alloc_per_request_mib), 1,
           StrFormat("the heap step's saving per request C7 - C8 = %.1f - %.1f "
                     "= %.1f us (C_k = cores / RPS), less the young pauses' "
                     "share %.1f - %.1f, per %g MiB allocated: only at 256 MiB "
                     "is the live set above 45 %% of the heap",
-                    c7, c8, c7 - c8, p256, p768, alloc));
+                    c7, c8, c7 - c8, p256, p768,
+                    d.Field(&C::alloc_per_request_mib)));
   } else {
     d.Assume(&C::gc_concurrent_cpu_per_mib_us, 0,
              "only the heap step's saving C7 - C8 separates concurrent "
@@ -462,28 +469,40 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
              "in the hit path",
              "left-out row: no figure separates concurrent marking (0)");
   }
-  // GC CPU per request at 256 MiB: pauses and concurrent marking.
-  auto gc256_us = [&]() {
-    return pause_cpu_us(F::kHeapMib) +
-           d.Field(&C::alloc_per_request_mib) *
-               d.Field(&C::gc_concurrent_cpu_per_mib_us);
-  };
-  // The hit path (framework and JSON) is the heap step's CPU per request, a
-  // cached page, less its young pauses.
-  // Without the heap step's row, the cache step's (C7, 256 MiB pauses).
-  const S hit_step = d.Has(S::kHeap768) ? S::kHeap768 : S::kCache;
-  const F hit_heap = d.Has(S::kHeap768) ? F::kTunedHeapMib : F::kHeapMib;
-  auto hit_path_us = [&]() {
-    return d.CpuUs(hit_step) - pause_cpu_us(hit_heap);
-  };
-  auto jfr_json_share = [&d]() {
-    return d.Figure(F::kJfrJsonPct) /
-           (d.Figure(F::kJfrFrameworkPct) + d.Figure(F::kJfrJsonPct));
-  };
-  {
-    const double hit = hit_path_us();
-    d.Set(
-        &C::serialize_us, hit * jfr_json_share(), 1,
+}
+
+// GC CPU per request at 256 MiB: pauses and concurrent marking.
+double Gc256Us(Derivation& d) {
+  return PauseCpuUs(d, F::kHeapMib) +
+         d.Field(&C::alloc_per_request_mib) *
+             d.Field(&C::gc_concurrent_cpu_per_mib_us);
+}
+
+// The hit path (framework and JSON) is the heap step's CPU per request, a
+// cached page, less its young pauses. Without the heap step's row, the
+// cache step's (C7, 256 MiB pauses).
+S HitStep(const Derivation& d) {
+  return d.Has(S::kHeap768) ? S::kHeap768 : S::kCache;
+}
+F HitHeap(const Derivation& d) {
+  return d.Has(S::kHeap768) ? F::kTunedHeapMib : F::kHeapMib;
+}
+double HitPathUs(Derivation& d) {
+  return d.CpuUs(HitStep(d)) - PauseCpuUs(d, HitHeap(d));
+}
+
+// JSON's part of the hit path: its share of the baseline JFR profile's
+// framework and JSON samples.
+double JfrJsonShare(Derivation& d) {
+  return d.Figure(F::kJfrJsonPct) /
+         (d.Figure(F::kJfrFrameworkPct) + d.Figure(F::kJfrJsonPct));
+}
+
+// Serialisation: the hit path's JSON share.
+void DeriveSerialisation(Derivation& d) {
+  const S hit_step = HitStep(d);
+  const double hit = HitPathUs(d);
+  d.Set(&C::serialize_us, hit * JfrJsonShare(d), 1,
         StrFormat(
             "hit path %.1f us x JSON %g %% / (framework %g %% + JSON "
             "%g %%) of the baseline JFR profile; hit path = %s (%g cores / "
@@ -493,22 +512,32 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
             d.Has(S::kHeap768) ? "C8" : "C7 (the heap-768 row is left out)",
             d.Peek(hit_step, kCpuCores), d.Peek(hit_step, kRps),
             d.Peek(hit_step, kCpuCores) / d.Peek(hit_step, kRps) * 1e6,
-            d.PeekFigure(hit_heap),
+            d.PeekFigure(HitHeap(d)),
             d.Peek(hit_step, kCpuCores) / d.Peek(hit_step, kRps) * 1e6 - hit));
-  }
+}
+
+// The cache lookup, which no published figure times.
+void AssumeCacheLookup(Derivation& d) {
   d.Assume(&C::cache_hit_us, 1,
            "a Caffeine getIfPresent is sub-microsecond; no published figure",
            "a Caffeine getIfPresent: sub-microsecond, rounded up to 1 us");
-  {
-    const double hit = hit_path_us();
-    const double cache_hit = d.Field(&C::cache_hit_us);
-    d.Set(&C::other_cpu_us, hit * (1 - jfr_json_share()) - cache_hit, 1,
-          StrFormat("hit path %.1f us x framework %g %% / (framework %g %% + "
-                    "JSON %g %%) of the baseline JFR profile - cache_hit %g",
-                    hit, d.PeekFigure(F::kJfrFrameworkPct),
-                    d.PeekFigure(F::kJfrFrameworkPct),
-                    d.PeekFigure(F::kJfrJsonPct), cache_hit));
-  }
+}
+
+// The rest of the hit path (the framework's share), less the cache lookup.
+void DeriveOtherCpu(Derivation& d) {
+  const double hit = HitPathUs(d);
+  const double cache_hit = d.Field(&C::cache_hit_us);
+  d.Set(&C::other_cpu_us, hit * (1 - JfrJsonShare(d)) - cache_hit, 1,
+        StrFormat("hit path %.1f us x framework %g %% / (framework %g %% + "
+                  "JSON %g %%) of the baseline JFR profile - cache_hit %g",
+                  hit, d.PeekFigure(F::kJfrFrameworkPct),
+                  d.PeekFigure(F::kJfrFrameworkPct),
+                  d.PeekFigure(F::kJfrJsonPct), cache_hit));
+}
+
+// The inventory call's CPU: the baseline JFR profile's HTTP client share of
+// C0; without that row, the warm call's wall time (an upper bound).
+void DeriveInventoryCpu(Derivation& d) {
   if (d.Has(S::kBaseline)) {
     const double c0 = d.CpuUs(S::kBaseline);
     d.Set(&C::inventory_cpu_us, d.Figure(F::kJfrHttpClientPct) / 100 * c0, 1,
@@ -523,9 +552,19 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
           "upper bound of its CPU (the baseline row, whose JFR share gives "
           "it, is left out)");
   }
-  // C4, the TCP_NODELAY step's CPU per request; without its row the pool
-  // step's, the same code on a larger pool (a pool adds no CPU per request).
-  const S nodelay_step = d.Has(S::kTcpNodelay) ? S::kTcpNodelay : S::kPool8;
+}
+
+// C4, the TCP_NODELAY step's CPU per request; without its row the pool
+// step's, the same code on a larger pool (a pool adds no CPU per request).
+S NodelayStep(const Derivation& d) {
+  return d.Has(S::kTcpNodelay) ? S::kTcpNodelay : S::kPool8;
+}
+
+// A new connection's CPU: the join step (Connection: close) against
+// TCP_NODELAY's (keep-alive); without the join row, the pools chapter's
+// new loopback connection.
+void DeriveConnect(Derivation& d) {
+  const S nodelay_step = NodelayStep(d);
   if (d.Has(S::kJoin)) {
     const double c2 = d.CpuUs(S::kJoin);
     const double c4 = d.CpuUs(nodelay_step);
@@ -538,26 +577,34 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
           "the pools chapter's new loopback connection, 707 us a call (the "
           "join row, whose CPU against TCP_NODELAY's gives it, is left out)");
   }
-  // What the model bills on every request besides the database.
-  auto hit_billed_us = [&]() {
-    return d.Field(&C::serialize_us) + d.Field(&C::cache_hit_us) +
-           d.Field(&C::other_cpu_us);
-  };
-  {
-    const double c4 = d.CpuUs(nodelay_step);
-    const double hit = hit_billed_us();
-    const double inv = d.Field(&C::inventory_cpu_us);
-    const double gc = gc256_us();
-    d.Set(&C::join_index_us, c4 - hit - inv - gc, 1,
-          StrFormat("C4 - hit path - inventory - GC = %.1f - %.1f - %.1f - "
-                    "%.1f%s",
-                    c4, hit, inv, gc,
-                    d.Has(S::kTcpNodelay) ? "" : " (C4: the pool-8 row's)"));
-  }
-  // The pool is the cap at TCP_NODELAY: 16 threads / its RPS per request is
-  // more than its unloaded median, so requests queue while its cores are
-  // not saturated, and the text names the pool first. Little's law on the
-  // saturated connections then gives what each holds per request.
+}
+
+// What the model bills on every request besides the database.
+double HitBilledUs(Derivation& d) {
+  return d.Field(&C::serialize_us) + d.Field(&C::cache_hit_us) +
+         d.Field(&C::other_cpu_us);
+}
+
+// The join's CPU: what is left of C4 besides the hit path, the inventory
+// call and GC.
+void DeriveJoin(Derivation& d) {
+  const double c4 = d.CpuUs(NodelayStep(d));
+  const double hit = HitBilledUs(d);
+  const double inv = d.Field(&C::inventory_cpu_us);
+  const double gc = Gc256Us(d);
+  d.Set(&C::join_index_us, c4 - hit - inv - gc, 1,
+        StrFormat("C4 - hit path - inventory - GC = %.1f - %.1f - %.1f - "
+                  "%.1f%s",
+                  c4, hit, inv, gc,
+                  d.Has(S::kTcpNodelay) ? "" : " (C4: the pool-8 row's)"));
+}
+
+// The pool is the cap at TCP_NODELAY: 16 threads / its RPS per request is
+// more than its unloaded median, so requests queue while its cores are
+// not saturated, and the text names the pool first. Little's law on the
+// saturated connections then gives what each holds per request.
+// Without either row, no other gives the hold: it is assumed 0.
+void DeriveJoinHold(Derivation& d) {
   if (d.Has(S::kTcpNodelay) && d.Has(S::kPool8)) {
     const double pool = d.Figure(F::kBaselineDbPool);
     const double rps = d.Cell(S::kTcpNodelay, kRps);
@@ -601,13 +648,18 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
              "one join, and it is left out",
              "left-out row: no other row gives the join's hold (0)");
   }
+}
+
+// One item statement's CPU: what is left of C1 besides the rest of the
+// request, per statement; an indexed orders query costs as much.
+void DeriveStatements(Derivation& d) {
   if (d.Has(S::kIndex)) {
     const double c1 = d.CpuUs(S::kIndex);
     const double statements = d.Cell(S::kIndex, kQueries);
-    const double hit = hit_billed_us();
+    const double hit = HitBilledUs(d);
     const double inv = d.Field(&C::inventory_cpu_us);
     const double conn = d.Field(&C::connect_us);
-    const double gc = gc256_us();
+    const double gc = Gc256Us(d);
     d.Set(&C::item_statement_us, (c1 - hit - inv - conn - gc) / statements, 1,
           StrFormat("(C1 - hit path - inventory - connect - GC) / %g "
                     "statements = (%.1f - %.1f - %.1f - %.1f - %.1f) / %g",
@@ -624,14 +676,20 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
   }
   d.Set(&C::orders_query_index_us, d.Field(&C::item_statement_us), 1,
         "taken equal to one item statement (an indexed lookup of a few rows)");
+}
+
+// The orders scan's CPU: what is left of C0 besides the follow-up
+// statements and the rest of the request; the join over a scan follows.
+// Only the baseline runs the scan.
+void DeriveScans(Derivation& d) {
   if (d.Has(S::kBaseline)) {
     const double c0 = d.CpuUs(S::kBaseline);
     const double follow_ups = d.Cell(S::kBaseline, kQueries) - 1;
     const double items = follow_ups * d.Field(&C::item_statement_us);
-    const double hit = hit_billed_us();
+    const double hit = HitBilledUs(d);
     const double inv = d.Field(&C::inventory_cpu_us);
     const double conn = d.Field(&C::connect_us);
-    const double gc = gc256_us();
+    const double gc = Gc256Us(d);
     const double scan = c0 - items - hit - inv - conn - gc;
     d.Set(&C::orders_query_scan_us, scan, 1,
           StrFormat("C0 - %g follow-up statements - hit path - inventory - "
@@ -650,13 +708,17 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
                     "%.1f - %.1f + %.1f (the case study did not run it)",
                     scanned, index, join));
   } else {
-    // Only the baseline runs the scan.
     d.Underive(&C::orders_query_scan_us,
                "only the baseline row gives the scan's cost, and it is left "
                "out");
     d.Underive(&C::join_scan_us,
                "derived from the scan, which only the baseline row gives");
   }
+}
+
+// The case study's service neither crosses a network to its database nor
+// compresses.
+void AssumeNoNetworkNorCompression(Derivation& d) {
   d.Assume(&C::db_round_trip_ms, 0,
            "the case study's H2 is embedded: no network between the service "
            "and its database",
@@ -664,6 +726,10 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
            "networked database)");
   d.Assume(&C::gzip_us, 0, "the case study's service does not compress",
            "compression is off in the case study");
+}
+
+// The waits off the CPU: the inventory stub's sleep and the Nagle stall.
+void DeriveWaits(Derivation& d) {
   d.Set(&C::inventory_service_ms, d.Figure(F::kInventoryStubMs), 3,
         "the stub's Thread.sleep(5)");
   d.Set(&C::nagle_stall_ms,
@@ -672,39 +738,46 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
                   "warm call's %g ms",
                   d.PeekFigure(F::kNagleStallMs),
                   d.PeekFigure(F::kHttpCallUs) / 1e3));
-  // The generator was the limit at the last step; without that row, it did
-  // at least the cache step's RPS, the most of the other nine.
-  {
-    const double gen_cores = d.Figure(F::kGeneratorCores);
-    const S row = d.Has(S::kRightSize) ? S::kRightSize : S::kCache;
-    const double rps = d.Cell(row, kRps);
-    d.Set(&C::generator_cpu_per_request_us, gen_cores / rps * 1e6, 1,
-          d.Has(S::kRightSize)
-              ? StrFormat("%g generator cores / %g RPS at the last step, "
-                          "where the application used %g of its 4 vCPUs: the "
-                          "generator was the limit",
-                          gen_cores, rps, d.Peek(S::kRightSize, kCpuCores))
-              : StrFormat("%g generator cores / %g RPS at the cache step, the "
-                          "most of the rows kept (the right-size row, where "
-                          "the generator was the limit, is left out): an "
-                          "upper bound",
-                          gen_cores, rps));
-    if (d.Has(S::kRightSize)) {
-      d.Fitted(&C::generator_cpu_per_request_us,
-               "the generator's CPU per request that makes the last step's "
-               "RPS its ceiling: fitted on that row (the text says only "
-               "that the generator, not the service, was the limit there)");
-    }
+}
+
+// The generator was the limit at the last step; without that row, it did
+// at least the cache step's RPS, the most of the other nine.
+void DeriveGenerator(Derivation& d) {
+  const double gen_cores = d.Figure(F::kGeneratorCores);
+  const S row = d.Has(S::kRightSize) ? S::kRightSize : S::kCache;
+  const double rps = d.Cell(row, kRps);
+  d.Set(&C::generator_cpu_per_request_us, gen_cores / rps * 1e6, 1,
+        d.Has(S::kRightSize)
+            ? StrFormat("%g generator cores / %g RPS at the last step, "
+                        "where the application used %g of its 4 vCPUs: the "
+                        "generator was the limit",
+                        gen_cores, rps, d.Peek(S::kRightSize, kCpuCores))
+            : StrFormat("%g generator cores / %g RPS at the cache step, the "
+                        "most of the rows kept (the right-size row, where "
+                        "the generator was the limit, is left out): an "
+                        "upper bound",
+                        gen_cores, rps));
+  if (d.Has(S::kRightSize)) {
+    d.Fitted(&C::generator_cpu_per_request_us,
+             "the generator's CPU per request that makes the last step's "
+             "RPS its ceiling: fitted on that row (the text says only "
+             "that the generator, not the service, was the limit there)");
   }
   d.Set(&C::generator_cores, d.Figure(F::kGeneratorCores), 0,
         "run.sh: taskset -c 8-11");
+}
+
+// The spread of a request's work, which nothing published gives.
+void AssumeWorkSpread(Derivation& d) {
   d.Assume(&C::work_cv, 0.5,
            "no published figure gives the spread of a request's work (JIT, "
            "caches, row counts); 0.5 keeps the clients from marching in "
            "lockstep after a pause and is not fitted to any row's tail",
            "assumed: lognormal work with a coefficient of variation of 0.5");
-  AssumeTheUnpublished(d);
-  SeedH2Fold fold = d.Take();
+}
+
+// The file's name and description, saying which row a fold leaves out.
+void NameFold(SeedH2Fold& fold, std::optional<S> excluded_row) {
   fold.file.name = "seed-h2";
   fold.file.description =
       "costs derived from the case study's published figures (H2 embedded "
@@ -715,6 +788,41 @@ SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
         absl::StrCat(fold.file.description, ", leaving out the ",
                      Name(*excluded_row), " row");
   }
+}
+
+}  // namespace
+
+SeedH2Fold DeriveSeedH2Without(const PublishedFigures& figures,
+                               std::optional<S> excluded_row) {
+  // In this order: a field reads only fields derived before it (reading one
+  // not yet derived aborts), at the rounded values the model reads.
+  Derivation d(figures, excluded_row);
+  // Memory and GC from the heap step's GC logs, and the effective cores a
+  // young pause stops.
+  DeriveAllocation(d);
+  DeriveYoungPauseSlope(d);
+  DeriveYoungPauseBase(d);
+  FitEffectiveCores(d);
+  DeriveConcurrentMarking(d);
+  // CPU per request: the hit path by the JFR profile, the rest by the
+  // differences between the table's rows.
+  DeriveSerialisation(d);
+  AssumeCacheLookup(d);
+  DeriveOtherCpu(d);
+  DeriveInventoryCpu(d);
+  DeriveConnect(d);
+  DeriveJoin(d);
+  DeriveJoinHold(d);
+  DeriveStatements(d);
+  DeriveScans(d);
+  // Waits, the load generator, and what nothing published gives.
+  AssumeNoNetworkNorCompression(d);
+  DeriveWaits(d);
+  DeriveGenerator(d);
+  AssumeWorkSpread(d);
+  AssumeTheUnpublished(d);
+  SeedH2Fold fold = d.Take();
+  NameFold(fold, excluded_row);
   return fold;
 }
 
