@@ -156,6 +156,27 @@ TEST(CacheTest, WarmUpAndSpanAreBounded) {
           .ok());
 }
 
+// A time that must be above 0 is at least the clock's 1 ns: 1e-300 ms of
+// work rounded to 0 ns and the users looped without time passing (no end),
+// and a window of 1e-300 s divided the throughput by 0 ns (null in JSON).
+TEST(ScenarioParams, PositiveTimesAreAtLeastOneNanosecond) {
+  absl::StatusOr<core::Document> doc =
+      RunScenario("lock-contention", {"work_ms=1e-300"}, 1);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("accepted a number in [1e-06, "),
+            std::string::npos)
+      << doc.status();
+  doc = RunScenario("client-pool", {"duration_s=1e-300"}, 1);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("accepted a number in [1e-09, "),
+            std::string::npos)
+      << doc.status();
+  // One ns exactly is accepted.
+  EXPECT_TRUE(RunScenario("client-pool",
+                          {"call_ms=1e-6", "duration_s=1", "rates_per_s=10"}, 1)
+                  .ok());
+}
+
 TEST(CoordinatedOmissionTest, ShorterFreezeFollowsTheSameArithmetic) {
   // Latencies after a freeze F fall by (interval - service) per request for
   // the single connection, by the interval for the open model; p99 of 6,000
