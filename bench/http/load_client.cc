@@ -144,7 +144,10 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
       // Each free connection takes the next slot of the schedule; a late
       // slot is sent at once and still timed from when it was due.
       const Clock::time_point due = start + next_slot.fetch_add(1) * interval;
-      if (due >= end) break;
+      // A connection behind the schedule stops at the end of the run too:
+      // it would otherwise send late slots for as long as the budget lasts
+      // (minutes at a high rate), whatever --duration-s said.
+      if (due >= end || Clock::now() >= end) break;
       std::this_thread::sleep_until(due);
       Exchange(client, o, due, warmup_end, part);
     }
@@ -173,6 +176,12 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
 
   LoadResult out{*NewHistogram(), *NewHistogram()};
   out.window_s = o.duration_s - o.warmup_s;
+  int64_t due_slots = o.max_requests;  // slots k with start + k interval < end
+  if (o.open_loop && interval.count() > 0) {
+    due_slots = std::min<int64_t>(
+        due_slots,
+        ((end - start).count() + interval.count() - 1) / interval.count());
+  }
   for (Part& p : parts) {
     if (absl::Status s = out.latency_ns.Merge(p.latency_ns); !s.ok()) return s;
     if (absl::Status s = out.latency_from_send_ns.Merge(p.latency_from_send_ns);
@@ -189,6 +198,7 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& o) {
     out.errors_timeout += c.errors_timeout;
     out.errors_other += c.errors_other;
   }
+  if (o.open_loop) out.unsent = std::max<int64_t>(0, due_slots - out.sent);
   return out;
 }
 

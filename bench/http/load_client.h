@@ -54,7 +54,10 @@ struct LoadResult {
   int64_t errors_stale = 0;    // reused connection closed by the server
   int64_t errors_timeout = 0;
   int64_t errors_other = 0;  // malformed answers, non-2xx
-  double window_s = 0;       // measured window (duration - warm-up)
+  // Open loop: slots due within the run that were never sent, because the
+  // connections fell behind the schedule and the run ended first.
+  int64_t unsent = 0;
+  double window_s = 0;  // measured window (duration - warm-up)
   double throughput_per_s() const {
     return window_s > 0 ? static_cast<double>(ok) / window_s : 0;
   }

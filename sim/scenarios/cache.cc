@@ -64,6 +64,31 @@ absl::StatusOr<KeyStream> Keys(const std::string& kind, int64_t n,
   return KeyStream::Create(k, n, zipf_s);
 }
 
+// The warm-up's lookups (warmup_s x rate_per_s per row) are bounded like
+// the measured ones, and the last lookup's time must be a number of ns an
+// int64 holds (292 years): a rate of 1e9 with 60 s of warm-up is 6e10
+// lookups per row, and 1e-300 puts the second lookup past the clock's end.
+absl::Status CheckLookups(const Params& p, double rate, int64_t lookups) {
+  constexpr double kMaxLookups = 1e8, kMaxSpanS = 1e9;
+  const double warm = p.Number("warmup_s") * rate;
+  if (warm > kMaxLookups) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'warmup_s' = '", p.Text("warmup_s"), "' with rate_per_s = ",
+        p.Text("rate_per_s"), ": ", absl::StrFormat("%g", warm),
+        " warm-up lookups per row; accepted warmup_s x rate_per_s <= 1e8"));
+  }
+  const double n = static_cast<double>(lookups);
+  const double span_s = (std::max(warm, n) + n) / rate;
+  if (span_s > kMaxSpanS) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'rate_per_s' = '", p.Text("rate_per_s"), "': the lookups span ",
+        absl::StrFormat("%g", span_s),
+        " s of virtual time; accepted (max(warmup_s x rate_per_s, lookups) + "
+        "lookups) / rate_per_s <= 1e9 s"));
+  }
+  return absl::OkStatus();
+}
+
 // ---- cache: hit ratio against key skew and cache size.
 absl::StatusOr<core::Document> RunCache(const Params& p, uint64_t seed) {
   core::Document doc("Cache: key skew against hit ratio");
@@ -78,6 +103,7 @@ absl::StatusOr<core::Document> RunCache(const Params& p, uint64_t seed) {
   const int64_t n = p.Integer("key_space");
   const double rate = p.Number("rate_per_s");
   const int64_t lookups = p.Integer("lookups");
+  if (absl::Status s = CheckLookups(p, rate, lookups); !s.ok()) return s;
   const auto warmup = static_cast<int64_t>(p.Number("warmup_s") * rate);
   // The hottest 3 % of the keys: what the case study's prose talks about.
   const int64_t hot_keys = std::max<int64_t>(1, n * 3 / 100);

@@ -67,6 +67,15 @@ Process OpenClient(Simulation& sim, const Setup& s, LatencyRecorder& out) {
 absl::StatusOr<Setup> SetupFrom(const Params& p) {
   Setup s;
   const double rate = p.Number("rate_per_s");
+  // One interval longer than the run would schedule no second request, and
+  // past 292 years it is no longer a count of ns (the run never ended).
+  if (1.0 / rate > p.Number("duration_s")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'rate_per_s' = '", p.Text("rate_per_s"),
+        "' with duration_s = ", p.Text("duration_s"),
+        ": fewer than one request in the run; accepted rate_per_s >= 1 / "
+        "duration_s"));
+  }
   s.interval = SecToNs(1.0 / rate);
   s.duration = SecToNs(p.Number("duration_s"));
   s.service = MsToNs(p.Number("service_ms"));

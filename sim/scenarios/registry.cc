@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +17,26 @@
 namespace perflab::sim {
 namespace {
 
+// A time that must be above 0 (a key in ms or s, units in its name) must be
+// at least the clock's step, 1 ns: a smaller one rounds to 0 ns, where a
+// zero-length hold or window loops without time passing or divides by 0.
+double TimeFloor(const KeySpec& k) {
+  if (!k.min_open || k.min != 0) return 0;
+  if (absl::EndsWith(k.name, "_ms")) return 1e-6;
+  if (absl::EndsWith(k.name, "_s") && !absl::EndsWith(k.name, "_per_s")) {
+    return 1e-9;
+  }
+  return 0;
+}
+
+// "(0, 10]", or "[1e-06, 10]" where the clock's step is the floor.
+std::string Interval(const KeySpec& k) {
+  const double floor = TimeFloor(k);
+  return absl::StrCat(floor > 0 || !k.min_open ? "[" : "(",
+                      DefaultText(floor > 0 ? floor : k.min), ", ",
+                      DefaultText(k.max), "]");
+}
+
 std::string RangeText(const KeySpec& k) {
   switch (k.type) {
     case KeySpec::Type::kChoice:
@@ -25,11 +46,9 @@ std::string RangeText(const KeySpec& k) {
           "an integer in [", DefaultText(k.min), ", ", DefaultText(k.max), "]",
           k.choices.empty() ? "" : " or ", absl::StrJoin(k.choices, ", "));
     case KeySpec::Type::kNumber:
-      return absl::StrCat("a number in ", k.min_open ? "(" : "[",
-                          DefaultText(k.min), ", ", DefaultText(k.max), "]");
+      return absl::StrCat("a number in ", Interval(k));
     case KeySpec::Type::kList:
-      return absl::StrCat("comma-separated numbers in ", k.min_open ? "(" : "[",
-                          DefaultText(k.min), ", ", DefaultText(k.max), "]");
+      return absl::StrCat("comma-separated numbers in ", Interval(k));
   }
   return "";
 }
@@ -51,6 +70,7 @@ const char* TypeName(KeySpec::Type t) {
 bool InRange(const KeySpec& k, double v) {
   if (!std::isfinite(v)) return false;
   if (k.min_open ? v <= k.min : v < k.min) return false;
+  if (v < TimeFloor(k)) return false;
   return v <= k.max;
 }
 

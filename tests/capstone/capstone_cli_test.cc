@@ -71,9 +71,25 @@ TEST_F(CapstoneCli, BadStepsPricesAndUtilisation) {
   EXPECT_FALSE(std::filesystem::exists(out_));
 }
 
+// The path once, after the option that named it.
+size_t Count(const std::string& text, const std::string& piece) {
+  size_t n = 0;
+  for (size_t at = text.find(piece); at != std::string::npos;
+       at = text.find(piece, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 TEST_F(CapstoneCli, BadCalibrationFiles) {
   ExpectBad({"capstone", "--calibration", "/nonexistent.json"},
-            "/nonexistent.json");
+            "--calibration '/nonexistent.json': cannot open");
+  CliResult r = RunCli({"capstone", "--calibration", "/nonexistent.json"});
+  EXPECT_EQ(Count(r.err, "/nonexistent.json"), 1u) << r.err;
+  r = RunCli({"calibrate", "--schema", "--map", "/nonexistent-map.json"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--map '/nonexistent-map.json': cannot open"));
+  EXPECT_EQ(Count(r.err, "/nonexistent-map.json"), 1u) << r.err;
   ExpectBad({"capstone", "--calibration", Bad("broken.json", "{\"format\": ")},
             "malformed JSON");
   std::filesystem::remove_all(out_.string() + "_in");

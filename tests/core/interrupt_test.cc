@@ -183,6 +183,37 @@ TEST_F(InterruptTest, ASignalStopsEveryChildsWholeGroupEvenOneIgnoringTerm) {
   }
 }
 
+// SIGTERM goes to the whole group first, so a grandchild may clean up before
+// the SIGKILL: here the child ignores TERM and waits for its grandchild, which
+// writes its mark on TERM and exits. Were only the child's pid signalled, the
+// grandchild would see nothing but the SIGKILL after the grace, and no mark.
+TEST_F(InterruptTest, AGrandchildGetsTheTermBeforeTheKill) {
+  const std::string up = Path("grandchild.up");
+  const std::string mark = Path("grandchild.term");
+  EXPECT_EXIT(
+      {
+        InstallInterruptCleanup();
+        auto child = Subprocess::Spawn(
+            {"/bin/sh", "-c",
+             absl::StrCat("sh -c 'trap \"echo term >", mark,
+                          "; exit 0\" TERM; echo >", up,
+                          "; while :; do sleep 0.05; done' & trap '' TERM; ",
+                          "while [ ! -e ", up,
+                          " ]; do sleep 0.01; done; echo ready; wait")},
+            {.stdout_to = Output::kCapture});
+        if (!child.ok()) std::_Exit(3);
+        auto ready = [](std::string_view t) { return t == "ready\n"; };
+        if (!child->ReadOutput(kNever, ready).ok()) std::_Exit(4);
+        ::raise(SIGTERM);
+        std::_Exit(0);
+      },
+      ::testing::KilledBySignal(SIGTERM), "");
+  std::ifstream in(mark);
+  std::string word;
+  in >> word;
+  EXPECT_EQ(word, "term");
+}
+
 TEST_F(InterruptTest, AChildDiesWithItsParentEvenWhenTheParentIsKilled) {
   const std::string pid_file = Path("orphan.pid");
   EXPECT_EXIT(

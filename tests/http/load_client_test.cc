@@ -41,6 +41,22 @@ TEST(LoadClient, OpenLoopTimesFromTheIntendedSend) {
             494.0 / 3);
 }
 
+// 1000 req/s for 0.3 s is 300 slots (k ms for k = 0..299). The server is
+// frozen for the first second, so slot 0's answer comes after the run's end:
+// the connection stops there, and the 299 slots it never reached are counted
+// as unsent, not sent late (a client that caught up would send all 300).
+TEST(LoadClient, OpenLoopBehindItsScheduleStopsAtTheEnd) {
+  LoadResult r = RunAgainst(
+      {.threads = 0, .handler_ms = 2, .freeze_at_s = 0, .freeze_for_s = 1},
+      {.open_loop = true,
+       .connections = 1,
+       .rate_per_s = 1000,
+       .duration_s = 0.3,
+       .timeout_ms = 5000});
+  EXPECT_EQ(r.sent, 1);
+  EXPECT_EQ(r.unsent, 299);
+}
+
 // The closed loop waits: one sample of ~500 ms and the ~49 slots of the
 // freeze never sent (120 - 49 = 71 samples).
 TEST(LoadClient, ClosedLoopOmitsTheFrozenSlots) {

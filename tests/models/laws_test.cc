@@ -231,6 +231,14 @@ TEST(Percentiles, NearestRankAgainstItsDefinition) {
   }
 }
 
+TEST(Percentiles, TheSmallestPercentileIsTheFirstValue) {
+  // p = 4.9e-324, the smallest double above 0 (accepted: (0, 100]): p / 100
+  // underflows to 0, so p n / 100 is 0 and its ceiling rank 0; the nearest
+  // rank is still at least 1, the smallest value.
+  EXPECT_EQ(NearestRank(4.9e-324, 10), 1);
+  EXPECT_EQ(*NearestRankSorted({1, 2, 3}, 4.9e-324), 1);
+}
+
 TEST(Percentiles, WindowForTail) {
   // "p99.9 needs >= 10,000 requests for ~10 tail samples".
   EXPECT_EQ(SamplesForTail(99.9, 10), 10000);

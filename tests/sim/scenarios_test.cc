@@ -113,6 +113,70 @@ TEST(CoordinatedOmissionTest, ExactSeedFigures) {
   EXPECT_NEAR(Field(doc, "closed_corrected_p99_ms"), 4405, 4405 * 1e-3);
 }
 
+// A rate whose interval is longer than the run schedules no second request
+// (1e-10/s: 1e10 s, past an int64 of ns, and the run never ended); one
+// interval that fits (1/50 per s over 60 s: two requests) still runs.
+TEST(CoordinatedOmissionTest, FewerThanOneRequestPerRunIsRefused) {
+  for (const char* rate : {"rate_per_s=0.01", "rate_per_s=1e-10"}) {
+    absl::StatusOr<core::Document> doc = RunScenario(
+        "coordinated-omission",
+        {rate, "duration_s=60", "freeze_start_s=0", "freeze_ms=0"}, 1);
+    ASSERT_FALSE(doc.ok()) << rate;
+    EXPECT_NE(doc.status().message().find("fewer than one request"),
+              std::string::npos)
+        << doc.status();
+  }
+  EXPECT_TRUE(RunScenario("coordinated-omission",
+                          {"rate_per_s=0.02", "duration_s=60",
+                           "freeze_start_s=0", "freeze_ms=0"},
+                          1)
+                  .ok());
+}
+
+// The cache's warm-up lookups are bounded like its measured ones (1e9/s for
+// 60 s would be 6e10 per row), and the lookups' span of virtual time must
+// fit the clock: 2 x 1000 lookups at 1e-6/s span 2e9 s, past 1e9.
+TEST(CacheTest, WarmUpAndSpanAreBounded) {
+  absl::StatusOr<core::Document> doc =
+      RunScenario("cache", {"rate_per_s=1e9", "warmup_s=60"}, 1);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("6e+10 warm-up lookups"),
+            std::string::npos)
+      << doc.status();
+  doc = RunScenario("cache", {"rate_per_s=1e-6", "warmup_s=0", "lookups=1000"},
+                    1);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("2e+09 s"), std::string::npos)
+      << doc.status();
+  // 1e9/s with a warm-up of 100 lookups runs.
+  EXPECT_TRUE(
+      RunScenario(
+          "cache",
+          {"rate_per_s=1e9", "warmup_s=1e-7", "lookups=1000", "sizes=100"}, 1)
+          .ok());
+}
+
+// A time that must be above 0 is at least the clock's 1 ns: 1e-300 ms of
+// work rounded to 0 ns and the users looped without time passing (no end),
+// and a window of 1e-300 s divided the throughput by 0 ns (null in JSON).
+TEST(ScenarioParams, PositiveTimesAreAtLeastOneNanosecond) {
+  absl::StatusOr<core::Document> doc =
+      RunScenario("lock-contention", {"work_ms=1e-300"}, 1);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("accepted a number in [1e-06, "),
+            std::string::npos)
+      << doc.status();
+  doc = RunScenario("client-pool", {"duration_s=1e-300"}, 1);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("accepted a number in [1e-09, "),
+            std::string::npos)
+      << doc.status();
+  // One ns exactly is accepted.
+  EXPECT_TRUE(RunScenario("client-pool",
+                          {"call_ms=1e-6", "duration_s=1", "rates_per_s=10"}, 1)
+                  .ok());
+}
+
 TEST(CoordinatedOmissionTest, ShorterFreezeFollowsTheSameArithmetic) {
   // Latencies after a freeze F fall by (interval - service) per request for
   // the single connection, by the interval for the open model; p99 of 6,000

@@ -78,9 +78,44 @@ bool AllFinite(const rapidjson::Value& v, std::string& where) {
   return true;
 }
 
+void WriteFile(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+}
+
 // One random command line of each kind.
 std::vector<std::function<Args(Draw&)>> Commands(const std::string& file) {
   return {
+      [](Draw& d) {
+        Args a = {"models", "what-if", "--speedup",
+                  Draw::Text(d.Log(1e-9, 1e9))};
+        const int stages = static_cast<int>(d.Int(1, 6));
+        for (int i = 0; i < stages; ++i) {
+          // A stage of 0 ms is accepted, and so is a total of 0.
+          const double ms = d.Uniform(0, 1) < 0.2 ? 0 : d.Log(1e-300, 1e9);
+          a.push_back("--stage");
+          a.push_back(absl::StrCat("s", i, "=", Draw::Text(ms)));
+        }
+        return a;
+      },
+      [](Draw&) {
+        return Args{"models", "tour"};
+      },
+      [file](Draw& d) {
+        std::string text;
+        const double n_top = d.Log(4, 1e9);
+        const double x_scale = d.Log(1e-300, 1e100);
+        const int points = static_cast<int>(d.Int(3, 8));
+        for (int i = 0; i < points; ++i) {
+          absl::StrAppend(
+              &text, Draw::Text(1 + std::floor((n_top - 1) * i / (points - 1))),
+              ",", Draw::Text(std::min(1e100, x_scale * d.Uniform(0.1, 1))),
+              "\n");
+        }
+        WriteFile(file, text);
+        return Args{"models", "usl-fit", "--input", file};
+      },
       [](Draw& d) {
         const char* names[] = {"--in-flight", "--rate-per-s", "--w-ms"};
         const int skip = static_cast<int>(d.Int(0, 2));
@@ -172,9 +207,7 @@ std::vector<std::function<Args(Draw&)>> Commands(const std::string& file) {
           absl::StrAppend(&text, Draw::Text(sign * top * d.Uniform(0.5, 1)),
                           "\n");
         }
-        FILE* f = std::fopen(file.c_str(), "w");
-        std::fputs(text.c_str(), f);
-        std::fclose(f);
+        WriteFile(file, text);
         return Args{"models", "percentiles",   "--input",
                     file,     "--percentiles", "50,99"};
       },
@@ -186,7 +219,7 @@ TEST(ModelsFinite, EveryAcceptedRunPrintsOnlyFiniteNumbers) {
   const auto commands = Commands(file);
   Draw draw(3636);
   int accepted = 0;
-  for (int trial = 0; trial < 900; ++trial) {
+  for (int trial = 0; trial < 1200; ++trial) {
     Args args = commands[static_cast<size_t>(trial) % commands.size()](draw);
     args.push_back("--format");
     args.push_back("json");
@@ -207,7 +240,7 @@ TEST(ModelsFinite, EveryAcceptedRunPrintsOnlyFiniteNumbers) {
     EXPECT_TRUE(AllFinite(d, where)) << line << "\n  " << where;
   }
   std::remove(file.c_str());
-  EXPECT_GT(accepted, 300);
+  EXPECT_GT(accepted, 400);
 }
 
 }  // namespace

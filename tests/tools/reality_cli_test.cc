@@ -37,6 +37,10 @@ TEST(RealityCli, BadInputIsOneLineAndExit2) {
   ExpectOneLineExit2({"serve", "--freeze-for-s", "inf"}, "inf");
   ExpectOneLineExit2({"load", "http://127.0.0.1:9/"}, "--rate");
   ExpectOneLineExit2({"reality", "--case", "nope"}, "accepted");
+  // Refused before any case runs: nagle alone takes seconds.
+  ExpectOneLineExit2(
+      {"reality", "--case", "nagle", "--case", "inner-pool", "--case", "nagle"},
+      "--case: 'nagle' given twice");
 }
 
 TEST(RealityCli, PortInUseIsExit2) {

@@ -76,7 +76,7 @@ core::Document StepList() {
 }
 
 absl::StatusOr<std::string> Slurp(const std::string& path) {
-  return core::ReadInputFile(absl::StrCat("--calibration '", path, "'"), path);
+  return core::ReadInputFile("--calibration", path);
 }
 
 // --validate: the seed-h2 derivation left one row out at a time, so it reads
@@ -270,8 +270,8 @@ struct CalibrateArgs {
 // The schema of fixtures/calibration/README.md: every field, its unit and
 // meaning, and the benchmark the map measures it with (or seed-h2).
 absl::StatusOr<core::Document> Schema(const CalibrateArgs& a) {
-  absl::StatusOr<std::string> text = core::ReadInputFile(
-      absl::StrCat("--map '", a.options.map_path, "'"), a.options.map_path);
+  absl::StatusOr<std::string> text =
+      core::ReadInputFile("--map", a.options.map_path);
   if (!text.ok()) return text.status();
   absl::StatusOr<std::vector<capstone::FieldSource>> map =
       capstone::ParseCalibrationMap(*text);

@@ -17,6 +17,7 @@
 #include "bench/http/wrk.h"
 #include "core/parallel.h"
 #include "sim/scenarios/scenario.h"
+#include "tools/perflab/cli.h"
 
 namespace perflab::cli {
 namespace {
@@ -364,6 +365,8 @@ absl::StatusOr<core::Document> RunReality(const RealityOptions& o) {
           "--case = '", c, "'; accepted: ", absl::StrJoin(all, ", ")));
     }
   }
+  // A case named twice would run twice and print its rows twice.
+  if (absl::Status s = EachNameOnce("--case", chosen); !s.ok()) return s;
   auto wants = [&](const char* c) {
     return std::find(chosen.begin(), chosen.end(), c) != chosen.end();
   };

@@ -104,6 +104,9 @@ absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
   doc.Set("throughput_per_s", "throughput (req/s)", r->throughput_per_s(), 1);
   doc.Set("ok", "answers (2xx) after warm-up", r->ok);
   doc.Set("sent", "requests sent", r->sent);
+  if (o.open_loop) {
+    doc.Set("unsent", "due within the run, never sent", r->unsent);
+  }
   doc.Set("reuses", "sent on a reused connection", r->reuses);
   doc.Set("connections_opened", "connections opened", r->connections_opened);
   // No answer recorded: no latency was measured, and 0 ms would say the
@@ -132,6 +135,12 @@ absl::StatusOr<core::Document> RunLoadCommand(LoadFlags f) {
     doc.Note(
         "no request completed after warm-up: the latencies are not measured "
         "(shown as -)");
+  }
+  if (r->unsent > 0) {
+    doc.Note(absl::StrCat(
+        "the connections fell behind the schedule: ", r->unsent,
+        " requests due within the run were never sent, and the latencies "
+        "leave them out (raise --connections or lower --rate)"));
   }
   // The whole distributions, for HdrHistogram's own tools (its plotter,
   // HdrHistogramJS, the Java/Go/Python readers) and for merging runs.
