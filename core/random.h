@@ -70,6 +70,17 @@ class Xoshiro256 {
   }
   uint64_t Below(uint64_t n) { return ToBelow(Next(), n); }
 
+  // The whole state, for a caller that draws ahead on a copy and later
+  // moves this generator to where those draws left the copy.
+  struct State {
+    uint64_t s[4];
+    bool operator==(const State&) const = default;
+  };
+  State state() const { return {{s_[0], s_[1], s_[2], s_[3]}}; }
+  void set_state(const State& st) {
+    for (int i = 0; i < 4; ++i) s_[i] = st.s[i];
+  }
+
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];

@@ -240,6 +240,10 @@ class Cpu {
     int64_t slices = 0;
     Time waited = 0;     // summed queue waits of dispatched jobs
     uint64_t ticks = 0;  // OnSliceTick calls, to tell holds apart
+    // The tick's last finished job, not yet resumed, and the position
+    // reserved for its resumption when it finished (Finished()).
+    std::coroutine_handle<> finished = nullptr;
+    uint64_t finished_seq = 0;
   };
   void AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
                  int64_t working_set_bytes, uint64_t thread);
@@ -253,6 +257,7 @@ class Cpu {
   void Enqueue(SlicedJob job);
   SlicedJob PopHead();  // the queue's head, its wait counted
   void EndSlice(Core& c, Time now);
+  void Finished(std::coroutine_handle<> h);
   void SlicedTotals(__int128& used,
                     std::array<double, kAllCpuUses>& by_use) const;
 

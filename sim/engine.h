@@ -49,6 +49,14 @@ inline Time MsToNs(double ms) {
 inline Time SecToNs(double s) {
   return static_cast<Time>(std::llround(s * 1e9));
 }
+// t + d, held at the ends of the clock instead of wrapping: an event a
+// huge delay away never comes round to the past (which runs now).
+inline Time SaturatingAdd(Time t, Time d) {
+  Time sum;
+  if (__builtin_add_overflow(t, d, &sum)) [[unlikely]]
+    return d > 0 ? kForever : INT64_MIN;
+  return sum;
+}
 
 // Limits that stop a run with a clear error instead of exhausting memory.
 struct Budget {
@@ -154,7 +162,14 @@ class Simulation {
     if (live_head_ != nullptr) live_head_->prev = &pr;
     live_head_ = &pr;
     if (++live_ > live_cap_) NoteGrowth();
+    ResumeNested(h);
+  }
+  // Resumes `h` now from code that goes on after it returns (Spawn, a
+  // timeout that then re-arms): while it runs, ContinueNow() says no.
+  void ResumeNested(std::coroutine_handle<> h) {
+    ++hold_;
     h.resume();
+    --hold_;
   }
 
   void Schedule(Time at, EventFn fn, void* ctx, uint64_t arg = 0) {
@@ -177,6 +192,7 @@ class Simulation {
   // leave each superseded event in the heap until its time came. Meant for
   // a few long-lived components: each set, clear or firing scans them all,
   // and an id is never reused (a component clears its own when destroyed).
+  // A timer set for kForever is cleared: the clock's end never comes.
   using TimerId = uint32_t;
   TimerId AddTimer(EventFn fn, void* ctx);
   void SetTimer(TimerId id, Time at, uint64_t seq);
@@ -185,20 +201,62 @@ class Simulation {
   void ScheduleResume(Time at, std::coroutine_handle<> h) {
     Schedule(at, &ResumeFn, h.address());
   }
+  // In a position reserved earlier with TakeSeq().
+  void ScheduleResumeAs(Time at, uint64_t seq, std::coroutine_handle<> h) {
+    ScheduleAs(at, seq, &ResumeFn, h.address());
+  }
+
+  // A resumption for now, when the code asking is the last act of its event
+  // (the engine's own resumption of a coroutine, or a component's callback
+  // about to return): true if that resumption would be the very next event,
+  // so the caller may go on at once instead. It would be when no event is
+  // due now before it (in seq order), the run is not stopping, and nothing
+  // that resumed the caller directly (ResumeNested) goes on after it. The
+  // order of everything else is unchanged (an unused seq leaves a gap, not
+  // a swap), and the event is counted as executed all the same. Outside
+  // Run() always false. ContinueNow(): in the newest position, after every
+  // event due now; ContinueAt(seq): in a position reserved with TakeSeq.
+  bool ContinueNow() { return ContinueAt(seq_); }
+  bool ContinueAt(uint64_t seq) {
+    if (hold_ != 0 || stopped_ ||
+        (now_head_ != now_queue_.size() && now_queue_[now_head_].seq < seq) ||
+        (timer_at_ == now_ && timer_seq_ < seq) ||
+        queue_.FirstSeqAt(now_) < seq) {
+      return false;
+    }
+    ++events_;
+    return true;
+  }
+  // From a callback's last act: resumes `h` now if ContinueAt(seq), else
+  // schedules it at now in the position `seq` reserved (TakeSeq) where it
+  // would have been scheduled.
+  void ResumeLast(std::coroutine_handle<> h, uint64_t seq) {
+    if (ContinueAt(seq)) {
+      h.resume();
+    } else {
+      ScheduleResumeAs(now_, seq, h);
+    }
+  }
 
   struct DelayAwaiter {
     Simulation* sim;
     Time delay;
     bool await_ready() const noexcept { return false; }
+    // A delay <= 0 lands at or before now, which ScheduleAs runs now.
     void await_suspend(std::coroutine_handle<> h) const {
-      sim->ScheduleResume(sim->now_ + (delay > 0 ? delay : 0), h);
+      sim->ScheduleResume(SaturatingAdd(sim->now_, delay), h);
     }
     void await_resume() const noexcept {}
   };
   // co_await sim.Delay(d): resumes d nanoseconds later (d <= 0: after the
-  // events already scheduled for now).
+  // events already scheduled for now; past the clock's end: never, or at
+  // kForever by Run(kForever)).
   DelayAwaiter Delay(Time d) { return {this, d}; }
-  DelayAwaiter Until(Time t) { return {this, t - now_}; }
+  DelayAwaiter Until(Time t) {
+    Time d;
+    if (__builtin_sub_overflow(t, now_, &d)) d = t > 0 ? kForever : 0;
+    return {this, d};
+  }
 
   // Runs events with time <= until, then sets now = until (unless until is
   // kForever). Stops early on Stop() or a budget breach (ResourceExhausted
@@ -250,6 +308,9 @@ class Simulation {
   int64_t events_ = 0;
   int64_t live_ = 0;
   int64_t live_cap_ = 0;  // LiveCap(), lowered as timers are set
+  // 0 while Run() executes an event's callback and no ResumeNested is under
+  // way: only then may ContinueNow() say yes.
+  int32_t hold_ = 1;
   bool stopped_ = false;
   // Clear only while PendingBound() <= max_pending: in the small array's
   // mode the loop then skips the exact count after each event.

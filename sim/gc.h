@@ -91,9 +91,21 @@ class Gc {
 
   // co_await gc.Safepoint(): waits out a pause in progress (a thread that
   // was off the CPU still cannot run Java code until the pause ends).
-  Simulation::DelayAwaiter Safepoint() {
-    return sim_->Until(std::max(sim_->now(), state_->paused_until));
-  }
+  // Outside a pause it resumes now, after the events already due now: at
+  // once when none are (Simulation::ContinueNow), the same order without
+  // an event of its own.
+  struct SafepointAwaiter {
+    Gc* gc;
+    bool await_ready() const noexcept {
+      return !gc->paused() && gc->sim_->ContinueNow();
+    }
+    void await_suspend(std::coroutine_handle<> h) const {
+      Simulation& sim = *gc->sim_;
+      sim.Until(std::max(sim.now(), gc->state_->paused_until)).await_suspend(h);
+    }
+    void await_resume() const noexcept {}
+  };
+  SafepointAwaiter Safepoint() { return {this}; }
 
   // co_await gc.Sleep(d): a blocking wait of d (I/O, a downstream call) that,
   // if it ends during a pause, resumes only when the pause is over.

@@ -46,7 +46,9 @@ class PooledClient {
   // one, does not suspend.
   struct SafepointAwaiter {
     Gc* gc;
-    bool await_ready() const noexcept { return gc == nullptr; }
+    bool await_ready() const noexcept {
+      return gc == nullptr || gc->Safepoint().await_ready();
+    }
     void await_suspend(std::coroutine_handle<> h) const {
       gc->Safepoint().await_suspend(h);
     }

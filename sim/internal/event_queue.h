@@ -87,6 +87,18 @@ class EventQueue {
     return mins_[__builtin_ctzll(mask_)];
   }
 
+  // For t <= MinTime(): the smallest seq among the events at t, UINT64_MAX
+  // if there are none, or 0 if the radix heap has not sorted them yet (a
+  // bound below every seq, for a caller asking whether one comes first).
+  uint64_t FirstSeqAt(int64_t t) const {
+    if (few_mode()) {
+      return size_ > 0 && few_[size_ - 1].time == t ? few_[size_ - 1].seq
+                                                    : UINT64_MAX;
+    }
+    if (MinTime() != t) return UINT64_MAX;
+    return front_.empty() ? 0 : front_.front().seq;
+  }
+
   // Makes the events at MinTime() the front, raising floor() to it. Call it
   // only once nothing earlier can be pushed any more.
   void Settle() {

@@ -40,6 +40,8 @@ struct OrderServiceConfig {
   // (false: the case study's repository calls) or one for the whole page
   // (true: the C++ service's repository, capstone --real's composed side).
   bool page_on_one_connection = false;
+
+  bool operator==(const OrderServiceConfig&) const = default;
 };
 
 // How the service is driven and measured (the case study's rig).

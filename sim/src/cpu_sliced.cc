@@ -6,6 +6,7 @@
 // used is exact: the jobs' work plus the overheads, nothing rounded.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "sim/cpu.h"
@@ -251,7 +252,7 @@ void Cpu::EndSlice(Core& c, Time now) {
   Sliced& s = *sliced_;
   Credit(c, now);
   if (c.job.left == 0) {
-    sim_->ScheduleResume(now, c.job.handle);
+    Finished(c.job.handle);
     c.busy = false;
     --s.busy;
     if (IsThread(c.job.key)) {
@@ -267,6 +268,17 @@ void Cpu::EndSlice(Core& c, Time now) {
     c.quantum_left = s.scheduling.quantum_ns;
     c.slice_left = std::min(c.quantum_left, c.job.left);
   }
+}
+
+// A finished job resumes now, in finishing order, each in the position
+// reserved when it finished; the tick's last one only once the tick is
+// done (Simulation::ResumeLast), at once if nothing is due before it.
+void Cpu::Finished(std::coroutine_handle<> h) {
+  Sliced& s = *sliced_;
+  if (s.finished)
+    sim_->ScheduleResumeAs(sim_->now(), s.finished_seq, s.finished);
+  s.finished = h;
+  s.finished_seq = sim_->TakeSeq();
 }
 
 void Cpu::OnSliceTick(void* ctx, uint64_t) {
@@ -286,6 +298,10 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
     if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
   }
   cpu->SlicedReschedule();
+  if (s.finished) {
+    const std::coroutine_handle<> h = std::exchange(s.finished, nullptr);
+    cpu->sim_->ResumeLast(h, s.finished_seq);
+  }
 }
 
 }  // namespace perflab::sim

@@ -1,6 +1,7 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <new>
 
 #include "absl/strings/str_cat.h"
@@ -68,6 +69,11 @@ bool Before(Time at, uint64_t seq, Time other_at, uint64_t other_seq) {
 }  // namespace
 
 void Simulation::SetTimer(TimerId id, Time at, uint64_t seq) {
+  // kForever marks a timer as not set: one for the clock's end never fires.
+  if (at == kForever) {
+    ClearTimer(id);
+    return;
+  }
   recheck_ = true;  // RunFew does not look at timers
   Timer& t = timers_[id];
   if (t.at == kForever) {
@@ -192,6 +198,14 @@ absl::Status Simulation::EventBudgetError() const {
 }
 
 absl::Status Simulation::Run(Time until) {
+  // Callbacks run here may continue a resumption inline (ContinueNow); a Run
+  // called from inside one (nested) gives back the caller's setting.
+  struct Unhold {
+    int32_t& hold;
+    int32_t saved;
+    ~Unhold() { hold = saved; }
+  } unhold{hold_, hold_};
+  hold_ = 0;
   stopped_ = false;
   near_budget_ = true;  // pending may have grown outside Run
   // The last event this run may execute (saturated: max_events may be huge).

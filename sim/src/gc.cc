@@ -89,7 +89,7 @@ void Gc::Allocate(double mib) {
 
 void Gc::SleepAwaiter::await_suspend(std::coroutine_handle<> h) const {
   Simulation& sim = *gc->sim_;
-  sim.Schedule(sim.now() + std::max<Time>(0, delay), &Gc::OnWake,
+  sim.Schedule(SaturatingAdd(sim.now(), std::max<Time>(0, delay)), &Gc::OnWake,
                gc->state_.get(), reinterpret_cast<uintptr_t>(h.address()));
 }
 

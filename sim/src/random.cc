@@ -76,13 +76,50 @@ double random_internal::SampleLognormal(const Dist& d, Rng& rng) {
 LognormalDraws::LognormalDraws(double cv)
     : cv_(cv), s2_(LognormalS2(cv)), sigma_(std::sqrt(s2_)) {}
 
+void LognormalDraws::Refill(const Rng& rng) {
+  core::Xoshiro256 ahead = rng;
+  states_[0] = ahead.state();
+  for (int i = 0; i < kAhead; ++i) {
+    // As LognormalDraw computes it: sigma * z first, then mu plus that.
+    scaled_[i] = sigma_ * StandardNormal(ahead);
+    states_[i + 1] = ahead.state();
+  }
+  next_ = 0;
+  for (Mean& m : means_) m.from = m.to = 0;
+}
+
+LognormalDraws::Mean& LognormalDraws::Find(double mean) {
+  for (Mean& m : means_) {
+    if (m.mean == mean) return m;
+  }
+  Mean& m = means_[victim_];
+  victim_ = (victim_ + 1) % kMeans;
+  m.mean = mean;
+  m.mu = LognormalMu(mean, s2_);
+  m.from = m.to = 0;
+  return m;
+}
+
+// Independent iterations: the processor overlaps their e^x chains.
+void LognormalDraws::Compute(Mean& m, int from) const {
+  const int to = std::min(from + kBlock, kAhead);
+  const double mu = m.mu;
+  for (int i = from; i < to; ++i) {
+    m.ns[i] = random_internal::RoundNs(core::Exp(mu + scaled_[i]));
+  }
+  m.from = from;
+  m.to = to;
+}
+
 int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
   if (cv_ <= 0) return random_internal::RoundNs(mean);
-  if (mean != last_mean_) {
-    last_mean_ = mean;
-    last_mu_ = LognormalMu(mean, s2_);
-  }
-  return random_internal::RoundNs(LognormalDraw(last_mu_, sigma_, rng));
+  if (next_ == kAhead || !(rng.state() == states_[next_])) Refill(rng);
+  const int i = next_;
+  Mean& m = Find(mean);
+  if (i < m.from || i >= m.to) Compute(m, i);
+  rng.set_state(states_[i + 1]);
+  next_ = i + 1;
+  return m.ns[i];
 }
 
 void Mixture::Add(double weight, Dist d) {

@@ -100,7 +100,7 @@ void Resource::Expire(uint64_t key) {
   ++timeouts_;
   timed_out_wait_sum_ += now - w.enqueued;
   if (first_timeout_ < 0) first_timeout_ = now;
-  w.handle.resume();
+  sim_->ResumeNested(w.handle);  // OnDeadline may re-arm after it
 }
 
 void Resource::ResetStats() {

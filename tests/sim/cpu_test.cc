@@ -557,5 +557,56 @@ TEST(SlicedCpuTheoryTest, ClosedLoopMatchesItsMarkovChain) {
   }
 }
 
+Process LoggedJob(Cpu& cpu, Time work, std::vector<std::string>& log,
+                  std::string name) {
+  co_await cpu.Run(work);
+  log.push_back(name);
+}
+
+Process LoggedDelay(Simulation& sim, Time delay, std::vector<std::string>& log,
+                    std::string name) {
+  co_await sim.Delay(delay);
+  log.push_back(name);
+}
+
+// A finished job resumes as an event scheduled at its finish would: after
+// every event already due then. The job's finish (tick) at 100 was set
+// before the other process scheduled its event for 100, so the tick runs
+// first, and the job's resumption, newer than both, last. The second job
+// finishes at 300 with nothing else due and goes on within its tick.
+TEST(CpuTest, AFinishedJobResumesAfterEventsDueAtItsFinish) {
+  Simulation sim;
+  Cpu cpu(sim, 1);
+  std::vector<std::string> log;
+  sim.Spawn(LoggedJob(cpu, 100, log, "job"));
+  sim.Spawn(LoggedDelay(sim, 100, log, "other"));
+  ASSERT_TRUE(sim.Run(200).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"other", "job"}));
+  // Tick, other's event, the job's resumption.
+  EXPECT_EQ(sim.events_executed(), 3);
+  sim.Spawn(LoggedJob(cpu, 100, log, "alone"));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"other", "job", "alone"}));
+  EXPECT_EQ(sim.events_executed(), 5);  // its tick and its resumption
+}
+
+// Two jobs of 8e18 ns on one core would finish 1.6e19 ns on, past the
+// clock's end: the finish is never, not a time wrapped into the past (a
+// tick at once, again and again, until the event budget runs out).
+TEST(CpuTest, AFinishPastTheClocksEndIsNever) {
+  Budget budget;
+  budget.max_events = 1000;
+  Simulation sim(budget);
+  Cpu cpu(sim, 1);
+  Time a = -1, b = -1;
+  sim.Spawn(CpuJob(sim, cpu, Time{8'000'000'000'000'000'000}, a));
+  sim.Spawn(CpuJob(sim, cpu, Time{8'000'000'000'000'000'000}, b));
+  const absl::Status s = sim.Run(kSec);
+  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_EQ(a, -1);
+  EXPECT_EQ(b, -1);
+  EXPECT_EQ(sim.now(), kSec);
+}
+
 }  // namespace
 }  // namespace perflab::sim

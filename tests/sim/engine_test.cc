@@ -1,6 +1,7 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <coroutine>
 #include <optional>
 #include <set>
 #include <string>
@@ -342,6 +343,124 @@ TEST(EngineTest, EventsScheduledWhileRunningKeepTimeThenSeqOrder) {
   EXPECT_GT(w.fired, 10000);
   EXPECT_EQ(w.out_of_order, 0);
   EXPECT_TRUE(w.ref.empty());
+}
+
+// A resumption for now, asked for the way Gc::Safepoint asks: go on at
+// once if ContinueNow() allows it (recorded), else schedule it like
+// Delay(0), after every event already due now.
+struct YieldNow {
+  Simulation* sim;
+  std::vector<bool>* answers;
+  bool await_ready() {
+    const bool now = sim->ContinueNow();
+    answers->push_back(now);
+    return now;
+  }
+  void await_suspend(std::coroutine_handle<> h) {
+    sim->Delay(0).await_suspend(h);
+  }
+  void await_resume() {}
+};
+
+Process Yielder(Simulation& sim, std::vector<std::string>& log,
+                std::vector<bool>& answers, std::string name, Time at,
+                bool stop = false) {
+  co_await sim.Delay(at);
+  log.push_back(name + "1");
+  if (stop) sim.Stop();
+  co_await YieldNow{&sim, &answers};
+  log.push_back(name + "2");
+}
+
+// By hand: A's and B's events are both due at 10, A's first. A's
+// continuation must wait for B's event (due now), and B's for A's
+// continuation, as Delay(0) would order them; only a resumption with
+// nothing else due now goes on at once.
+TEST(EngineTest, ContinueNowKeepsTheOrderOfEventsDueNow) {
+  Simulation sim;
+  std::vector<std::string> log;
+  std::vector<bool> answers;
+  sim.Spawn(Yielder(sim, log, answers, "A", 10));
+  sim.Spawn(Yielder(sim, log, answers, "B", 10));
+  sim.Spawn(Yielder(sim, log, answers, "C", 20));
+  ASSERT_TRUE(sim.Run(100).ok());
+  EXPECT_EQ(log,
+            (std::vector<std::string>{"A1", "B1", "A2", "B2", "C1", "C2"}));
+  // A: B due; B: A's continuation due; C: nothing else due at 20.
+  EXPECT_EQ(answers, (std::vector<bool>{false, false, true}));
+  // Events: A, B, A2, B2 at 10, C and its inline continuation at 20.
+  EXPECT_EQ(sim.events_executed(), 6);
+}
+
+Process Child(Simulation& sim, std::vector<std::string>& log,
+              std::vector<bool>& answers) {
+  log.push_back("C1");
+  co_await YieldNow{&sim, &answers};
+  log.push_back("C2");
+}
+
+Process Spawner(Simulation& sim, std::vector<std::string>& log,
+                std::vector<bool>& answers) {
+  co_await sim.Delay(10);
+  sim.Spawn(Child(sim, log, answers));
+  log.push_back("P");
+}
+
+// A process spawned inside an event runs to its first suspension within
+// Spawn; its resumption for now must come after the rest of the spawner's
+// event (P), which a continuation at once would overtake.
+TEST(EngineTest, ContinueNowRefusesInsideSpawnAndOutsideRun) {
+  Simulation sim;
+  std::vector<std::string> log;
+  std::vector<bool> answers;
+  sim.Spawn(Spawner(sim, log, answers));
+  ASSERT_TRUE(sim.Run(100).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"C1", "P", "C2"}));
+  EXPECT_EQ(answers, (std::vector<bool>{false}));
+  EXPECT_FALSE(sim.ContinueNow());  // not inside Run
+}
+
+// A stop asked for in the event ends the run before the next event, so the
+// continuation waits for the next Run.
+TEST(EngineTest, ContinueNowRefusesOnceTheRunIsStopping) {
+  Simulation sim;
+  std::vector<std::string> log;
+  std::vector<bool> answers;
+  sim.Spawn(Yielder(sim, log, answers, "A", 10, /*stop=*/true));
+  ASSERT_TRUE(sim.Run(100).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"A1"}));
+  ASSERT_TRUE(sim.Run(100).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"A1", "A2"}));
+  EXPECT_EQ(answers, (std::vector<bool>{false}));
+}
+
+Process FarAway(Simulation& sim, std::vector<Time>& at) {
+  co_await sim.Delay(10);
+  at.push_back(sim.now());
+  co_await sim.Delay(kForever - 5);  // now + this passes INT64_MAX
+  at.push_back(sim.now());
+}
+
+Process LongAgo(Simulation& sim, std::vector<Time>& at) {
+  co_await sim.Delay(10);
+  co_await sim.Until(INT64_MIN);  // the past: runs now
+  at.push_back(sim.now());
+}
+
+// A delay past the clock's end is never reached, not wrapped into the past
+// (which would run it at once); a time far in the past runs now, not
+// wrapped into the far future.
+TEST(EngineTest, DelaysSaturateAtTheEndsOfTheClock) {
+  Simulation sim;
+  std::vector<Time> far, ago;
+  sim.Spawn(FarAway(sim, far));
+  sim.Spawn(LongAgo(sim, ago));
+  ASSERT_TRUE(sim.Run(1'000'000).ok());
+  EXPECT_EQ(far, (std::vector<Time>{10}));
+  EXPECT_EQ(ago, (std::vector<Time>{10}));
+  EXPECT_EQ(SaturatingAdd(kForever - 5, 10), kForever);
+  EXPECT_EQ(SaturatingAdd(INT64_MIN + 5, -10), INT64_MIN);
+  EXPECT_EQ(SaturatingAdd(40, -50), -10);
 }
 
 }  // namespace

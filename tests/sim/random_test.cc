@@ -104,6 +104,28 @@ TEST(RandomTest, LognormalDrawsAreSampleNsBitForBit) {
   }
 }
 
+// Draws ahead must never show: with other draws from the same generator in
+// between (every 5th step), and a second generator passed in turn (every
+// 7th), each draw is still the one-by-one draw of the generator passed, and
+// each generator ends as far on as one-by-one drawing leaves its twin.
+TEST(RandomTest, LognormalDrawsFollowTheGeneratorPassed) {
+  LognormalDraws draws(0.5);
+  Rng a(3, "work"), a_ref(3, "work");
+  Rng b(4, "work"), b_ref(4, "work");
+  int differ = 0;
+  for (int i = 0; i < 5000; ++i) {
+    const double mean = i % 3 == 0 ? 14.5e3 : 918.0;
+    if (i % 5 == 0) differ += a.Next() != a_ref.Next();
+    Rng& g = i % 7 == 0 ? b : a;
+    Rng& ref = i % 7 == 0 ? b_ref : a_ref;
+    differ +=
+        draws.SampleNs(mean, g) != SampleNs(Dist::Lognormal(mean, 0.5), ref);
+  }
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(a.Next(), a_ref.Next());
+  EXPECT_EQ(b.Next(), b_ref.Next());
+}
+
 TEST(RandomTest, InverseNormalCdfMatchesKnownQuantiles) {
   EXPECT_NEAR(InverseNormalCdf(0.5), 0, 1e-9);
   EXPECT_NEAR(InverseNormalCdf(0.975), 1.959963985, 1e-7);

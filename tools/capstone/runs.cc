@@ -1,10 +1,26 @@
 #include "tools/capstone/runs.h"
 
+#include <utility>
+
 #include "core/parallel.h"
 
 namespace perflab::capstone {
 
 StepRunner OrderServiceRunner() { return &sim::RunOrderService; }
+
+StepRunner OnlyConfigs(StepRunner runner,
+                       std::vector<sim::OrderServiceConfig> configs) {
+  return [runner = std::move(runner), configs = std::move(configs)](
+             const sim::Calibration& calibration,
+             const sim::OrderServiceConfig& config,
+             const sim::OrderServiceLoad& load,
+             uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
+    for (const sim::OrderServiceConfig& c : configs) {
+      if (c == config) return runner(calibration, config, load, seed);
+    }
+    return sim::OrderServiceResult{};
+  };
+}
 
 absl::StatusOr<std::vector<sim::OrderServiceResult>> ExecuteRuns(
     const std::vector<Run>& runs, const StepRunner& runner, int jobs,

@@ -30,6 +30,14 @@ struct Run {
   uint64_t seed = 0;
 };
 
+// For a composition whose figures are read only for the steps with one of
+// `configs` (a --validate fold reads its last step's and, for the factor,
+// the step's before): the runs of any other config return an empty result
+// at once instead of running, since nothing reads them. The composition's
+// figures for those other steps are then meaningless.
+StepRunner OnlyConfigs(StepRunner runner,
+                       std::vector<sim::OrderServiceConfig> configs);
+
 // Called after each finished run with (finished, total).
 using Progress = std::function<void(size_t done, size_t total)>;
 
