@@ -100,6 +100,13 @@ void Key(W& w, const std::string& k) {
   w.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size()));
 }
 
+// In a record's JSON a number that does not apply is left out, key and
+// all, rather than written as null: a script reads "absent", never a null
+// where a number belongs. A list keeps its positions, so null stays there.
+bool LeftOut(const Node& n, JsonLayout layout) {
+  return layout == JsonLayout::kRecord && n.is_scalar() && IsAbsent(n.value());
+}
+
 template <typename W>
 void WriteNode(W& w, const Node& n, JsonLayout layout) {
   if (n.is_scalar()) {
@@ -114,6 +121,7 @@ void WriteNode(W& w, const Node& n, JsonLayout layout) {
   }
   w.StartObject();
   for (size_t i = 0; i < n.items().size(); ++i) {
+    if (LeftOut(n.items()[i], layout)) continue;
     Key(w, n.keys()[i]);
     WriteNode(w, n.items()[i], layout);
   }
@@ -166,7 +174,9 @@ std::string RecordJson(const Document& doc) {
   w.SetIndent(' ', 2);
   w.StartObject();
   for (const Field& f : doc.fields()) {
-    if (f.audience != Audience::kReaders) WriteField(w, f, JsonLayout::kRecord);
+    if (f.audience == Audience::kReaders) continue;
+    if (f.nested.is_scalar() && IsAbsent(f.value)) continue;  // see LeftOut
+    WriteField(w, f, JsonLayout::kRecord);
   }
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize()) + "\n";

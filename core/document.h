@@ -123,8 +123,9 @@ enum class JsonLayout {
   kFlat,
   // A record for scripts, indented by two spaces: only the fields for JSON,
   // in the order they were set, with no title, tables or notes (those are
-  // the readers'); doubles as RapidJSON's writer prints them (2.0, 1e-7),
-  // an absent or non-finite value as null.
+  // the readers'); doubles as RapidJSON's writer prints them (2.0, 1e-7);
+  // a field or record key whose value is absent or non-finite is left out
+  // (a list item stays, as null).
   kRecord,
 };
 
