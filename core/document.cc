@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
@@ -56,17 +57,31 @@ std::string CsvCell(const Value& v) {
   return std::visit(Visitor{}, v);
 }
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+// An absent value, or a double JSON cannot hold (it has no NaN or infinity):
+// null is the honest encoding.
+bool IsAbsent(const Value& v) {
+  if (std::holds_alternative<std::monostate>(v)) return true;
+  const double* d = std::get_if<double>(&v);
+  return d != nullptr && !std::isfinite(*d);
+}
 
-void WriteJsonValue(JsonWriter& w, const Value& v) {
+// The flat layout prints a double in its shortest round-trip form; the
+// record layout as RapidJSON's writer does, which always keeps a point or an
+// exponent (2.0).
+template <typename W>
+void WriteJsonValue(W& w, const Value& v, JsonLayout layout) {
+  if (IsAbsent(v)) {
+    w.Null();
+    return;
+  }
   struct Visitor {
-    JsonWriter& w;
+    W& w;
+    JsonLayout layout;
     void operator()(std::monostate) const { w.Null(); }
     void operator()(int64_t i) const { w.Int64(i); }
     void operator()(double d) const {
-      // JSON has no NaN or infinity; an absent value is the honest encoding.
-      if (!std::isfinite(d)) {
-        w.Null();
+      if (layout == JsonLayout::kRecord) {
+        w.Double(d);
         return;
       }
       std::string s = ShortestDouble(d);
@@ -77,11 +92,94 @@ void WriteJsonValue(JsonWriter& w, const Value& v) {
     }
     void operator()(bool b) const { w.Bool(b); }
   };
-  std::visit(Visitor{w}, v);
+  std::visit(Visitor{w, layout}, v);
 }
 
-void Key(JsonWriter& w, const std::string& k) {
+template <typename W>
+void Key(W& w, const std::string& k) {
   w.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size()));
+}
+
+// In a record's JSON a number that does not apply is left out, key and
+// all, rather than written as null: a script reads "absent", never a null
+// where a number belongs. A list keeps its positions, so null stays there.
+bool LeftOut(const Node& n, JsonLayout layout) {
+  return layout == JsonLayout::kRecord && n.is_scalar() && IsAbsent(n.value());
+}
+
+template <typename W>
+void WriteNode(W& w, const Node& n, JsonLayout layout) {
+  if (n.is_scalar()) {
+    WriteJsonValue(w, n.value(), layout);
+    return;
+  }
+  if (n.is_list()) {
+    w.StartArray();
+    for (const Node& item : n.items()) WriteNode(w, item, layout);
+    w.EndArray();
+    return;
+  }
+  w.StartObject();
+  for (size_t i = 0; i < n.items().size(); ++i) {
+    if (LeftOut(n.items()[i], layout)) continue;
+    Key(w, n.keys()[i]);
+    WriteNode(w, n.items()[i], layout);
+  }
+  w.EndObject();
+}
+
+template <typename W>
+void WriteField(W& w, const Field& f, JsonLayout layout) {
+  Key(w, f.key);
+  if (f.nested.is_scalar()) {
+    WriteJsonValue(w, f.value, layout);
+  } else {
+    WriteNode(w, f.nested, layout);
+  }
+}
+
+std::string FlatJson(const Document& doc) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  Key(w, "title");
+  w.String(doc.title().c_str());
+  for (const Field& f : doc.fields()) {
+    if (f.audience != Audience::kReaders) WriteField(w, f, JsonLayout::kFlat);
+  }
+  for (const Table& t : doc.tables()) {
+    Key(w, t.key);
+    w.StartArray();
+    for (const auto& row : t.rows) {
+      w.StartObject();
+      for (size_t c = 0; c < row.size(); ++c) {
+        Key(w, t.columns[c].key);
+        WriteJsonValue(w, row[c], JsonLayout::kFlat);
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  Key(w, "notes");
+  w.StartArray();
+  for (const std::string& n : doc.notes()) w.String(n.c_str());
+  w.EndArray();
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+}
+
+std::string RecordJson(const Document& doc) {
+  rapidjson::StringBuffer buf;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  for (const Field& f : doc.fields()) {
+    if (f.audience == Audience::kReaders) continue;
+    if (f.nested.is_scalar() && IsAbsent(f.value)) continue;  // see LeftOut
+    WriteField(w, f, JsonLayout::kRecord);
+  }
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }
 
 }  // namespace
@@ -92,10 +190,55 @@ Table& Table::Add(std::vector<Value> row) {
   return *this;
 }
 
+Node Node::List() {
+  Node n;
+  n.kind_ = Kind::kList;
+  return n;
+}
+
+Node Node::Record() {
+  Node n;
+  n.kind_ = Kind::kRecord;
+  return n;
+}
+
+Node& Node::Set(std::string key, Node value) {
+  assert(kind_ == Kind::kRecord);
+  keys_.push_back(std::move(key));
+  items_.push_back(std::move(value));
+  return *this;
+}
+
+Node& Node::Add(Node item) {
+  assert(kind_ == Kind::kList);
+  items_.push_back(std::move(item));
+  return *this;
+}
+
+const Node* Node::Find(std::string_view key) const {
+  if (kind_ != Kind::kRecord) return nullptr;
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    if (keys_[i] == key) return &items_[i];
+  }
+  return nullptr;
+}
+
 Document& Document::Set(std::string key, std::string label, Value value,
                         int decimals) {
+  return SetFor(Audience::kAll, std::move(key), std::move(label),
+                std::move(value), decimals);
+}
+
+Document& Document::SetFor(Audience audience, std::string key,
+                           std::string label, Value value, int decimals) {
+  fields_.push_back(Field{std::move(key), std::move(label), std::move(value),
+                          decimals, audience, Node()});
+  return *this;
+}
+
+Document& Document::SetNested(std::string key, Node node) {
   fields_.push_back(
-      Field{std::move(key), std::move(label), std::move(value), decimals});
+      Field{key, std::move(key), Value(), 0, Audience::kJson, std::move(node)});
   return *this;
 }
 
@@ -152,9 +295,11 @@ absl::StatusOr<Format> ParseFormat(std::string_view name) {
 std::string ToText(const Document& doc) {
   std::string out = doc.title() + "\n";
   size_t label_width = 0;
-  for (const Field& f : doc.fields())
-    label_width = std::max(label_width, f.label.size());
   for (const Field& f : doc.fields()) {
+    if (ForReaders(f)) label_width = std::max(label_width, f.label.size());
+  }
+  for (const Field& f : doc.fields()) {
+    if (!ForReaders(f)) continue;
     absl::StrAppendFormat(&out, "  %-*s  %s\n", static_cast<int>(label_width),
                           f.label, HumanCell(f.value, f.decimals));
   }
@@ -203,44 +348,21 @@ std::string ToText(const Document& doc) {
 }
 
 std::string ToJson(const Document& doc) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  Key(w, "title");
-  w.String(doc.title().c_str());
-  for (const Field& f : doc.fields()) {
-    Key(w, f.key);
-    WriteJsonValue(w, f.value);
-  }
-  for (const Table& t : doc.tables()) {
-    Key(w, t.key);
-    w.StartArray();
-    for (const auto& row : t.rows) {
-      w.StartObject();
-      for (size_t c = 0; c < row.size(); ++c) {
-        Key(w, t.columns[c].key);
-        WriteJsonValue(w, row[c]);
-      }
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  Key(w, "notes");
-  w.StartArray();
-  for (const std::string& n : doc.notes()) w.String(n.c_str());
-  w.EndArray();
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+  return doc.json_layout() == JsonLayout::kRecord ? RecordJson(doc)
+                                                  : FlatJson(doc);
 }
 
 std::string ToCsv(const Document& doc) {
   std::string out;
-  bool several = doc.tables().size() + (doc.fields().empty() ? 0 : 1) > 1;
-  if (!doc.fields().empty()) {
+  const bool any_field =
+      std::any_of(doc.fields().begin(), doc.fields().end(), ForReaders);
+  bool several = doc.tables().size() + (any_field ? 1 : 0) > 1;
+  if (any_field) {
     if (several) out += "# fields\n";
     out += "key,value\n";
-    for (const Field& f : doc.fields())
-      out += f.key + "," + CsvCell(f.value) + "\n";
+    for (const Field& f : doc.fields()) {
+      if (ForReaders(f)) out += f.key + "," + CsvCell(f.value) + "\n";
+    }
   }
   for (const Table& t : doc.tables()) {
     if (!out.empty()) out += "\n";

@@ -212,12 +212,13 @@ TEST(Composer, AnUnsteadyRunIsFlaggedOnItsStep) {
                 .find("warning: step index is not a steady result: open "
                       "loop, seed 43: a planted reason."),
             std::string::npos);
-  const std::string json = ToJson(*c, id, {});
+  const std::string json = core::ToJson(ToDocument(*c, id, {}));
   EXPECT_NE(json.find("\"steady\": false"), std::string::npos) << json;
 }
 
 // A loop in which no request completed measured no latency: its cells are
-// empty (-, JSON null) and a note says why, however the run filled them.
+// empty (-, absent from the JSON) and a note says why, however the run
+// filled them.
 TEST(Composer, ALoopWithNoCompletedRequestShowsNoLatency) {
   FakeModel fake;
   StepRunner none = Edited(fake, [](const sim::OrderServiceConfig& config,
@@ -254,9 +255,22 @@ TEST(Composer, ALoopWithNoCompletedRequestShowsNoLatency) {
       << text;
   EXPECT_NE(text.find("step index: no request completed in the closed loop"),
             std::string::npos);
-  const std::string json = ToJson(*c, id, {});
-  EXPECT_NE(json.find("\"open_p99_ms\": null"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"p99_ms\": null"), std::string::npos);
+  // In the JSON a latency that was not measured is absent, key and all:
+  // baseline has its closed loop's three and no open p99, index only its
+  // open p99, so each key appears once, on the step it was measured at.
+  const std::string json = core::ToJson(ToDocument(*c, id, {}));
+  EXPECT_EQ(json.find("null"), std::string::npos) << json;
+  const size_t index = json.find("\"name\": \"index\"");
+  ASSERT_NE(index, std::string::npos);
+  for (const char* key : {"\"avg_ms\":", "\"p95_ms\":", "\"p99_ms\":"}) {
+    const size_t at = json.find(key);
+    EXPECT_LT(at, index) << key;
+    EXPECT_EQ(json.find(key, at + 1), std::string::npos) << key;
+  }
+  const size_t open = json.find("\"open_p99_ms\":");
+  ASSERT_NE(open, std::string::npos);
+  EXPECT_GT(open, index);
+  EXPECT_EQ(json.find("\"open_p99_ms\":", open + 1), std::string::npos);
 }
 
 // The caps: sizes from the step's configuration (pool 4 -> 8, threads 16
@@ -283,7 +297,7 @@ TEST(Composer, CapsAreTheClosedLoopsMedians) {
   EXPECT_NE(csv.find("baseline,16,10,2,4,3,1,4,4"), std::string::npos) << csv;
   EXPECT_NE(csv.find("virtual-threads,virtual,,,8,3,1,4,4"), std::string::npos)
       << csv;
-  const std::string json = ToJson(*c, id, {});
+  const std::string json = core::ToJson(ToDocument(*c, id, {}));
   EXPECT_NE(json.find("\"caps\": {\n        \"threads\": 16,\n        "
                       "\"pool\": 4,\n        \"app_cores\": 4,\n        "
                       "\"threads_busy\": 10.0,\n        "
@@ -332,7 +346,7 @@ TEST(Composer, FidelityAgainstTheCaseStudyInItsOrder) {
                 "virtual-threads (held out) x1.00 against x1.25; right-size "
                 "(held out) x1.00 against x1.16."),
             std::string::npos);
-  const std::string json = ToJson(*c, id, {});
+  const std::string json = core::ToJson(ToDocument(*c, id, {}));
   EXPECT_NE(json.find("\"held_out\": {\n      \"steps\": 10,\n      "
                       "\"within_30_pct\": 2,\n      \"within_15_pct\": 1,\n"
                       "      \"changes\": 9,\n      \"same_way\": 5,\n      "
@@ -368,7 +382,8 @@ TEST(Composer, FidelityAgainstTheCaseStudyInItsOrder) {
   ASSERT_TRUE(part.ok());
   EXPECT_EQ(core::ToCsv(ToDocument(*part, id, {})).find("within 30 %"),
             std::string::npos);
-  EXPECT_EQ(ToJson(*part, id, {}).find("fidelity"), std::string::npos);
+  EXPECT_EQ(core::ToJson(ToDocument(*part, id, {})).find("fidelity"),
+            std::string::npos);
 }
 
 // A step is "input" exactly when a field of the calibration in use reads its
@@ -495,7 +510,7 @@ TEST(Composer, FullCapsAndTheGeneratorsCeilingAreSaid) {
   const size_t cache = csv.find("\ncache,cache=true,");
   ASSERT_NE(cache, std::string::npos);
   EXPECT_EQ(csv.substr(csv.find('\n', cache + 1) - 5, 5), ",true");
-  const std::string json = ToJson(*c, id, {});
+  const std::string json = core::ToJson(ToDocument(*c, id, {}));
   EXPECT_NE(json.find("\"generator_ceiling\": true"), std::string::npos);
   EXPECT_NE(json.find("\"full\": \"threads + pool\""), std::string::npos);
   // Which cores each CPU column counts: the fake's 8 vCPU steps get 4
@@ -602,7 +617,7 @@ TEST(Composer, AMeasuredCalibrationIsScoredOnFactors) {
   EXPECT_THAT(text, HasSubstr("A copied field sets these factors: cache, "
                               "heap-768 (a side at the load generator's "
                               "ceiling"));
-  const std::string json = ToJson(*c, id, {});
+  const std::string json = core::ToJson(ToDocument(*c, id, {}));
   EXPECT_THAT(json, HasSubstr("\"scored_on\": \"factors\""));
   EXPECT_EQ(json.find("\"within_30_pct\""), std::string::npos);
   EXPECT_THAT(json, HasSubstr("\"factor_within_30_pct\""));
@@ -655,7 +670,7 @@ TEST(Composer, OutcomesSayWhetherTheirEndsAreSteady) {
                 .find("p99 lower,8,51,0.1568627450980392,yes\n"),
             std::string::npos)
       << core::ToCsv(ToDocument(*c, id, {}));
-  EXPECT_NE(ToJson(*c, id, {})
+  EXPECT_NE(core::ToJson(ToDocument(*c, id, {}))
                 .find("\"from_steady_runs\": true,\n    "
                       "\"unsteady_steps\": []"),
             std::string::npos);
@@ -684,7 +699,7 @@ TEST(Composer, OutcomesSayWhetherTheirEndsAreSteady) {
                 "warning: the outcomes divide baseline by index, and index is "
                 "not steady: the ratios are not from steady runs."),
             std::string::npos);
-  EXPECT_NE(ToJson(*c, id, {})
+  EXPECT_NE(core::ToJson(ToDocument(*c, id, {}))
                 .find("\"from_steady_runs\": false,\n    "
                       "\"unsteady_steps\": [\n      \"index\"\n"
                       "    ]"),
@@ -753,7 +768,7 @@ TEST(Composer, OverridesAreRecordedAndHashed) {
   EXPECT_NE(core::ToCsv(ToDocument(*c, id, {}))
                 .find("\ncalibration_overrides,none\n"),
             std::string::npos);
-  EXPECT_NE(ToJson(*c, id, {})
+  EXPECT_NE(core::ToJson(ToDocument(*c, id, {}))
                 .find("\"hash\": \"sha256:0\",\n    "
                       "\"overrides\": {}\n  }"),
             std::string::npos);
@@ -761,11 +776,11 @@ TEST(Composer, OverridesAreRecordedAndHashed) {
   EXPECT_NE(core::ToCsv(ToDocument(*c, id, {}))
                 .find("\ncalibration_overrides,db_round_trip_ms=0.5\n"),
             std::string::npos);
-  EXPECT_NE(ToJson(*c, id, {})
+  EXPECT_NE(core::ToJson(ToDocument(*c, id, {}))
                 .find("\"overrides\": {\n      "
                       "\"db_round_trip_ms\": 0.5\n    }\n  }"),
             std::string::npos)
-      << ToJson(*c, id, {});
+      << core::ToJson(ToDocument(*c, id, {}));
   EXPECT_EQ(OverridesText({{"db_round_trip_ms", 0.5}, {"gzip_us", 3}}),
             "db_round_trip_ms=0.5,gzip_us=3");
   EXPECT_EQ(IdentityHash("abc", {}),
@@ -890,7 +905,8 @@ TEST(Composer, RepeatsAndPairedFactorsPerSeed) {
   // The cache step: 1600 x m against the index step's planted 1144 on 43.
   EXPECT_THAT(c->figures[2].factor_repeats,
               ElementsAre(DoubleEq(2), DoubleEq(2080.0 / 1144), DoubleEq(2)));
-  const std::string json = ToJson(*c, {"t", "t.json", "sha256:0"}, {});
+  const std::string json =
+      core::ToJson(ToDocument(*c, {"t", "t.json", "sha256:0"}, {}));
   EXPECT_NE(json.find("\"factor_repeats\": []"), std::string::npos) << json;
   EXPECT_NE(json.find("\"rps_repeats\": [\n        800.0,\n        1144.0"),
             std::string::npos)
@@ -978,7 +994,8 @@ TEST(Composer, SameInputsSameBytesForAnyJobs) {
   absl::StatusOr<Composition> three = Compose(o, b.Runner());
   ASSERT_TRUE(one.ok() && three.ok());
   CalibrationIdentity id{"t", "t.json", "sha256:0"};
-  EXPECT_EQ(ToJson(*one, id, {}), ToJson(*three, id, {}));
+  EXPECT_EQ(core::ToJson(ToDocument(*one, id, {})),
+            core::ToJson(ToDocument(*three, id, {})));
   EXPECT_EQ(core::ToText(ToDocument(*one, id, {})),
             core::ToText(ToDocument(*three, id, {})));
 }

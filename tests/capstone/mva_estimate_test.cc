@@ -243,13 +243,11 @@ TEST(MvaEstimate, TableRowsAndTheNoteNamingTheGap) {
 
 TEST(MvaEstimate, JsonKeys) {
   const Rendered r = TwoSteps();
-  rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
-  w.StartObject();
-  WriteMvaJson(w, r.steps, r.figures);
-  w.EndObject();
+  core::Document doc("mva");
+  doc.SetNested("mva", MvaRecords(r.steps, r.figures));
+  const std::string json = core::ToJson(doc);
   rapidjson::Document d;
-  d.Parse(buffer.GetString());
+  d.Parse(json.c_str());
   ASSERT_FALSE(d.HasParseError());
   ASSERT_TRUE(d["mva"].IsArray());
   ASSERT_EQ(d["mva"].Size(), 2u);

@@ -208,7 +208,7 @@ TEST(Validate, SameOutputForAnyNumberOfWorkers) {
   o.jobs = 5;
   absl::StatusOr<Validation> five = Validate(o, CaseStudyAnswers());
   ASSERT_TRUE(one.ok() && five.ok());
-  EXPECT_EQ(ToJson(*one), ToJson(*five));
+  EXPECT_EQ(core::ToJson(ToDocument(*one)), core::ToJson(ToDocument(*five)));
   EXPECT_EQ(core::Render(ToDocument(*one), core::Format::kTable),
             core::Render(ToDocument(*five), core::Format::kTable));
 }

@@ -47,6 +47,16 @@ TEST(ToMarkdown, RendersEachPart) {
             "> verdict: slower when p < 0.05\n");
 }
 
+// A field for JSON only (a nested record, a key the tables show) is not
+// the reader's: Markdown leaves it out as the text table does.
+TEST(ToMarkdown, LeavesOutFieldsForJsonOnly) {
+  core::Document d("R");
+  d.SetFor(core::Audience::kReaders, "shown", "shown", int64_t{1});
+  d.SetNested("record", core::Node::Record().Set("x", 2.5));
+  d.SetFor(core::Audience::kJson, "hidden", "hidden", int64_t{2});
+  EXPECT_EQ(ToMarkdown(d), "### R\n\n- shown: **1**\n");
+}
+
 TEST(RenderAs, MdIsMarkdownOthersAreTheCoreRenderers) {
   const core::Document d = Sample();
   EXPECT_EQ(RenderAs(d, "md"), ToMarkdown(d));

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "gtest/gtest.h"
@@ -55,6 +57,91 @@ TEST(Document, AttachmentsAreFoundButNeverRendered) {
   ASSERT_NE(doc.FindAttachment("count"), nullptr);
   EXPECT_EQ(std::any_cast<int>(*doc.FindAttachment("count")), 4);
   EXPECT_EQ(doc.FindAttachment("absent"), nullptr);
+}
+
+// A record and a list nest inside a field; the flat layout writes them on
+// its one line, and a field for readers only stays out of the JSON.
+TEST(Document, FlatJsonNestsRecordsAndLists) {
+  Document doc("N");
+  doc.Set("a", "a", int64_t{1});
+  doc.SetNested(
+      "r", Node::Record()
+               .Set("x", 1.5)
+               .Set("l", Node::List().Add(2.0).Add(Node()))
+               .Set("s", Node::ListOf(std::vector<std::string>{"p", "q"})));
+  doc.SetFor(Audience::kReaders, "hidden", "hidden", std::string("h"));
+  EXPECT_EQ(ToJson(doc),
+            "{\"title\":\"N\",\"a\":1,\"r\":{\"x\":1.5,\"l\":[2,null],"
+            "\"s\":[\"p\",\"q\"]},"
+            "\"notes\":[]}\n");
+}
+
+Document RecordSample() {
+  Document doc("R");
+  doc.set_json_layout(JsonLayout::kRecord);
+  doc.SetFor(Audience::kReaders, "shown", "shown to readers", int64_t{1});
+  doc.Set("both", "both", 2.0, 1);
+  doc.SetNested(
+      "rec",
+      Node::Record()
+          .Set("x", 0.5)
+          .Set("none", Node())
+          .Set("nan", std::nan(""))
+          .Set("list", Node::List().Add(int64_t{3}).Add(std::string("a")))
+          .Set("empty", Node::Record()));
+  doc.SetFor(Audience::kJson, "only", "a label wider than any reader sees",
+             true);
+  doc.SetFor(Audience::kJson, "unknown", "not measured", Value());
+  doc.AddTable("t", "T", {{"k", "k"}}).Add({std::string("row")});
+  doc.Note("a note");
+  return doc;
+}
+
+// The record layout: indented by two, the JSON fields in the order they
+// were set, no title, table or note, doubles with their point, and a value
+// that is absent or not finite ("none", "nan", "unknown") left out, key and
+// all.
+TEST(Document, RecordJsonHasOnlyTheFieldsForJson) {
+  EXPECT_EQ(ToJson(RecordSample()),
+            "{\n"
+            "  \"both\": 2.0,\n"
+            "  \"rec\": {\n"
+            "    \"x\": 0.5,\n"
+            "    \"list\": [\n"
+            "      3,\n"
+            "      \"a\"\n"
+            "    ],\n"
+            "    \"empty\": {}\n"
+            "  },\n"
+            "  \"only\": true\n"
+            "}\n");
+}
+
+// Readers see the fields for them and the tables; the label column is as
+// wide as their widest label, not a JSON field's.
+TEST(Document, ReadersSeeNoFieldForJsonOnly) {
+  const Document doc = RecordSample();
+  EXPECT_EQ(ToText(doc),
+            "R\n"
+            "  shown to readers  1\n"
+            "  both              2.0\n"
+            "\n"
+            "T\n"
+            "  k\n"
+            "  row\n"
+            "\n"
+            "  a note\n");
+  EXPECT_EQ(ToCsv(doc),
+            "# fields\nkey,value\nshown,1\nboth,2\n\n# t\nk\nrow\n");
+}
+
+TEST(Document, NodeFindsARecordsKey) {
+  const Node r = Node::Record().Set("a", int64_t{1}).Set("b", 2.5);
+  ASSERT_NE(r.Find("b"), nullptr);
+  EXPECT_EQ(AsDouble(r.Find("b")->value()), 2.5);
+  EXPECT_EQ(r.Find("c"), nullptr);
+  EXPECT_EQ(Node::List().Find("a"), nullptr);
+  EXPECT_TRUE(Node().is_scalar());
 }
 
 TEST(Document, ParseFormat) {

@@ -8,9 +8,9 @@
 // against final, $/1M at example prices, how full each cap in series is
 // (threads, pool, cores), each step's RPS as exact MVA estimates it from the
 // step's own demands (mva_estimate.h), and optionally the elasticity of RPS
-// to every calibrated cost (--sensitivity). Renders the result as a Document
-// (table, csv, and Markdown through compare::ToMarkdown) and as JSON with the
-// nested caps and cpu_share.
+// to every calibrated cost (--sensitivity). Renders the result as one
+// Document: its tables for readers (table, csv, and Markdown through
+// compare::ToMarkdown), its nested fields the JSON record (core::ToJson).
 // Compose is thread-compatible; it is safe to call from several threads with
 // different options if the StepRunner is thread-safe.
 #ifndef PERFLAB_TOOLS_CAPSTONE_COMPOSER_H_
@@ -154,20 +154,19 @@ std::string IdentityHash(std::string_view bytes,
 // and a flat join's reason; the tail (p99 over mean against the case
 // study's, the mechanisms the model has and lacks); with sensitivity, one
 // more table of elasticities and the top three per step.
+//
+// Its JSON (core::ToJson, the record layout): {calibration: {name, path, hash,
+// overrides: {field: value}}, seeds, prices, closed_loop_clients,
+// open_loop_rate_per_s, steps: [{..., mark, generator_ceiling, caps: {...,
+// full}, cpu_share: {...}}], fidelity?: {scored_on, input_rows, held_out_rows,
+// held_out: {...}, input: {...}} (within_30_pct and within_15_pct only when
+// scored_on is rps_and_factors; factor_within_30_pct always), outcomes: {...,
+// from_steady_runs, unsteady_steps}, mva: [{name, mva_rps, rps, difference_pct,
+// bottleneck, bound_rps, knee_clients, total_demand_ms, stations: [{name, kind,
+// servers, demand_ms}], agrees, reason}], sensitivity?}. Deterministic: the
+// same Composition gives the same bytes.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
-// JSON: {calibration: {name, path, hash, overrides: {field: value}}, seeds,
-// prices, closed_loop_clients, open_loop_rate_per_s, steps: [{..., mark,
-// generator_ceiling, caps: {..., full}, cpu_share: {...}}],
-// fidelity?: {scored_on, input_rows, held_out_rows, held_out: {...},
-// input: {...}} (within_30_pct and within_15_pct only when scored_on is
-// rps_and_factors; factor_within_30_pct always),
-// outcomes: {..., from_steady_runs, unsteady_steps}, mva: [{name, mva_rps, rps,
-// difference_pct, bottleneck, bound_rps, knee_clients, total_demand_ms,
-// stations: [{name, kind, servers, demand_ms}], agrees, reason}],
-// sensitivity?}. Deterministic: shortest round-trip numbers.
-std::string ToJson(const Composition& c, const CalibrationIdentity& id,
-                   const models::CostOptions& cost);
 
 }  // namespace perflab::capstone
 

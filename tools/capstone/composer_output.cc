@@ -1,5 +1,6 @@
-// The composer's renderings: the Document (text, csv, Markdown) and the JSON
-// of a Composition, beside the case study's own figures. Pure functions of
+// The composer's rendering: one Document of a Composition, beside the case
+// study's own figures, whose tables are for readers (text, csv, Markdown)
+// and whose nested fields are the JSON record. Pure functions of
 // their inputs, so the same Composition always gives the same bytes.
 #include <algorithm>
 #include <cmath>
@@ -12,8 +13,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/case_study.h"
-#include "rapidjson/prettywriter.h"
-#include "rapidjson/stringbuffer.h"
 #include "sim/order_service/model.h"
 #include "tools/capstone/calibration_io.h"
 #include "tools/capstone/composer.h"
@@ -309,53 +308,63 @@ void SetHeaderFields(core::Document& doc, const Composition& c,
                      const CalibrationIdentity& id,
                      const models::CostOptions& cost, Framework framework,
                      const Fidelity* fidelity) {
-  doc.Set("calibration", "calibration", id.name);
-  doc.Set("calibration_path", "calibration file", id.path);
-  doc.Set("calibration_hash", "calibration identity", id.hash);
+  doc.SetFor(core::Audience::kReaders, "calibration", "calibration", id.name);
+  doc.SetFor(core::Audience::kReaders, "calibration_path", "calibration file",
+             id.path);
+  doc.SetFor(core::Audience::kReaders, "calibration_hash",
+             "calibration identity", id.hash);
   const std::string overrides = OverridesText(id.overrides);
-  doc.Set("calibration_overrides",
-          "calibration fields the command line replaced",
-          overrides.empty() ? std::string("none") : overrides);
+  doc.SetFor(core::Audience::kReaders, "calibration_overrides",
+             "calibration fields the command line replaced",
+             overrides.empty() ? std::string("none") : overrides);
   // What the plots name the framework slice (tools/plots/capstone.py).
-  doc.Set("framework_cpu", "framework CPU (other_cpu_us) is",
-          framework == Framework::kMeasured ? "measured"
-          : framework == Framework::kUnknown
-              ? "unknown"
-              : (AnyMeasured(id) ? "the case study's JVM, beside this "
-                                   "machine's measured costs"
-                                 : "the case study's JVM"));
+  doc.SetFor(core::Audience::kReaders, "framework_cpu",
+             "framework CPU (other_cpu_us) is",
+             framework == Framework::kMeasured ? "measured"
+             : framework == Framework::kUnknown
+                 ? "unknown"
+                 : (AnyMeasured(id) ? "the case study's JVM, beside this "
+                                      "machine's measured costs"
+                                    : "the case study's JVM"));
   const bool measured = AnyMeasured(id);
   if (fidelity != nullptr) {
     const Agreement& h = fidelity->held_out;
-    doc.Set("scored_on", "scored against the case study on",
-            measured ? kFactorsOnly : "absolute RPS and step factors");
+    doc.SetFor(core::Audience::kReaders, "scored_on",
+               "scored against the case study on",
+               measured ? kFactorsOnly : "absolute RPS and step factors");
     if (!measured) {
-      doc.Set("held_out_within_30_pct",
-              absl::StrCat("held-out steps (predictions), RPS within ",
-                           100 * kWithinLoose, " %"),
-              absl::StrCat(h.within30, " of ", h.steps));
-      doc.Set(
-          "held_out_within_15_pct",
+      doc.SetFor(core::Audience::kReaders, "held_out_within_30_pct",
+                 absl::StrCat("held-out steps (predictions), RPS within ",
+                              100 * kWithinLoose, " %"),
+                 absl::StrCat(h.within30, " of ", h.steps));
+      doc.SetFor(
+          core::Audience::kReaders, "held_out_within_15_pct",
           absl::StrCat("held-out steps, RPS within ", 100 * kWithinTight, " %"),
           absl::StrCat(h.within15, " of ", h.steps));
     }
-    doc.Set("held_out_factor_within_30_pct",
-            absl::StrCat("held-out steps, step factor within ",
-                         100 * kWithinLoose, " %"),
-            absl::StrCat(h.factor_within30, " of ", h.changes));
-    doc.Set("held_out_same_way", "held-out steps moving its way",
-            absl::StrCat(h.same_way, " of ", h.changes));
+    doc.SetFor(core::Audience::kReaders, "held_out_factor_within_30_pct",
+               absl::StrCat("held-out steps, step factor within ",
+                            100 * kWithinLoose, " %"),
+               absl::StrCat(h.factor_within30, " of ", h.changes));
+    doc.SetFor(core::Audience::kReaders, "held_out_same_way",
+               "held-out steps moving its way",
+               absl::StrCat(h.same_way, " of ", h.changes));
   }
   std::vector<std::string> seeds;
   for (uint64_t s : c.seeds) seeds.push_back(absl::StrCat(s));
-  doc.Set("seeds", "seeds (one per repeat; median reported)",
-          absl::StrJoin(seeds, ","));
-  doc.Set("usd_per_vcpu_hour", "example price per vCPU-hour ($)",
-          cost.usd_per_vcpu_hour, 4);
-  doc.Set("usd_per_gib_hour", "example price per GiB-hour ($)",
-          cost.usd_per_gib_hour, 4);
-  doc.Set("target_utilisation", "target utilisation", cost.target_utilisation,
-          2);
+  doc.SetFor(core::Audience::kReaders, "seeds",
+             "seeds (one per repeat; median reported)",
+             absl::StrJoin(seeds, ","));
+  doc.SetFor(core::Audience::kReaders, "usd_per_vcpu_hour",
+             "example price per vCPU-hour ($)", cost.usd_per_vcpu_hour, 4);
+  doc.SetFor(core::Audience::kReaders, "usd_per_gib_hour",
+             "example price per GiB-hour ($)", cost.usd_per_gib_hour, 4);
+  doc.SetFor(core::Audience::kReaders, "target_utilisation",
+             "target utilisation", cost.target_utilisation, 2);
+}
+
+// The rig every step runs on: shown to readers and in the JSON record.
+void SetRig(core::Document& doc) {
   doc.Set("closed_loop_clients", "closed-loop clients",
           case_study::kClosedLoopClients);
   doc.Set("open_loop_rate_per_s", "open-loop rate (req/s)",
@@ -736,219 +745,175 @@ void AddFidelity(core::Document& doc, const Composition& c,
                    ". The caps table shows which cap each step leaves full."));
 }
 
-using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
-
-void KeyDouble(JsonWriter& w, const char* key, double v) {
-  w.Key(key);
-  w.Double(v);
-}
-
-// null, not 0: a loop with no completed request measured no latency.
-void KeyMaybe(JsonWriter& w, const char* key, bool present, double v) {
-  w.Key(key);
-  if (present) {
-    w.Double(v);
-  } else {
-    w.Null();
+// The names of the steps i for which keep(i) holds.
+template <typename Keep>
+core::Node StepNames(const Composition& c, Keep keep) {
+  core::Node list = core::Node::List();
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    if (keep(i)) list.Add(std::string(c.steps[i]->name));
   }
+  return list;
 }
 
-void WriteString(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-// The calibration, the seeds, the example prices and the rig.
-void WriteHeaderJson(JsonWriter& w, const Composition& c,
-                     const CalibrationIdentity& id,
-                     const models::CostOptions& cost) {
-  w.Key("calibration");
-  w.StartObject();
-  w.Key("name");
-  w.String(id.name.c_str());
-  w.Key("path");
-  w.String(id.path.c_str());
-  w.Key("hash");
-  w.String(id.hash.c_str());
-  w.Key("overrides");
-  w.StartObject();
+// The JSON record's head: the calibration, the seeds and the example prices
+// (the rig's clients and rate follow, fields every rendering shows).
+void SetRecordHead(core::Document& doc, const Composition& c,
+                   const CalibrationIdentity& id,
+                   const models::CostOptions& cost) {
+  core::Node overrides = core::Node::Record();
   for (const CalibrationOverride& o : id.overrides) {
-    w.Key(o.field.c_str());
-    w.Double(o.value);
+    overrides.Set(o.field, o.value);
   }
-  w.EndObject();
-  w.EndObject();
-  w.Key("seeds");
-  w.StartArray();
-  for (uint64_t s : c.seeds) w.Uint64(s);
-  w.EndArray();
-  w.Key("example_prices");
-  w.StartObject();
-  KeyDouble(w, "usd_per_vcpu_hour", cost.usd_per_vcpu_hour);
-  KeyDouble(w, "usd_per_gib_hour", cost.usd_per_gib_hour);
-  KeyDouble(w, "target_utilisation", cost.target_utilisation);
-  w.EndObject();
-  w.Key("closed_loop_clients");
-  w.Int64(case_study::kClosedLoopClients);
-  KeyDouble(w, "open_loop_rate_per_s", case_study::kOpenLoopRatePerS);
+  doc.SetNested("calibration", core::Node::Record()
+                                   .Set("name", id.name)
+                                   .Set("path", id.path)
+                                   .Set("hash", id.hash)
+                                   .Set("overrides", std::move(overrides)));
+  core::Node seeds = core::Node::List();
+  // Seeds are small (the first is the command's, then one per repeat).
+  for (uint64_t s : c.seeds) seeds.Add(static_cast<int64_t>(s));
+  doc.SetNested("seeds", std::move(seeds));
+  doc.SetNested("example_prices",
+                core::Node::Record()
+                    .Set("usd_per_vcpu_hour", cost.usd_per_vcpu_hour)
+                    .Set("usd_per_gib_hour", cost.usd_per_gib_hour)
+                    .Set("target_utilisation", cost.target_utilisation));
 }
 
-// A step's caps and its CPU by category, two objects.
-void WriteCapsAndCpuJson(JsonWriter& w, const StepFigures& f) {
-  w.Key("caps");
-  w.StartObject();
-  for (const auto& [key, value] :
-       {std::pair{"threads", f.threads}, std::pair{"pool", f.pool},
-        std::pair{"app_cores", f.app_cores}}) {
-    w.Key(key);
-    w.Int64(value);
-  }
-  KeyDouble(w, "threads_busy", f.threads_busy);
-  KeyDouble(w, "thread_wait_ms", f.thread_wait_ms);
-  KeyDouble(w, "pool_busy", f.pool_busy);
-  KeyDouble(w, "pool_wait_ms", f.pool_wait_ms);
-  w.Key("full");
-  w.String(FullCaps(f).c_str());
-  w.EndObject();
-  w.Key("cpu_share");
-  w.StartObject();
-  KeyDouble(w, "database_pct", f.cpu_share.database);
-  KeyDouble(w, "http_pct", f.cpu_share.http);
-  KeyDouble(w, "serialisation_pct", f.cpu_share.serialisation);
-  KeyDouble(w, "gc_pct", f.cpu_share.gc);
-  KeyDouble(w, "other_pct", f.cpu_share.other);
-  w.EndObject();
+// A step's caps and its CPU by category, two records.
+void SetCapsAndCpu(core::Node& step, const StepFigures& f) {
+  step.Set("caps", core::Node::Record()
+                       .Set("threads", f.threads)
+                       .Set("pool", f.pool)
+                       .Set("app_cores", f.app_cores)
+                       .Set("threads_busy", f.threads_busy)
+                       .Set("thread_wait_ms", f.thread_wait_ms)
+                       .Set("pool_busy", f.pool_busy)
+                       .Set("pool_wait_ms", f.pool_wait_ms)
+                       .Set("full", FullCaps(f)));
+  step.Set("cpu_share", core::Node::Record()
+                            .Set("database_pct", f.cpu_share.database)
+                            .Set("http_pct", f.cpu_share.http)
+                            .Set("serialisation_pct", f.cpu_share.serialisation)
+                            .Set("gc_pct", f.cpu_share.gc)
+                            .Set("other_pct", f.cpu_share.other));
 }
 
 // A step's elasticity to every cost and its three to fix first.
-void WriteElasticityJson(JsonWriter& w, const std::vector<Elasticity>& row) {
+void SetElasticity(core::Node& step, const std::vector<Elasticity>& row) {
   const std::vector<sim::CalibrationField>& fields = sim::CalibrationFields();
-  w.Key("elasticity");
-  w.StartObject();
+  core::Node each = core::Node::Record();
   for (size_t k = 0; k < fields.size(); ++k) {
-    w.Key(fields[k].name.data(),
-          static_cast<rapidjson::SizeType>(fields[k].name.size()));
-    w.Double(row[k].elasticity);
+    each.Set(std::string(fields[k].name), row[k].elasticity);
   }
-  w.EndObject();
-  w.Key("what_to_fix_next");
-  w.StartArray();
-  for (size_t k : TopThree(row)) WriteString(w, fields[k].name);
-  w.EndArray();
+  step.Set("elasticity", std::move(each));
+  core::Node next = core::Node::List();
+  for (size_t k : TopThree(row)) next.Add(std::string(fields[k].name));
+  step.Set("what_to_fix_next", std::move(next));
 }
 
-void WriteStepJson(JsonWriter& w, const Composition& c, size_t i, bool input) {
+// One step's record; a latency of a loop that completed no request
+// measured nothing, so its value is absent (Maybe).
+core::Node StepRecord(const Composition& c, size_t i, bool input) {
   const StepFigures& f = c.figures[i];
-  w.StartObject();
-  w.Key("name");
-  WriteString(w, c.steps[i]->name);
-  w.Key("change");
-  w.String(StepChange(*c.steps[i]).c_str());
-  w.Key("mark");
-  w.String(Mark(input));
-  KeyDouble(w, "rps", f.rps);
-  KeyMaybe(w, "avg_ms", f.rps > 0, f.avg_ms);
-  KeyMaybe(w, "p95_ms", f.rps > 0, f.p95_ms);
-  KeyMaybe(w, "p99_ms", f.rps > 0, f.p99_ms);
-  KeyMaybe(w, "open_p99_ms", f.open_rps > 0, f.open_p99_ms);
-  KeyDouble(w, "cpu_cores", f.cpu_cores);
-  KeyDouble(w, "queries_per_request", f.queries_per_request);
-  KeyDouble(w, "cache_hit_ratio", f.cache_hit_ratio);
-  KeyDouble(w, "usd_per_million", f.usd_per_million);
-  KeyDouble(w, "generator_utilisation", f.generator_utilisation);
-  KeyDouble(w, "factor", f.factor);
-  for (const auto& [key, values] :
-       {std::pair{"rps_repeats", &f.rps_repeats},
-        std::pair{"factor_repeats", &f.factor_repeats}}) {
-    w.Key(key);
-    w.StartArray();
-    for (double v : *values) w.Double(v);
-    w.EndArray();
-  }
-  w.Key("steady");
-  w.Bool(f.steady);
-  w.Key("generator_ceiling");
-  w.Bool(AtGeneratorCeiling(f));
   const case_study::CapstoneStepFigures& cs = CaseStudyRow(*c.steps[i]);
-  KeyDouble(w, "case_study_rps", cs.rps);
-  KeyDouble(w, "case_study_factor", cs.factor);
-  WriteCapsAndCpuJson(w, f);
-  if (!c.sensitivity.empty()) WriteElasticityJson(w, c.sensitivity[i]);
-  w.EndObject();
-}
-
-// An array of the names of the steps i for which keep(i) holds.
-template <typename Keep>
-void WriteStepNames(JsonWriter& w, const Composition& c, const char* key,
-                    Keep keep) {
-  w.Key(key);
-  w.StartArray();
-  for (size_t i = 0; i < c.steps.size(); ++i) {
-    if (keep(i)) WriteString(w, c.steps[i]->name);
-  }
-  w.EndArray();
+  core::Node step = core::Node::Record();
+  step.Set("name", std::string(c.steps[i]->name))
+      .Set("change", StepChange(*c.steps[i]))
+      .Set("mark", std::string(Mark(input)))
+      .Set("rps", f.rps)
+      .Set("avg_ms", Maybe(f.rps > 0, f.avg_ms))
+      .Set("p95_ms", Maybe(f.rps > 0, f.p95_ms))
+      .Set("p99_ms", Maybe(f.rps > 0, f.p99_ms))
+      .Set("open_p99_ms", Maybe(f.open_rps > 0, f.open_p99_ms))
+      .Set("cpu_cores", f.cpu_cores)
+      .Set("queries_per_request", f.queries_per_request)
+      .Set("cache_hit_ratio", f.cache_hit_ratio)
+      .Set("usd_per_million", f.usd_per_million)
+      .Set("generator_utilisation", f.generator_utilisation)
+      .Set("factor", f.factor)
+      .Set("rps_repeats", core::Node::ListOf(f.rps_repeats))
+      .Set("factor_repeats", core::Node::ListOf(f.factor_repeats))
+      .Set("steady", f.steady)
+      .Set("generator_ceiling", AtGeneratorCeiling(f))
+      .Set("case_study_rps", cs.rps)
+      .Set("case_study_factor", cs.factor);
+  SetCapsAndCpu(step, f);
+  if (!c.sensitivity.empty()) SetElasticity(step, c.sensitivity[i]);
+  return step;
 }
 
 // Only for the case study's ten steps in its order (InCaseStudyOrder).
-void WriteFidelityJson(JsonWriter& w, const Composition& c,
-                       const CalibrationIdentity& id,
-                       const std::vector<bool>& input) {
-  const Fidelity f = CompareWithCaseStudy(c, input);
-  w.Key("fidelity");
-  w.StartObject();
-  w.Key("scored_on");
-  w.String(AnyMeasured(id) ? "factors" : "rps_and_factors");
-  WriteStepNames(w, c, "held_out_rows", [&](size_t i) { return !input[i]; });
-  WriteStepNames(w, c, "input_rows", [&](size_t i) { return input[i]; });
+core::Node FidelityRecord(const Composition& c, const CalibrationIdentity& id,
+                          const std::vector<bool>& input, const Fidelity& f) {
+  // Absolute RPS only where it compares (see kFactorsOnly).
+  const bool absolute = !AnyMeasured(id);
+  core::Node record = core::Node::Record();
+  record.Set("scored_on", std::string(absolute ? "rps_and_factors" : "factors"))
+      .Set("held_out_rows", StepNames(c, [&](size_t i) { return !input[i]; }))
+      .Set("input_rows", StepNames(c, [&](size_t i) { return input[i]; }));
   for (const auto& [key, a] :
        {std::pair{"held_out", &f.held_out}, std::pair{"input", &f.input}}) {
-    w.Key(key);
-    w.StartObject();
-    // Absolute RPS only where it compares (see kFactorsOnly).
-    const bool absolute = !AnyMeasured(id);
-    for (const auto& [count, value, shown] :
-         {std::tuple{"steps", a->steps, true},
-          std::tuple{"within_30_pct", a->within30, absolute},
-          std::tuple{"within_15_pct", a->within15, absolute},
-          std::tuple{"changes", a->changes, true},
-          std::tuple{"same_way", a->same_way, true}}) {
-      if (!shown) continue;
-      w.Key(count);
-      w.Int(value);
+    core::Node counts = core::Node::Record();
+    counts.Set("steps", int64_t{a->steps});
+    if (absolute) {
+      counts.Set("within_30_pct", int64_t{a->within30})
+          .Set("within_15_pct", int64_t{a->within15});
     }
+    counts.Set("changes", int64_t{a->changes})
+        .Set("same_way", int64_t{a->same_way});
     // A structured binding cannot be captured by a lambda before C++20's
     // P1091 reached every compiler (clang 14 refuses it): a plain copy.
     const auto& other_way = a->other_way;
-    WriteStepNames(w, c, "other_way", [&](size_t i) {
-      return std::find(other_way.begin(), other_way.end(), i) !=
-             other_way.end();
-    });
-    w.Key("factor_within_30_pct");
-    w.Int(a->factor_within30);
-    w.EndObject();
+    counts
+        .Set("other_way", StepNames(c,
+                                    [&](size_t i) {
+                                      return std::find(other_way.begin(),
+                                                       other_way.end(),
+                                                       i) != other_way.end();
+                                    }))
+        .Set("factor_within_30_pct", int64_t{a->factor_within30});
+    record.Set(key, std::move(counts));
   }
-  w.EndObject();
+  return record;
 }
 
-void WriteOutcomesJson(JsonWriter& w, const Composition& c) {
-  w.Key("outcomes");
-  w.StartObject();
-  KeyDouble(w, "p99_x_lower", c.p99_x);
-  KeyDouble(w, "open_p99_x_lower", c.open_p99_x);
-  KeyDouble(w, "rps_x_higher", c.rps_x);
-  KeyDouble(w, "cost_x_lower", c.cost_x);
-  KeyDouble(w, "case_study_p99_x_lower", case_study::kCapstoneP99Outcome);
-  KeyDouble(w, "case_study_open_p99_x_lower",
-            case_study::kCapstoneOpenP99Outcome);
-  KeyDouble(w, "case_study_rps_x_higher", case_study::kCapstoneRpsOutcome);
-  KeyDouble(w, "case_study_cost_x_lower", case_study::kCapstoneCostOutcome);
+core::Node OutcomesRecord(const Composition& c) {
   const std::vector<std::string> unsteady = UnsteadyEnds(c);
-  w.Key("from_steady_runs");
-  w.Bool(unsteady.empty());
-  w.Key("unsteady_steps");
-  w.StartArray();
-  for (const std::string& name : unsteady) w.String(name.c_str());
-  w.EndArray();
-  w.EndObject();
+  return core::Node::Record()
+      .Set("p99_x_lower", c.p99_x)
+      .Set("open_p99_x_lower", c.open_p99_x)
+      .Set("rps_x_higher", c.rps_x)
+      .Set("cost_x_lower", c.cost_x)
+      .Set("case_study_p99_x_lower", case_study::kCapstoneP99Outcome)
+      .Set("case_study_open_p99_x_lower", case_study::kCapstoneOpenP99Outcome)
+      .Set("case_study_rps_x_higher", case_study::kCapstoneRpsOutcome)
+      .Set("case_study_cost_x_lower", case_study::kCapstoneCostOutcome)
+      .Set("from_steady_runs", unsteady.empty())
+      .Set("unsteady_steps", core::Node::ListOf(unsteady));
+}
+
+// The JSON record's body, after the rig: the steps, the fidelity, the
+// outcomes, the MVA estimate and how the sensitivity was run.
+void SetRecordBody(core::Document& doc, const Composition& c,
+                   const CalibrationIdentity& id,
+                   const std::vector<bool>& input, const Fidelity* fidelity) {
+  core::Node steps = core::Node::List();
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    steps.Add(StepRecord(c, i, input[i]));
+  }
+  doc.SetNested("steps", std::move(steps));
+  if (fidelity != nullptr) {
+    doc.SetNested("fidelity", FidelityRecord(c, id, input, *fidelity));
+  }
+  doc.SetNested("outcomes", OutcomesRecord(c));
+  doc.SetNested("mva", MvaRecords(c.steps, c.figures));
+  if (!c.sensitivity.empty()) {
+    doc.SetFor(core::Audience::kJson, "sensitivity_delta", "sensitivity delta",
+               c.sensitivity_delta);
+    doc.SetFor(core::Audience::kJson, "sensitivity_window_s",
+               "sensitivity window (s)", c.sensitivity_window_s);
+  }
 }
 
 }  // namespace
@@ -974,7 +939,12 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
   const bool in_order = InCaseStudyOrder(c.steps);
   const Fidelity fidelity =
       in_order ? CompareWithCaseStudy(c, input) : Fidelity{};
+  // The JSON record is shaped apart from the tables (its keys are stable
+  // for scripts), so its fields are JSON only and the header's readers only.
+  doc.set_json_layout(core::JsonLayout::kRecord);
   SetHeaderFields(doc, c, id, cost, framework, in_order ? &fidelity : nullptr);
+  SetRecordHead(doc, c, id, cost);
+  SetRig(doc);
   AddStepsTable(doc, c, input);
   AddCpuTable(doc, c, framework);
   AddCapsTable(doc, c);
@@ -995,32 +965,8 @@ core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
   } else {
     AddFidelity(doc, c, id, input, fidelity);
   }
+  SetRecordBody(doc, c, id, input, in_order ? &fidelity : nullptr);
   return doc;
-}
-
-std::string ToJson(const Composition& c, const CalibrationIdentity& id,
-                   const models::CostOptions& cost) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.SetIndent(' ', 2);
-  w.StartObject();
-  WriteHeaderJson(w, c, id, cost);
-  const std::vector<bool> input = InputMarks(c, id);
-  w.Key("steps");
-  w.StartArray();
-  for (size_t i = 0; i < c.steps.size(); ++i) {
-    WriteStepJson(w, c, i, input[i]);
-  }
-  w.EndArray();
-  if (InCaseStudyOrder(c.steps)) WriteFidelityJson(w, c, id, input);
-  WriteOutcomesJson(w, c);
-  WriteMvaJson(w, c.steps, c.figures);
-  if (!c.sensitivity.empty()) {
-    KeyDouble(w, "sensitivity_delta", c.sensitivity_delta);
-    KeyDouble(w, "sensitivity_window_s", c.sensitivity_window_s);
-  }
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
 std::string OverridesText(const std::vector<CalibrationOverride>& overrides) {

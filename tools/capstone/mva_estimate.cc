@@ -233,54 +233,37 @@ void AddMvaTable(core::Document& doc, const std::vector<const Step*>& steps,
   }
 }
 
-void WriteMvaJson(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
-                  const std::vector<const Step*>& steps,
-                  const std::vector<StepFigures>& figures) {
-  auto key_double = [&w](const char* key, double v) {
-    w.Key(key);
-    w.Double(v);
-  };
-  w.Key("mva");
-  w.StartArray();
+core::Node MvaRecords(const std::vector<const Step*>& steps,
+                      const std::vector<StepFigures>& figures) {
+  core::Node list = core::Node::List();
   for (size_t i = 0; i < steps.size(); ++i) {
     const StepFigures& f = figures[i];
     const StepMva m = EstimateStep(f, case_study::kClosedLoopClients);
-    w.StartObject();
-    w.Key("name");
-    w.String(steps[i]->name.data(),
-             static_cast<rapidjson::SizeType>(steps[i]->name.size()));
-    key_double("mva_rps", m.mva_rps);
-    key_double("rps", f.rps);
-    key_double("difference_pct", m.difference_pct);
-    w.Key("bottleneck");
-    w.String(m.bottleneck.c_str());
-    key_double("bound_rps", m.bound_rps);
-    key_double("knee_clients", m.knee_clients);
     double total = 0;
     for (const models::Station& s : m.network.stations) total += s.demand_s;
-    key_double("total_demand_ms", 1000 * total);
-    w.Key("stations");
-    w.StartArray();
+    core::Node stations = core::Node::List();
     for (const models::Station& s : m.network.stations) {
       const bool delay = s.kind == models::StationKind::kDelay;
-      w.StartObject();
-      w.Key("name");
-      w.String(s.name.c_str());
-      w.Key("kind");
-      w.String(delay ? "delay" : "queue");
-      w.Key("servers");
-      w.Int64(delay ? 0 : s.servers);
-      key_double("demand_ms", 1000 * s.demand_s);
-      w.EndObject();
+      stations.Add(core::Node::Record()
+                       .Set("name", s.name)
+                       .Set("kind", std::string(delay ? "delay" : "queue"))
+                       .Set("servers", int64_t{delay ? 0 : s.servers})
+                       .Set("demand_ms", 1000 * s.demand_s));
     }
-    w.EndArray();
-    w.Key("agrees");
-    w.Bool(m.solved && m.gap == MvaGap::kNone);
-    w.Key("reason");
-    w.String(m.reason.c_str());
-    w.EndObject();
+    list.Add(core::Node::Record()
+                 .Set("name", std::string(steps[i]->name))
+                 .Set("mva_rps", m.mva_rps)
+                 .Set("rps", f.rps)
+                 .Set("difference_pct", m.difference_pct)
+                 .Set("bottleneck", m.bottleneck)
+                 .Set("bound_rps", m.bound_rps)
+                 .Set("knee_clients", m.knee_clients)
+                 .Set("total_demand_ms", 1000 * total)
+                 .Set("stations", std::move(stations))
+                 .Set("agrees", m.solved && m.gap == MvaGap::kNone)
+                 .Set("reason", m.reason));
   }
-  w.EndArray();
+  return list;
 }
 
 }  // namespace perflab::capstone

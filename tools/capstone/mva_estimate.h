@@ -37,8 +37,6 @@
 #include "absl/status/statusor.h"
 #include "core/document.h"
 #include "models/mva.h"
-#include "rapidjson/prettywriter.h"
-#include "rapidjson/stringbuffer.h"
 #include "sim/order_service/calibration.h"
 #include "sim/order_service/model.h"
 #include "tools/capstone/composer.h"
@@ -91,13 +89,12 @@ std::string Reason(const StepFigures& f, MvaGap gap);
 void AddMvaTable(core::Document& doc, const std::vector<const Step*>& steps,
                  const std::vector<StepFigures>& figures);
 
-// JSON: "mva": [{name, mva_rps, rps, difference_pct, bottleneck, bound_rps,
-// knee_clients, total_demand_ms, stations: [{name, kind, servers,
-// demand_ms}], agrees, reason}], one per step (unsolved steps: zeros, no
-// stations).
-void WriteMvaJson(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
-                  const std::vector<const Step*>& steps,
-                  const std::vector<StepFigures>& figures);
+// The JSON record's "mva" list: [{name, mva_rps, rps, difference_pct,
+// bottleneck, bound_rps, knee_clients, total_demand_ms, stations: [{name, kind,
+// servers, demand_ms}], agrees, reason}], one per step (unsolved steps: zeros,
+// no stations).
+core::Node MvaRecords(const std::vector<const Step*>& steps,
+                      const std::vector<StepFigures>& figures);
 
 }  // namespace perflab::capstone
 

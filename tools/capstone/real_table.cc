@@ -175,24 +175,10 @@ std::string DirectionNote() {
       "move is the machine's noise).");
 }
 
-}  // namespace
-
-int StepDirection(const RealFigures& before, const RealFigures& after) {
-  if (before.rps <= 0) return 0;
-  const int way = FactorWay(after.rps / before.rps);
-  if (way > 0 && after.rps_min > before.rps_max) return 1;
-  if (way < 0 && after.rps_max < before.rps_min) return -1;
-  return 0;
-}
-
-core::Document ToRealDocument(const RealComparison& c,
-                              const std::string& calibration_name) {
-  core::Document doc(
-      "perflab capstone --real: the order service measured on this machine "
-      "beside the composed model");
-  const size_t steps = std::min(c.real.size(), c.composed.size());
-  // Each table is filled before the next is added: AddTable may move the
-  // earlier ones.
+// The real and the composed figures, a table each. Each table is filled
+// before the next is added: AddTable may move the earlier ones.
+void AddSides(core::Document& doc, const RealComparison& c,
+              const std::string& calibration_name, size_t steps) {
   const std::string composed_title =
       absl::StrCat("Composed (calibration ", calibration_name,
                    ", scaled to the same cores)");
@@ -203,6 +189,17 @@ core::Document ToRealDocument(const RealComparison& c,
     for (size_t i = 0; i < steps; ++i)
       AddFigures(t, *c.steps[i], (*figures)[i]);
   }
+}
+
+// How many steps agree: RPS within the two bands, and the step directions
+// that agree of those with a direction on both sides.
+struct RealAgreement {
+  int within30 = 0, within15 = 0, same = 0, directions = 0;
+};
+
+// The difference per cell, composed minus real in % of real.
+RealAgreement AddDifference(core::Document& doc, const RealComparison& c,
+                            size_t steps) {
   core::Table& diff =
       doc.AddTable("difference", "Composed minus real, in % of real",
                    {{"step", "step"},
@@ -216,13 +213,13 @@ core::Document ToRealDocument(const RealComparison& c,
                     {"real_factor", "real factor", 2},
                     {"composed_factor", "composed factor", 2},
                     {"same_direction", "same direction"}});
-  int within30 = 0, within15 = 0, same = 0, directions = 0;
+  RealAgreement a;
   for (size_t i = 0; i < steps; ++i) {
     const RealFigures& r = c.real[i];
     const RealFigures& m = c.composed[i];
     const double rps_pct = DiffPct(r.rps, m.rps);
-    within30 += std::fabs(rps_pct) <= 100 * kWithinLoose;
-    within15 += std::fabs(rps_pct) <= 100 * kWithinTight;
+    a.within30 += std::fabs(rps_pct) <= 100 * kWithinLoose;
+    a.within15 += std::fabs(rps_pct) <= 100 * kWithinTight;
     double rf = 0, mf = 0;
     std::string direction = "-";
     if (i > 0 && c.real[i - 1].rps > 0 && c.composed[i - 1].rps > 0) {
@@ -230,8 +227,8 @@ core::Document ToRealDocument(const RealComparison& c,
       mf = m.rps / c.composed[i - 1].rps;
       const bool agree = StepDirection(c.real[i - 1], r) ==
                          StepDirection(c.composed[i - 1], m);
-      same += agree;
-      ++directions;
+      a.same += agree;
+      ++a.directions;
       direction = agree ? "yes" : "no";
     }
     diff.Add({std::string(c.steps[i]->name), rps_pct,
@@ -242,7 +239,11 @@ core::Document ToRealDocument(const RealComparison& c,
               DiffPct(r.queries_per_request, m.queries_per_request), rf, mf,
               direction});
   }
-  AddWhy(doc, c, steps);
+  return a;
+}
+
+// wrk's closed loop beside perflab's client, and the client's errors.
+void AddWitness(core::Document& doc, const RealComparison& c, size_t steps) {
   core::Table& wrk = doc.AddTable("witness", "Closed-loop witness (wrk)",
                                   {{"step", "step"},
                                    {"wrk_rps", "wrk RPS", 1},
@@ -252,18 +253,25 @@ core::Document ToRealDocument(const RealComparison& c,
     wrk.Add({std::string(c.steps[i]->name), c.real[i].wrk_rps,
              c.real[i].wrk_p99_ms, c.real[i].errors});
   }
+}
+
+void SetSummary(core::Document& doc, const RealComparison& c,
+                const RealAgreement& a) {
   const int64_t n = static_cast<int64_t>(c.real.size());
   doc.Set("steps_within_30_pct", WithinLabel(kWithinLoose),
-          static_cast<int64_t>(within30));
+          static_cast<int64_t>(a.within30));
   doc.Set("steps_within_15_pct", WithinLabel(kWithinTight),
-          static_cast<int64_t>(within15));
+          static_cast<int64_t>(a.within15));
   doc.Set("steps", "steps", n);
   doc.Set("generator_cpu_per_request_us",
           "load generator CPU per request, measured (us)",
           c.generator_cpu_per_request_us, 1);
   doc.Set("same_direction", "step directions that agree (of the changes)",
-          absl::StrCat(same, " of ", directions));
-  AddScalingNotes(doc, c);
+          absl::StrCat(a.same, " of ", a.directions));
+}
+
+// The whole C++ service beside the sum of the parts the composed side reads.
+void AddWholeAndParts(core::Document& doc, const RealComparison& c) {
   core::Table& parts = doc.AddTable(
       "whole_and_parts",
       "The C++ service's CPU per request: the whole (bench_net "
@@ -276,7 +284,11 @@ core::Document ToRealDocument(const RealComparison& c,
     parts.Add(
         {r.what, r.whole_us, r.parts_us, DiffPct(r.whole_us, r.parts_us)});
   }
-  doc.Note(absl::StrCat(
+}
+
+// What the composed C++ service is made of, and what the parts miss.
+std::string PartsNote() {
+  return absl::StrCat(
       "The composed service is C++ like the real one: no garbage collection "
       "(alloc_per_request_mib = 0), and each request's CPU is the sum of "
       "parts measured alone, none on the whole service: the front end with "
@@ -293,7 +305,33 @@ core::Document ToRealDocument(const RealComparison& c,
       "miss of it is what no part's benchmark sees (locks and cache lines "
       "shared by 16 threads, the kernel's scheduling of many sleepers on one "
       "core). Without the parts, the front end is the server's half of a "
-      "kept-alive loopback request (inventory_cpu_us / 2)."));
+      "kept-alive loopback request (inventory_cpu_us / 2).");
+}
+
+}  // namespace
+
+int StepDirection(const RealFigures& before, const RealFigures& after) {
+  if (before.rps <= 0) return 0;
+  const int way = FactorWay(after.rps / before.rps);
+  if (way > 0 && after.rps_min > before.rps_max) return 1;
+  if (way < 0 && after.rps_max < before.rps_min) return -1;
+  return 0;
+}
+
+core::Document ToRealDocument(const RealComparison& c,
+                              const std::string& calibration_name) {
+  core::Document doc(
+      "perflab capstone --real: the order service measured on this machine "
+      "beside the composed model");
+  const size_t steps = std::min(c.real.size(), c.composed.size());
+  AddSides(doc, c, calibration_name, steps);
+  const RealAgreement agreement = AddDifference(doc, c, steps);
+  AddWhy(doc, c, steps);
+  AddWitness(doc, c, steps);
+  SetSummary(doc, c, agreement);
+  AddScalingNotes(doc, c);
+  AddWholeAndParts(doc, c);
+  doc.Note(PartsNote());
   doc.Note(DirectionNote());
   return doc;
 }

@@ -8,8 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/parallel.h"
-#include "rapidjson/prettywriter.h"
-#include "rapidjson/stringbuffer.h"
 #include "sim/order_service/calibration.h"
 
 namespace perflab::capstone {
@@ -35,6 +33,80 @@ double OffPct(double mine, double theirs) {
 
 bool Predicted(const Fold& f) {
   return f.unpredictable_because.empty() && f.reads_own_row.empty();
+}
+
+// Row k of the JSON record: the model's figures only when predicted.
+core::Node RowRecord(const Fold& f, size_t k) {
+  const case_study::CapstoneStepFigures& cs = f.published;
+  const bool p = Predicted(f);
+  core::Node row = core::Node::Record();
+  row.Set("step", f.step)
+      .Set("predicted", p)
+      .Set("unpredictable_because", core::Node::ListOf(f.unpredictable_because))
+      .Set("reads_own_row", core::Node::ListOf(f.reads_own_row))
+      .Set("input_rows", core::Node::ListOf(f.input_rows))
+      .Set("rederived", core::Node::ListOf(f.rederived));
+  if (p) {
+    row.Set("rps", f.figures.rps)
+        .Set("p99_ms", f.figures.p99_ms)
+        .Set("open_p99_ms", f.figures.open_p99_ms)
+        .Set("cpu_cores", f.figures.cpu_cores)
+        .Set("factor", f.figures.factor)
+        .Set("rps_off_pct", OffPct(f.figures.rps, cs.rps));
+    if (k > 0) {
+      row.Set("same_way", FactorWay(f.figures.factor) == FactorWay(cs.factor));
+    }
+  }
+  row.Set("case_study", core::Node::Record()
+                            .Set("rps", cs.rps)
+                            .Set("p99_ms", cs.p99_ms)
+                            .Set("open_p99_ms", cs.open_p99_ms)
+                            .Set("cpu_cores", cs.cpu_cores)
+                            .Set("factor", cs.factor));
+  return row;
+}
+
+// The summary for readers: the seeds and how many rows agree.
+void SetSummary(core::Document& doc, const Validation& v) {
+  doc.SetFor(core::Audience::kReaders, "seeds", "seeds",
+             absl::StrJoin(v.seeds, ", "));
+  doc.SetFor(core::Audience::kReaders, "predicted_rows",
+             "rows predicted (of 10)", static_cast<int64_t>(v.predicted));
+  // The keys name the bands: they are stable, so a new band is a new key.
+  static_assert(100 * kWithinLoose == 30 && 100 * kWithinTight == 15);
+  doc.SetFor(
+      core::Audience::kReaders, "within_15_pct",
+      absl::StrCat("predicted rows, RPS within ", 100 * kWithinTight, " %"),
+      absl::StrCat(v.within15, " of ", v.predicted));
+  doc.SetFor(
+      core::Audience::kReaders, "within_30_pct",
+      absl::StrCat("predicted rows, RPS within ", 100 * kWithinLoose, " %"),
+      absl::StrCat(v.within30, " of ", v.predicted));
+  doc.SetFor(core::Audience::kReaders, "same_way",
+             "step factors that move the case study's way",
+             absl::StrCat(v.same_way, " of ", v.changes));
+}
+
+// The JSON record (validate.h): which calibration, the seeds, the summary's
+// counts and every row.
+void SetRecord(core::Document& doc, const Validation& v) {
+  doc.SetFor(core::Audience::kJson, "calibration", "calibration",
+             std::string("seed-h2, leave-one-row-out"));
+  core::Node seeds = core::Node::List();
+  // Seeds are small (the first is the command's, then one per repeat).
+  for (uint64_t s : v.seeds) seeds.Add(static_cast<int64_t>(s));
+  doc.SetNested("seeds", std::move(seeds));
+  doc.SetNested("summary", core::Node::Record()
+                               .Set("predicted_rows", int64_t{v.predicted})
+                               .Set("within_15_pct", int64_t{v.within15})
+                               .Set("within_30_pct", int64_t{v.within30})
+                               .Set("changes", int64_t{v.changes})
+                               .Set("same_way", int64_t{v.same_way}));
+  core::Node rows = core::Node::List();
+  for (size_t k = 0; k < v.folds.size(); ++k) {
+    rows.Add(RowRecord(v.folds[k], k));
+  }
+  doc.SetNested("rows", std::move(rows));
 }
 
 }  // namespace
@@ -123,19 +195,10 @@ core::Document ToDocument(const Validation& v) {
   core::Document doc(
       "capstone --validate: seed-h2 leave-one-row-out (each row predicted by "
       "a calibration derived without it)");
-  doc.Set("seeds", "seeds", absl::StrJoin(v.seeds, ", "));
-  doc.Set("predicted_rows", "rows predicted (of 10)",
-          static_cast<int64_t>(v.predicted));
-  // The keys name the bands: they are stable, so a new band is a new key.
-  static_assert(100 * kWithinLoose == 30 && 100 * kWithinTight == 15);
-  doc.Set("within_15_pct",
-          absl::StrCat("predicted rows, RPS within ", 100 * kWithinTight, " %"),
-          absl::StrCat(v.within15, " of ", v.predicted));
-  doc.Set("within_30_pct",
-          absl::StrCat("predicted rows, RPS within ", 100 * kWithinLoose, " %"),
-          absl::StrCat(v.within30, " of ", v.predicted));
-  doc.Set("same_way", "step factors that move the case study's way",
-          absl::StrCat(v.same_way, " of ", v.changes));
+  // The JSON record is shaped apart from the table (RowRecord): its fields
+  // are JSON only, the table's and the summary's readers only.
+  doc.set_json_layout(core::JsonLayout::kRecord);
+  SetSummary(doc, v);
   core::Table& t =
       doc.AddTable("rows", "Each row predicted without it (model | case study)",
                    {{"step", "step"},
@@ -197,81 +260,8 @@ core::Document ToDocument(const Validation& v) {
       "factor is the row against the row before it, both with the "
       "row's calibration; within ",
       100 * kFlatBand, " % of 1 counts as flat."));
+  SetRecord(doc, v);
   return doc;
-}
-
-std::string ToJson(const Validation& v) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
-  w.SetIndent(' ', 2);
-  auto key_double = [&w](const char* key, double x) {
-    w.Key(key);
-    w.Double(x);
-  };
-  auto strings = [&w](const char* key, const std::vector<std::string>& list) {
-    w.Key(key);
-    w.StartArray();
-    for (const std::string& s : list) w.String(s.c_str());
-    w.EndArray();
-  };
-  w.StartObject();
-  w.Key("calibration");
-  w.String("seed-h2, leave-one-row-out");
-  w.Key("seeds");
-  w.StartArray();
-  for (uint64_t s : v.seeds) w.Uint64(s);
-  w.EndArray();
-  w.Key("summary");
-  w.StartObject();
-  for (auto [key, value] :
-       {std::pair{"predicted_rows", v.predicted},
-        std::pair{"within_15_pct", v.within15},
-        std::pair{"within_30_pct", v.within30}, std::pair{"changes", v.changes},
-        std::pair{"same_way", v.same_way}}) {
-    w.Key(key);
-    w.Int(value);
-  }
-  w.EndObject();
-  w.Key("rows");
-  w.StartArray();
-  for (size_t k = 0; k < v.folds.size(); ++k) {
-    const Fold& f = v.folds[k];
-    const case_study::CapstoneStepFigures& cs = f.published;
-    const bool p = Predicted(f);
-    w.StartObject();
-    w.Key("step");
-    w.String(f.step.c_str());
-    w.Key("predicted");
-    w.Bool(p);
-    strings("unpredictable_because", f.unpredictable_because);
-    strings("reads_own_row", f.reads_own_row);
-    strings("input_rows", f.input_rows);
-    strings("rederived", f.rederived);
-    if (p) {
-      key_double("rps", f.figures.rps);
-      key_double("p99_ms", f.figures.p99_ms);
-      key_double("open_p99_ms", f.figures.open_p99_ms);
-      key_double("cpu_cores", f.figures.cpu_cores);
-      key_double("factor", f.figures.factor);
-      key_double("rps_off_pct", OffPct(f.figures.rps, cs.rps));
-      if (k > 0) {
-        w.Key("same_way");
-        w.Bool(FactorWay(f.figures.factor) == FactorWay(cs.factor));
-      }
-    }
-    w.Key("case_study");
-    w.StartObject();
-    key_double("rps", cs.rps);
-    key_double("p99_ms", cs.p99_ms);
-    key_double("open_p99_ms", cs.open_p99_ms);
-    key_double("cpu_cores", cs.cpu_cores);
-    key_double("factor", cs.factor);
-    w.EndObject();
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
 }  // namespace perflab::capstone

@@ -65,14 +65,15 @@ struct Validation {
 absl::StatusOr<Validation> Validate(const ValidateOptions& options,
                                     const StepRunner& runner);
 
-// The table (model beside case study per row), the summary and notes.
+// The table (model beside case study per row), the summary and notes; its
+// JSON (core::ToJson, the record layout): {calibration, seeds, summary:
+// {predicted_rows, within_15_pct, within_30_pct, changes, same_way}, rows:
+// [{step, predicted, unpredictable_because, reads_own_row, input_rows,
+// rederived, rps, p99_ms, open_p99_ms, cpu_cores, factor, case_study: {rps,
+// p99_ms, open_p99_ms, cpu_cores, factor}, rps_off_pct, same_way}]}; the
+// model's figures only for a predicted row, same_way from the second.
+// Deterministic: the same Validation, the same bytes.
 core::Document ToDocument(const Validation& v);
-// JSON: {seeds, summary: {predicted_rows, within_15_pct, within_30_pct,
-// changes, same_way}, rows: [{step, predicted, unpredictable_because,
-// reads_own_row, input_rows, rederived, rps, p99_ms, open_p99_ms, cpu_cores,
-// factor, case_study: {rps, p99_ms, open_p99_ms, cpu_cores, factor},
-// rps_off_pct, same_way}]}. Deterministic: shortest round-trip numbers.
-std::string ToJson(const Validation& v);
 
 }  // namespace perflab::capstone
 

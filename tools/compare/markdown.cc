@@ -32,6 +32,7 @@ std::string Cell(const core::Value& v, int decimals) {
 std::string ToMarkdown(const core::Document& doc) {
   std::string out = absl::StrCat("### ", doc.title(), "\n\n");
   for (const core::Field& f : doc.fields()) {
+    if (!core::ForReaders(f)) continue;
     absl::StrAppend(&out, "- ", f.label, ": **", Cell(f.value, f.decimals),
                     "**\n");
   }

@@ -57,7 +57,6 @@ struct CapstoneArgs {
   std::string format = kDefaultFormat;
   std::string out_dir = kDefaultOutDir;
   models::CostOptions cost;
-  std::string json;  // the run's JSON, rendered by --format json
 };
 
 core::Document StepList() {
@@ -118,11 +117,10 @@ absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
       capstone::Validate(options, capstone::OrderServiceRunner());
   if (!v.ok()) return v.status();
   core::Document doc = capstone::ToDocument(*v);
-  a.json = capstone::ToJson(*v);
   absl::Status s = core::WriteFilesAtomic(
       {{absl::StrCat(base, ".md"), compare::ToMarkdown(doc)},
        {absl::StrCat(base, ".csv"), core::ToCsv(doc)},
-       {absl::StrCat(base, ".json"), a.json}});
+       {absl::StrCat(base, ".json"), core::ToJson(doc)}});
   if (!s.ok()) return s;
   return doc;
 }
@@ -249,13 +247,12 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
         "--cpu-discipline ps: the CPU is processor sharing (no time slices, "
         "no switches), the ideal limit of the calibration's scheduling.");
   }
-  a.json = capstone::ToJson(*c, id, a.cost);
   const std::string dir = a.out_dir;
   // One set: a failure leaves all three files of the previous run.
   absl::Status s = core::WriteFilesAtomic(
       {{absl::StrCat(dir, "/capstone.md"), compare::ToMarkdown(doc)},
        {absl::StrCat(dir, "/capstone.csv"), core::ToCsv(doc)},
-       {absl::StrCat(dir, "/capstone.json"), a.json}});
+       {absl::StrCat(dir, "/capstone.json"), core::ToJson(doc)}});
   if (!s.ok()) return s;
   return doc;
 }
@@ -478,15 +475,7 @@ void ChooseCapstoneRun(Registry& registry,
   }
   registry.chosen() =
       Registry::Choice{[a]() { return RunCapstone(*a); }, &a->format};
-  registry.extras().render = [a](const core::Document& doc,
-                                 const std::string& f) {
-    if (f == "md") return compare::ToMarkdown(doc);
-    if (f == "json") {
-      return a->json.empty() ? core::Render(doc, core::Format::kJson) : a->json;
-    }
-    return core::Render(doc,
-                        f == "csv" ? core::Format::kCsv : core::Format::kTable);
-  };
+  registry.extras().render = RenderWithMarkdown;
 }
 
 void AddCalibrateCommand(CLI::App& root, Registry& registry) {
