@@ -61,6 +61,7 @@ using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 void WriteJsonValue(JsonWriter& w, const Value& v) {
   struct Visitor {
     JsonWriter& w;
+    // Never reached for a whole field or cell: ToJson leaves those out.
     void operator()(std::monostate) const { w.Null(); }
     void operator()(int64_t i) const { w.Int64(i); }
     void operator()(double d) const {
@@ -208,7 +209,10 @@ std::string ToJson(const Document& doc) {
   w.StartObject();
   Key(w, "title");
   w.String(doc.title().c_str());
+  // A value that does not apply (std::monostate) is left out of its object:
+  // a reader finds the key absent, never a null standing for a number.
   for (const Field& f : doc.fields()) {
+    if (std::holds_alternative<std::monostate>(f.value)) continue;
     Key(w, f.key);
     WriteJsonValue(w, f.value);
   }
@@ -218,6 +222,7 @@ std::string ToJson(const Document& doc) {
     for (const auto& row : t.rows) {
       w.StartObject();
       for (size_t c = 0; c < row.size(); ++c) {
+        if (std::holds_alternative<std::monostate>(row[c])) continue;
         Key(w, t.columns[c].key);
         WriteJsonValue(w, row[c]);
       }
