@@ -57,8 +57,8 @@ std::string CsvCell(const Value& v) {
   return std::visit(Visitor{}, v);
 }
 
-// An absent value, or a double JSON cannot hold (it has no NaN or infinity):
-// null is the honest encoding.
+// A value that does not apply, or a double JSON cannot hold (it has no NaN
+// or infinity).
 bool IsAbsent(const Value& v) {
   if (std::holds_alternative<std::monostate>(v)) return true;
   const double* d = std::get_if<double>(&v);
@@ -100,12 +100,10 @@ void Key(W& w, const std::string& k) {
   w.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size()));
 }
 
-// In a record's JSON a number that does not apply is left out, key and
-// all, rather than written as null: a script reads "absent", never a null
-// where a number belongs. A list keeps its positions, so null stays there.
-bool LeftOut(const Node& n, JsonLayout layout) {
-  return layout == JsonLayout::kRecord && n.is_scalar() && IsAbsent(n.value());
-}
+// A number that does not apply is left out, key and all, rather than
+// written as null: a script reads "absent", never a null where a number
+// belongs. A list keeps its positions, so null stays there.
+bool LeftOut(const Node& n) { return n.is_scalar() && IsAbsent(n.value()); }
 
 template <typename W>
 void WriteNode(W& w, const Node& n, JsonLayout layout) {
@@ -121,7 +119,7 @@ void WriteNode(W& w, const Node& n, JsonLayout layout) {
   }
   w.StartObject();
   for (size_t i = 0; i < n.items().size(); ++i) {
-    if (LeftOut(n.items()[i], layout)) continue;
+    if (LeftOut(n.items()[i])) continue;
     Key(w, n.keys()[i]);
     WriteNode(w, n.items()[i], layout);
   }
@@ -145,7 +143,9 @@ std::string FlatJson(const Document& doc) {
   Key(w, "title");
   w.String(doc.title().c_str());
   for (const Field& f : doc.fields()) {
-    if (f.audience != Audience::kReaders) WriteField(w, f, JsonLayout::kFlat);
+    if (f.audience == Audience::kReaders) continue;
+    if (f.nested.is_scalar() && IsAbsent(f.value)) continue;  // see LeftOut
+    WriteField(w, f, JsonLayout::kFlat);
   }
   for (const Table& t : doc.tables()) {
     Key(w, t.key);
@@ -153,6 +153,7 @@ std::string FlatJson(const Document& doc) {
     for (const auto& row : t.rows) {
       w.StartObject();
       for (size_t c = 0; c < row.size(); ++c) {
+        if (IsAbsent(row[c])) continue;  // see LeftOut
         Key(w, t.columns[c].key);
         WriteJsonValue(w, row[c], JsonLayout::kFlat);
       }

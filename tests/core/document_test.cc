@@ -31,6 +31,31 @@ TEST(Document, Json) {
             "{\"name\":\"open\",\"p99_ms\":null}],\"notes\":[\"a note\"]}\n");
 }
 
+// A value that does not apply: its key is absent from the JSON object (never
+// null), "-" in the table and an empty CSV cell; the other keys keep their
+// order.
+TEST(Document, AValueThatDoesNotApplyLeavesItsKeyOut) {
+  Document doc("T");
+  doc.Set("a", "a", int64_t{1})
+      .Set("ci_s", "ci (s)", Value())
+      .Set("b", "b", 2.5, 1);
+  auto& t =
+      doc.AddTable("rows", "Rows",
+                   {{"rate", "rate"}, {"first_s", "first (s)", 1}, {"n", "n"}});
+  t.Add({int64_t{100}, Value(), int64_t{0}});
+  t.Add({int64_t{250}, 148.5, int64_t{7}});
+  EXPECT_EQ(ToJson(doc),
+            "{\"title\":\"T\",\"a\":1,\"b\":2.5,\"rows\":["
+            "{\"rate\":100,\"n\":0},"
+            "{\"rate\":250,\"first_s\":148.5,\"n\":7}],\"notes\":[]}\n");
+  EXPECT_EQ(ToCsv(doc),
+            "# fields\nkey,value\na,1\nci_s,\nb,2.5\n\n"
+            "# rows\nrate,first_s,n\n100,,0\n250,148.5,7\n");
+  const std::string text = ToText(doc);
+  EXPECT_NE(text.find("ci (s)  -"), std::string::npos) << text;
+  EXPECT_NE(text.find("   100          -  0"), std::string::npos) << text;
+}
+
 TEST(Document, TextAlignsAndRoundsToDecimals) {
   std::string text = ToText(Sample());
   EXPECT_NE(text.find("peak N     22"), std::string::npos) << text;

@@ -22,6 +22,7 @@
 #include "core/case_study.h"
 #include "gtest/gtest.h"
 #include "models/cost.h"
+#include "rapidjson/document.h"
 #include "sim/scenarios/scenario.h"
 #include "tests/tools/cli_runner.h"
 #include "tools/capstone/calibrate.h"
@@ -333,6 +334,54 @@ TEST(CliContract, EmptyValuesAndUnknownOptionsNamedFirst) {
   testing::ExpectOneLineExit2({"models", "mmc", "--bogus", "1"},
                               "unknown option '--bogus'; accepted: --servers");
   testing::ExpectOneLineExit2({"sim", "mmc", "--set", "a\nb=1"}, "a\\nb");
+}
+
+// A number that does not apply is left out of the record, never null.
+rapidjson::Document JsonOf(const std::vector<std::string>& args) {
+  const testing::CliResult r = RunCli(args);
+  rapidjson::Document d;
+  EXPECT_EQ(r.code, 0) << r.err;
+  d.Parse(r.out.c_str());
+  EXPECT_FALSE(d.HasParseError()) << r.out;
+  EXPECT_EQ(r.out.find("null"), std::string::npos) << r.out;
+  return d;
+}
+
+TEST(CliJson, AnIntervalOfAnUnstableQueueIsLeftOut) {
+  // rho = 5 / (4 x 1) = 1.25: no steady state, so no confidence interval.
+  rapidjson::Document d =
+      JsonOf({"sim", "mmc", "--set", "arrival_rate_per_s=5", "--set",
+              "customers=2000", "--format", "json"});
+  ASSERT_TRUE(d.IsObject());
+  EXPECT_STREQ(d["stability"].GetString(), "unstable");
+  EXPECT_FALSE(d.HasMember("mean_wait_ci95_s"));
+  EXPECT_TRUE(d.HasMember("mean_wait_s"));
+  // rho = 2 / 4 = 0.5: stable, and the interval is there.
+  d = JsonOf({"sim", "mmc", "--set", "arrival_rate_per_s=2", "--set",
+              "customers=2000", "--format", "json"});
+  ASSERT_TRUE(d.IsObject());
+  ASSERT_TRUE(d.HasMember("mean_wait_ci95_s"));
+  EXPECT_GT(d["mean_wait_ci95_s"].GetDouble(), 0);
+}
+
+TEST(CliJson, AFirstTimeoutOnlyWhereOneFired) {
+  // 5 s of run: no request can wait the 30 s timeout at 100/s. At 1000/s a
+  // pool of 10 held 50 ms (200/s) falls behind by 800/s, so a 100 ms wait
+  // comes within the run, and never before 0.1 s.
+  rapidjson::Document d =
+      JsonOf({"sim", "pool-starvation", "--set", "rates_per_s=100", "--set",
+              "duration_s=5", "--format", "json"});
+  ASSERT_TRUE(d.IsObject());
+  ASSERT_EQ(d["rows"].Size(), 1u);
+  EXPECT_EQ(d["rows"][0]["timeouts"].GetInt64(), 0);
+  EXPECT_FALSE(d["rows"][0].HasMember("first_timeout_s"));
+  d = JsonOf({"sim", "pool-starvation", "--set", "rates_per_s=1000", "--set",
+              "duration_s=5", "--set", "timeout_ms=100", "--format", "json"});
+  ASSERT_TRUE(d.IsObject());
+  EXPECT_GT(d["rows"][0]["timeouts"].GetInt64(), 0);
+  ASSERT_TRUE(d["rows"][0].HasMember("first_timeout_s"));
+  EXPECT_GE(d["rows"][0]["first_timeout_s"].GetDouble(), 0.1);
+  EXPECT_LT(d["rows"][0]["first_timeout_s"].GetDouble(), 5);
 }
 
 }  // namespace

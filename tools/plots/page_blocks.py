@@ -54,7 +54,9 @@ def doc_tables(doc):
     out = []
     for key, value in doc.items():
         if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
-            cols = list(value[0].keys())
+            # A key that does not apply to a row is absent from it: the
+            # columns are every key any row holds, in first-seen order.
+            cols = list(dict.fromkeys(k for r in value for k in r))
             out.append((key.replace("_", " "), cols, [[r.get(c) for c in cols] for r in value]))
     return out
 
