@@ -90,6 +90,13 @@ TEST_F(CapstoneCli, BadCalibrationFiles) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("--map '/nonexistent-map.json': cannot open"));
   EXPECT_EQ(Count(r.err, "/nonexistent-map.json"), 1u) << r.err;
+  // The measuring path reads the map itself (tools/capstone/calibrate.cc).
+  r = RunCli({"calibrate", "--from", out_.string(), "--map",
+              "/nonexistent-map.json", "--out", out_.string() + "_cal.json"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--map '/nonexistent-map.json': cannot open"));
+  EXPECT_EQ(Count(r.err, "/nonexistent-map.json"), 1u) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out_.string() + "_cal.json"));
   ExpectBad({"capstone", "--calibration", Bad("broken.json", "{\"format\": ")},
             "malformed JSON");
   std::filesystem::remove_all(out_.string() + "_in");

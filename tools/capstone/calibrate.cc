@@ -34,8 +34,11 @@ absl::Status Bad(const std::string& what) {
   return absl::InvalidArgumentError(what);
 }
 
-absl::StatusOr<std::string> ReadText(const std::string& path) {
-  return core::ReadInputFile(absl::StrCat("'", path, "'"), path);
+// `what` names the input (an option, or the benchmark's output); the
+// message adds the path itself.
+absl::StatusOr<std::string> ReadText(absl::string_view what,
+                                     const std::string& path) {
+  return core::ReadInputFile(what, path);
 }
 
 // "BM_X/iterations:12/real_time" -> "BM_X/real_time" (run names in the map
@@ -124,7 +127,7 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
                                  : std::string(status.status().message()),
                      ")"));
   }
-  absl::StatusOr<std::string> text = ReadText(out);
+  absl::StatusOr<std::string> text = ReadText("benchmark output", out);
   core::RemoveTempPath(out);
   return text;
 }
@@ -530,7 +533,7 @@ absl::StatusOr<std::string> PostgresResults(
                             "--families pg writes it)");
       return std::string();
     }
-    return ReadText(path);
+    return ReadText("--from", path);
   }
   const std::string binary = absl::StrCat(options.bench_dir, "/bench_", family);
   if (access(binary.c_str(), X_OK) != 0) {
@@ -607,7 +610,7 @@ absl::Status MeasurePostgres(const CalibrateOptions& options,
 absl::StatusOr<CalibrationFile> Calibrate(
     const CalibrateOptions& options,
     const std::function<void(std::string_view)>& log) {
-  absl::StatusOr<std::string> map_text = ReadText(options.map_path);
+  absl::StatusOr<std::string> map_text = ReadText("--map", options.map_path);
   if (!map_text.ok()) return map_text.status();
   absl::StatusOr<std::vector<FieldSource>> map = ParseCalibrationMap(*map_text);
   if (!map.ok()) return map.status();
@@ -644,7 +647,8 @@ absl::StatusOr<CalibrationFile> Calibrate(
   for (const std::string& family : families) {
     absl::StatusOr<std::string> text;
     if (!options.from_dir.empty()) {
-      text = ReadText(absl::StrCat(options.from_dir, "/", family, ".json"));
+      text = ReadText("--from",
+                      absl::StrCat(options.from_dir, "/", family, ".json"));
     } else {
       if (log) log(absl::StrCat("calibrate: running bench_", family));
       text = RunFamily(options, family, names[family]);

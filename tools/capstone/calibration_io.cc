@@ -709,7 +709,7 @@ absl::StatusOr<CalibrationFile> ReadCalibrationFile(const std::string& path) {
   // Bounded, and a FIFO or device is refused at once rather than read for
   // ever (core/input_file.h).
   absl::StatusOr<std::string> text =
-      core::ReadInputFile(absl::StrCat("calibration file '", path, "'"), path);
+      core::ReadInputFile("calibration file", path);
   if (!text.ok()) return text.status();
   absl::StatusOr<CalibrationFile> file = ParseCalibration(*text);
   if (!file.ok()) {
