@@ -59,9 +59,11 @@ class Node {
  public:
   Node() = default;  // an absent scalar
   // Node(2.5), Node(int64_t{3}), Node(true), Node(std::string("a")).
+  // Implicit: a scalar is a node. NodeScalar excludes Node, so this never
+  // hides the copy or move constructor.
   template <NodeScalar T>
-  Node(T&& value)  // NOLINT(google-explicit-constructor): a scalar is a node
-      : value_(std::forward<T>(value)) {}
+  // NOLINTNEXTLINE(google-explicit-constructor,bugprone-forwarding-reference-overload)
+  Node(T&& value) : value_(std::forward<T>(value)) {}
 
   static Node List();
   static Node Record();

@@ -394,16 +394,16 @@ TEST(EngineTest, ContinueNowKeepsTheOrderOfEventsDueNow) {
 
 Process Child(Simulation& sim, std::vector<std::string>& log,
               std::vector<bool>& answers) {
-  log.push_back("C1");
+  log.emplace_back("C1");
   co_await YieldNow{&sim, &answers};
-  log.push_back("C2");
+  log.emplace_back("C2");
 }
 
 Process Spawner(Simulation& sim, std::vector<std::string>& log,
                 std::vector<bool>& answers) {
   co_await sim.Delay(10);
   sim.Spawn(Child(sim, log, answers));
-  log.push_back("P");
+  log.emplace_back("P");
 }
 
 // A process spawned inside an event runs to its first suspension within
