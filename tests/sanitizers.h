@@ -1,5 +1,5 @@
-// Whether this test binary runs under AddressSanitizer (the asan-ubsan and
-// fuzz presets, GCC or clang). Tests that simulate long runs or time real
+// Whether this test binary runs under AddressSanitizer (the asan-ubsan
+// preset, clang or GCC). Tests that simulate long runs or time real
 // work scale down or widen their bounds there, and say why.
 #ifndef PERFLAB_TESTS_SANITIZERS_H_
 #define PERFLAB_TESTS_SANITIZERS_H_
