@@ -229,6 +229,31 @@ absl::StatusOr<Params> ParseParams(const Scenario& scenario,
   return params;
 }
 
+namespace {
+
+// A scenario's run stops on a budget breach (ResourceExhausted) only when
+// its keys ask for it: a load past what the simulated system serves, or a
+// run too long. That is bad input, refused with what would be accepted: a
+// lighter or shorter run, or for the pending budget a larger max_pending
+// within its key's bound.
+absl::Status BudgetRefusal(const Scenario& scenario, const Params& params,
+                           const absl::Status& breach) {
+  std::string accepted =
+      "a lighter or shorter run (a lower rate, fewer clients or customers, "
+      "a shorter duration)";
+  for (const KeySpec& k : scenario.keys) {
+    if (k.name == "max_pending" &&
+        absl::StrContains(breach.message(), "max_pending")) {
+      absl::StrAppend(&accepted, ", or max_pending up to ", DefaultText(k.max),
+                      " (given ", params.Text("max_pending"), ")");
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(breach.message(), "; accepted: ", accepted));
+}
+
+}  // namespace
+
 absl::StatusOr<core::Document> RunScenario(std::string_view name,
                                            const std::vector<std::string>& sets,
                                            uint64_t seed) {
@@ -243,6 +268,9 @@ absl::StatusOr<core::Document> RunScenario(std::string_view name,
   absl::StatusOr<Params> params = ParseParams(*scenario, sets);
   if (!params.ok()) return params.status();
   absl::StatusOr<core::Document> doc = scenario->run(*params, seed);
+  if (doc.status().code() == absl::StatusCode::kResourceExhausted) {
+    return BudgetRefusal(*scenario, *params, doc.status());
+  }
   if (!doc.ok()) return doc.status();
   doc->Set("scenario", "scenario", scenario->name);
   doc->Set("seed", "seed", static_cast<int64_t>(seed));
