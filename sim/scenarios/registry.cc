@@ -2,15 +2,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/number.h"
 #include "sim/scenarios/internal/common.h"
 #include "sim/scenarios/scenario.h"
 
@@ -94,23 +95,26 @@ absl::Status Params::Parse(const KeySpec& k, const std::string& value,
       for (const auto& c : k.choices) {
         if (c == value) return absl::OkStatus();  // a word such as "virtual"
       }
-      if (!absl::SimpleAtoi(value, &entry.integer) ||
-          !InRange(k, static_cast<double>(entry.integer)))
-        return bad();
+      const std::optional<int64_t> v = core::ParseDecimalInteger(value);
+      if (!v || !InRange(k, static_cast<double>(*v))) return bad();
+      entry.integer = *v;
       return absl::OkStatus();
     }
-    case KeySpec::Type::kNumber:
-      if (!absl::SimpleAtod(value, &entry.number) || !InRange(k, entry.number))
-        return bad();
+    case KeySpec::Type::kNumber: {
+      // Decimal only, as every number a user types (core/number.h).
+      const std::optional<double> v = core::ParseDecimal(value);
+      if (!v || !InRange(k, *v)) return bad();
+      entry.number = *v;
       return absl::OkStatus();
+    }
     case KeySpec::Type::kList: {
       std::vector<std::string> parts = absl::StrSplit(value, ',');
       if (parts.empty() || parts.size() > 64) return bad();
       entry.numbers.clear();
       for (const auto& p : parts) {
-        double v = 0;
-        if (!absl::SimpleAtod(p, &v) || !InRange(k, v)) return bad();
-        entry.numbers.push_back(v);
+        const std::optional<double> v = core::ParseDecimal(p);
+        if (!v || !InRange(k, *v)) return bad();
+        entry.numbers.push_back(*v);
       }
       return absl::OkStatus();
     }
