@@ -28,12 +28,14 @@ DocDiff Diff(const char* base, const char* contender) {
   return d.ok() ? *std::move(d) : DocDiff{};
 }
 
-// The refusal for two documents as perflab compare reads them (NaN and
-// Infinity literals taken), or "" when they were compared.
+// The refusal for two documents read as perflab compare reads them (full
+// precision, NaN and Infinity literals taken), or "" when they were compared.
 std::string Refusal(const char* base, const char* contender) {
+  constexpr unsigned kFlags =
+      rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag;
   rapidjson::Document b, c;
-  b.Parse<rapidjson::kParseNanAndInfFlag>(base);
-  c.Parse<rapidjson::kParseNanAndInfFlag>(contender);
+  b.Parse<kFlags>(base);
+  c.Parse<kFlags>(contender);
   EXPECT_FALSE(b.HasParseError() || c.HasParseError());
   absl::StatusOr<DocDiff> d = DiffResults(b, c);
   if (d.ok()) return "";
