@@ -63,8 +63,8 @@ absl::StatusOr<std::vector<double>> PerClass(const std::string& spec,
     const std::optional<double> v =
         core::ParseDecimal(std::string_view(part.data(), part.size()));
     if (!v || *v < 0) {
-      return BadStation(spec, absl::StrCat(key, " '", text,
-                                           "' is not a decimal number >= 0"));
+      return BadStation(
+          spec, absl::StrCat(key, " '", text, "' is not a finite number >= 0"));
     }
     values.push_back(*v);
   }
