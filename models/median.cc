@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace perflab::models {
 
@@ -13,7 +14,9 @@ double Median(std::vector<double> sample) {
   if (n % 2 == 1) return *upper;
   // Everything before `upper` is <= it: the lower middle is their largest.
   const double lower = *std::max_element(sample.begin(), upper);
-  return (lower + *upper) / 2;
+  // std::midpoint, not (a + b) / 2: two values near 1.7e308 sum past the
+  // largest double; for any two that do not, it is (a + b) / 2 exactly.
+  return std::midpoint(lower, *upper);
 }
 
 }  // namespace perflab::models

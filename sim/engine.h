@@ -42,13 +42,20 @@ inline constexpr Time kForever = INT64_MAX;
 
 inline double ToMs(Time t) { return static_cast<double>(t) / kMs; }
 inline double ToSec(Time t) { return static_cast<double>(t) / kSec; }
+// A count of nanoseconds rounded to the nearest, held at the clock's ends
+// past them: llround of a value outside int64 is undefined (x86 gives
+// INT64_MIN for a huge positive one, a delay into the past). 2^63 is the
+// first double past INT64_MAX; -2^63 is INT64_MIN itself. NaN, which no
+// checked input carries, is 0 rather than whatever llround makes of it.
+inline Time RoundToNs(double ns) {
+  if (std::isnan(ns)) return 0;
+  if (ns >= 0x1p63) return kForever;
+  if (ns <= -0x1p63) return INT64_MIN;
+  return static_cast<Time>(std::llround(ns));
+}
 // Milliseconds or seconds as a user types them, rounded to the nearest ns.
-inline Time MsToNs(double ms) {
-  return static_cast<Time>(std::llround(ms * 1e6));
-}
-inline Time SecToNs(double s) {
-  return static_cast<Time>(std::llround(s * 1e9));
-}
+inline Time MsToNs(double ms) { return RoundToNs(ms * 1e6); }
+inline Time SecToNs(double s) { return RoundToNs(s * 1e9); }
 // t + d, held at the ends of the clock instead of wrapping: an event a
 // huge delay away never comes round to the past (which runs now).
 inline Time SaturatingAdd(Time t, Time d) {

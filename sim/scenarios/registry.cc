@@ -2,15 +2,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/number.h"
 #include "sim/scenarios/internal/common.h"
 #include "sim/scenarios/scenario.h"
 
@@ -94,23 +95,26 @@ absl::Status Params::Parse(const KeySpec& k, const std::string& value,
       for (const auto& c : k.choices) {
         if (c == value) return absl::OkStatus();  // a word such as "virtual"
       }
-      if (!absl::SimpleAtoi(value, &entry.integer) ||
-          !InRange(k, static_cast<double>(entry.integer)))
-        return bad();
+      const std::optional<int64_t> v = core::ParseDecimalInteger(value);
+      if (!v || !InRange(k, static_cast<double>(*v))) return bad();
+      entry.integer = *v;
       return absl::OkStatus();
     }
-    case KeySpec::Type::kNumber:
-      if (!absl::SimpleAtod(value, &entry.number) || !InRange(k, entry.number))
-        return bad();
+    case KeySpec::Type::kNumber: {
+      // Decimal only, as every number a user types (core/number.h).
+      const std::optional<double> v = core::ParseDecimal(value);
+      if (!v || !InRange(k, *v)) return bad();
+      entry.number = *v;
       return absl::OkStatus();
+    }
     case KeySpec::Type::kList: {
       std::vector<std::string> parts = absl::StrSplit(value, ',');
       if (parts.empty() || parts.size() > 64) return bad();
       entry.numbers.clear();
       for (const auto& p : parts) {
-        double v = 0;
-        if (!absl::SimpleAtod(p, &v) || !InRange(k, v)) return bad();
-        entry.numbers.push_back(v);
+        const std::optional<double> v = core::ParseDecimal(p);
+        if (!v || !InRange(k, *v)) return bad();
+        entry.numbers.push_back(*v);
       }
       return absl::OkStatus();
     }
@@ -229,6 +233,31 @@ absl::StatusOr<Params> ParseParams(const Scenario& scenario,
   return params;
 }
 
+namespace {
+
+// A scenario's run stops on a budget breach (ResourceExhausted) only when
+// its keys ask for it: a load past what the simulated system serves, or a
+// run too long. That is bad input, refused with what would be accepted: a
+// lighter or shorter run, or for the pending budget a larger max_pending
+// within its key's bound.
+absl::Status BudgetRefusal(const Scenario& scenario, const Params& params,
+                           const absl::Status& breach) {
+  std::string accepted =
+      "a lighter or shorter run (a lower rate, fewer clients or customers, "
+      "a shorter duration)";
+  for (const KeySpec& k : scenario.keys) {
+    if (k.name == "max_pending" &&
+        absl::StrContains(breach.message(), "max_pending")) {
+      absl::StrAppend(&accepted, ", or max_pending up to ", DefaultText(k.max),
+                      " (given ", params.Text("max_pending"), ")");
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(breach.message(), "; accepted: ", accepted));
+}
+
+}  // namespace
+
 absl::StatusOr<core::Document> RunScenario(std::string_view name,
                                            const std::vector<std::string>& sets,
                                            uint64_t seed) {
@@ -243,6 +272,9 @@ absl::StatusOr<core::Document> RunScenario(std::string_view name,
   absl::StatusOr<Params> params = ParseParams(*scenario, sets);
   if (!params.ok()) return params.status();
   absl::StatusOr<core::Document> doc = scenario->run(*params, seed);
+  if (doc.status().code() == absl::StatusCode::kResourceExhausted) {
+    return BudgetRefusal(*scenario, *params, doc.status());
+  }
   if (!doc.ok()) return doc.status();
   doc->Set("scenario", "scenario", scenario->name);
   doc->Set("seed", "seed", static_cast<int64_t>(seed));

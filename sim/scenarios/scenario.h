@@ -95,7 +95,9 @@ const Scenario* FindScenario(std::string_view name);
 absl::StatusOr<Params> ParseParams(const Scenario& scenario,
                                    const std::vector<std::string>& sets);
 
-// Parses, runs and stamps the scenario name, seed and parameters.
+// Parses, runs and stamps the scenario name, seed and parameters. A run its
+// keys push past the simulator's budget is InvalidArgument, as any other bad
+// key is, saying what would be accepted.
 absl::StatusOr<core::Document> RunScenario(std::string_view name,
                                            const std::vector<std::string>& sets,
                                            uint64_t seed);

@@ -194,7 +194,7 @@ void Simulation::FireTimer(internal::Event* out) {
 absl::Status Simulation::EventBudgetError() const {
   return absl::ResourceExhaustedError(
       absl::StrCat("event budget exceeded: more than ", budget_.max_events,
-                   " events by t = ", ToSec(now_), " s (raise max_events)"));
+                   " events (max_events) by t = ", ToSec(now_), " s"));
 }
 
 absl::Status Simulation::Run(Time until) {

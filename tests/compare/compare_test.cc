@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -158,6 +159,47 @@ TEST(Compare, RefusesWhatHasNoRatio) {
       Compare({Samples("BM_A", {0, 0, 1})}, {Samples("BM_A", {1})}, Options{});
   ASSERT_FALSE(zero.ok());
   EXPECT_THAT(zero.status().message(), HasSubstr("accepted: medians > 0"));
+}
+
+// Values near the largest double (about 1.798e308): the even-sized median
+// of {1.6e308, 1.7e308} is 1.65e308, whose naive (a + b) / 2 would be inf;
+// against a base of the same, the ratio is 1 and the change 0 %.
+TEST(Compare, MediansOfValuesNearTheLargestDoubleAreFinite) {
+  auto c = Compare({Samples("BM_Huge", {1.6e308, 1.7e308})},
+                   {Samples("BM_Huge", {1.7e308, 1.6e308})}, Options{});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(c->rows[0].base_median, 1.65e308);
+  EXPECT_DOUBLE_EQ(c->rows[0].contender_median, 1.65e308);
+  EXPECT_EQ(c->rows[0].change_pct, 0);
+  EXPECT_EQ(c->geomean_ratio, 1);
+  // Halved (0.825e308 against 1.65e308): ratio 0.5, -50 %, geomean 0.5.
+  auto half = Compare({Samples("BM_Huge", {1.6e308, 1.7e308})},
+                      {Samples("BM_Huge", {0.8e308, 0.85e308})}, Options{});
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_NEAR(half->rows[0].change_pct, -50, 1e-12);
+  EXPECT_NEAR(half->geomean_ratio, 0.5, 1e-15);
+}
+
+// 1e-10 against 1e300 is a ratio of 1e310, past the largest double (and a
+// change of 1e312 %); 1 against 1e301 is a finite 1e301, but past kMaxRatio
+// (1e300). Each is refused either way round, saying why.
+TEST(Compare, RatiosPastADoublesRangeAreRefused) {
+  for (const auto& [base, contender] :
+       {std::pair{1e-10, 1e300}, std::pair{1e300, 1e-10}, std::pair{1.0, 1e301},
+        std::pair{1e301, 1.0}}) {
+    auto c = Compare({Samples("BM_Far", {base})},
+                     {Samples("BM_Far", {contender})}, Options{});
+    ASSERT_FALSE(c.ok()) << base << " " << contender;
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(c.status().message(),
+                HasSubstr("accepted: medians within a factor of 1e+300"));
+  }
+  // At the bound itself: 1 against 1e300 is compared, +1e302 %.
+  auto edge = Compare({Samples("BM_Far", {1})}, {Samples("BM_Far", {1e300})},
+                      Options{});
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_DOUBLE_EQ(edge->rows[0].change_pct, 1e302);
 }
 
 TEST(ToDocument, CountsVerdictsAndNamesTheUnit) {

@@ -3,8 +3,10 @@
 #include "tools/compare/doc_diff.h"
 
 #include <string>
+#include <utility>
 #include <variant>
 
+#include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rapidjson/document.h"
@@ -21,7 +23,24 @@ rapidjson::Document Json(const char* text) {
 
 DocDiff Diff(const char* base, const char* contender) {
   rapidjson::Document b = Json(base), c = Json(contender);
-  return DiffResults(b, c);
+  absl::StatusOr<DocDiff> d = DiffResults(b, c);
+  EXPECT_TRUE(d.ok()) << d.status();
+  return d.ok() ? *std::move(d) : DocDiff{};
+}
+
+// The refusal for two documents read as perflab compare reads them (full
+// precision, NaN and Infinity literals taken), or "" when they were compared.
+std::string Refusal(const char* base, const char* contender) {
+  constexpr unsigned kFlags =
+      rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag;
+  rapidjson::Document b, c;
+  b.Parse<kFlags>(base);
+  c.Parse<kFlags>(contender);
+  EXPECT_FALSE(b.HasParseError() || c.HasParseError());
+  absl::StatusOr<DocDiff> d = DiffResults(b, c);
+  if (d.ok()) return "";
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(d.status().message());
 }
 
 int64_t IntField(const DocDiff& d, const char* key) {
@@ -111,6 +130,40 @@ TEST(DiffResults, StemUnitHalfWidthAndOneSidedInterval) {
   DocDiff other =
       Diff(R"({"x": 10, "y_ci95": 3})", R"({"x": 12, "y_ci95": 3})");
   EXPECT_TRUE(other.differs);
+}
+
+// NaN and Infinity are refused wherever they are, with the field's path,
+// even where both sides hold the same literal (NaN == NaN is false, an
+// Infinity minus itself is NaN).
+TEST(DiffResults, NanAndInfinityAreRefusedWithTheirPath) {
+  EXPECT_THAT(Refusal(R"({"a": 1, "b": {"c": [2, NaN]}})",
+                      R"({"a": 1, "b": {"c": [2, 3]}})"),
+              ::testing::HasSubstr("BASE holds NaN or Infinity at b.c[1]"));
+  EXPECT_THAT(Refusal(R"({"x": 1})", R"({"x": -Infinity})"),
+              ::testing::HasSubstr("CONTENDER holds NaN or Infinity at x"));
+  EXPECT_THAT(Refusal(R"({"x": Infinity})", R"({"x": Infinity})"),
+              ::testing::HasSubstr("at x; accepted: finite numbers"));
+  EXPECT_THAT(Refusal(R"({"only": NaN})", R"({})"),
+              ::testing::HasSubstr("at only"));
+}
+
+// -1.7e308 to 1.7e308 is a change of 3.4e308, past the largest double
+// (about 1.798e308); 1e-300 to 1 is a change of about 1e302 %, inside, but
+// 1e-307 to 1e3 is about 1e312 %, past it. Each is refused, never inf.
+TEST(DiffResults, ChangesPastADoublesRangeAreRefused) {
+  EXPECT_THAT(Refusal(R"({"m": -1.7e308})", R"({"m": 1.7e308})"),
+              ::testing::HasSubstr("m: -1.7e+308 (BASE) to 1.7e+308 "
+                                   "(CONTENDER): the change or its "
+                                   "percentage is past"));
+  EXPECT_THAT(Refusal(R"({"m": 1e-307})", R"({"m": 1e3})"),
+              ::testing::HasSubstr("m: 1e-307 (BASE)"));
+  EXPECT_EQ(Refusal(R"({"m": 1e-300})", R"({"m": 1})"), "");
+  // 1.7e308 to 0.85e308 halves it: a finite change of -0.85e308, -50 %.
+  DocDiff d = Diff(R"({"m": 1.7e308})", R"({"m": 0.85e308})");
+  const core::Table& t = d.doc.tables().front();
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][3]), -0.85e308);
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][4]), -50);
 }
 
 }  // namespace

@@ -25,6 +25,14 @@ TEST(Median, EvenSizeIsTheMeanOfTheTwoMiddleValues) {
   EXPECT_EQ(Median({30, 9, 4, 11, 6, 5}), 7.5);
 }
 
+// Two middle values whose sum is past the largest double (about 1.798e308):
+// their mean is still between them, never inf.
+TEST(Median, EvenSizeNearTheLargestDoubleIsFinite) {
+  EXPECT_EQ(Median({1.7e308, 1.7e308}), 1.7e308);
+  EXPECT_DOUBLE_EQ(Median({-1.6e308, -1.7e308}), -1.65e308);
+  EXPECT_DOUBLE_EQ(Median({1.6e308, 1, 2, 1.7e308}), 0.8e308);
+}
+
 TEST(Median, TiesAndNegativeValues) {
   // Sorted: -3 [-1 -1] 4; the two middle values are equal.
   EXPECT_EQ(Median({4, -1, -3, -1}), -1);

@@ -94,5 +94,18 @@ TEST(SimCliTest, BadInputIsOneLineAndExitTwo) {
   ExpectBadInput({"sim", "mmc", "--seed", "minus"}, {"seed", "minus"});
 }
 
+// Arrivals at 3/s to one server of rate 1/s pile up about 2 a second; the
+// 1,000-event budget breaks long before the 100,000 customers are served.
+// The keys caused it, so it is bad input (exit 2, not 1) that names the
+// budget and what is accepted instead.
+TEST(SimCliTest, AMemoryBudgetTheKeysBreakIsBadInput) {
+  ExpectBadInput({"sim", "mmc", "--set", "servers=1", "--set",
+                  "arrival_rate_per_s=3", "--set", "service_rate_per_s=1",
+                  "--set", "customers=100000", "--set", "max_pending=1000"},
+                 {"memory budget exceeded", "> max_pending 1000",
+                  "accepted: a lighter or shorter run",
+                  "max_pending up to 100000000 (given 1000)"});
+}
+
 }  // namespace
 }  // namespace perflab::cli

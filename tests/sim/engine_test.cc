@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <coroutine>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -73,6 +75,33 @@ TEST(EngineTest, SuspendedProcessesAreFreedWithTheSimulation) {
     EXPECT_EQ(sim.live_processes(), 1000);
   }  // ASan reports a leak here if the frames are not destroyed
   EXPECT_EQ(ticks, 10 * 1000);
+}
+
+// The conversions at the clock's ends, with products a double holds exactly
+// (so the expected values are exact): 9223372036 s = 2^2 x 2305843009 s, and
+// times 10^9 = 2^9 x 5^9 it is a multiple of 2^11, which every double below
+// 2^63 (spaced 2^10 there) represents. 9223372036848 ms = 2^4 x
+// 576460752303 ms, times 10^6 a multiple of 2^10 likewise. One more second
+// or millisecond is past INT64_MAX = 9223372036854775807 ns.
+TEST(TimeConversionTest, SecondsAndMillisecondsSaturateAtTheClocksEnds) {
+  EXPECT_EQ(SecToNs(9223372036.0), 9223372036000000000);
+  EXPECT_EQ(SecToNs(-9223372036.0), -9223372036000000000);
+  EXPECT_EQ(SecToNs(9223372037.0), kForever);
+  EXPECT_EQ(SecToNs(-9223372037.0), INT64_MIN);
+  EXPECT_EQ(MsToNs(9223372036848.0), 9223372036848000000);
+  EXPECT_EQ(MsToNs(-9223372036848.0), -9223372036848000000);
+  EXPECT_EQ(MsToNs(9223372036855.0), kForever);
+  EXPECT_EQ(MsToNs(-9223372036855.0), INT64_MIN);
+  // Far past the ends, and a product that overflows the double itself.
+  EXPECT_EQ(SecToNs(1e300), kForever);
+  EXPECT_EQ(MsToNs(-1e300), INT64_MIN);
+  EXPECT_EQ(MsToNs(std::numeric_limits<double>::max()), kForever);
+  EXPECT_EQ(SecToNs(std::numeric_limits<double>::infinity()), kForever);
+  EXPECT_EQ(SecToNs(-std::numeric_limits<double>::infinity()), INT64_MIN);
+  EXPECT_EQ(MsToNs(std::numeric_limits<double>::quiet_NaN()), 0);
+  // Inside: 0.25 s and 1 ms, exact in binary.
+  EXPECT_EQ(MsToNs(1.0), 1000000);
+  EXPECT_EQ(SecToNs(0.25), 250000000);
 }
 
 TEST(EngineTest, EventBudgetStopsTheRunWithAClearError) {

@@ -6,6 +6,7 @@
 #include "tools/perflab/cli.h"
 
 #include <cstdint>
+#include <fstream>
 #include <ostream>
 #include <sstream>
 #include <streambuf>
@@ -382,6 +383,60 @@ TEST(CliJson, AFirstTimeoutOnlyWhereOneFired) {
   ASSERT_TRUE(d["rows"][0].HasMember("first_timeout_s"));
   EXPECT_GE(d["rows"][0]["first_timeout_s"].GetDouble(), 0.1);
   EXPECT_LT(d["rows"][0]["first_timeout_s"].GetDouble(), 5);
+}
+
+// Every number a user types is read by core::ParseDecimal (or, for a whole
+// number, ParseDecimalInteger): hexadecimal, a leading '+', spaces, inf and
+// nan are refused in a flag, a --set key, a NAME=VALUE part and a file of
+// numbers alike. Each slot also takes the plain decimal "16" (exit 0), so a
+// refusal is the spelling's, not the slot's.
+TEST(CliNumbers, EveryTypedNumberIsDecimal) {
+  const std::string file = ::testing::TempDir() + "/cli_numbers.txt";
+  struct Slot {
+    std::vector<std::string> args;   // '#' in one of them: the number
+    bool spaces_are_layout = false;  // a column of a file or a list
+  };
+  const std::vector<Slot> slots = {
+      {{"models", "usl", "--sigma", "0.05", "--kappa", "#"}},
+      {{"models", "what-if", "--stage", "db=#"}},
+      {{"models", "mva", "--clients", "4", "--station", "cpu:demand_ms=#"}},
+      {{"models", "mva", "--station", "cpu:demand_ms=10", "--class",
+        "a:clients=4,think_ms=#"}},
+      {{"models", "mva", "--station", "cpu:demand_ms=10", "--clients", "#"}},
+      {{"models", "usl-fit", "--point", "1:100", "--point", "2:190", "--point",
+        "4:340", "--point", "#:700"},
+       true},
+      {{"models", "percentiles", "--input", file}, true},
+      {{"sim", "mmc", "--set", "customers=100", "--set",
+        "arrival_rate_per_s=#"}},
+      {{"sim", "mmc", "--set", "customers=100", "--set", "servers=#"}},
+      {{"sim", "mmc", "--set", "customers=100", "--set", "servers=32", "--set",
+        "service_rate_per_s=#"}},
+  };
+  for (const Slot& slot : slots) {
+    for (const std::string number :
+         {"16", "0x10", "0x1p4", "+16", " 16", "16 ", "inf", "nan", "1e400"}) {
+      if (slot.spaces_are_layout && absl::StrContains(number, " ")) continue;
+      std::vector<std::string> args = slot.args;
+      for (std::string& a : args) {
+        if (const size_t at = a.find('#'); at != std::string::npos) {
+          a.replace(at, 1, number);
+        }
+      }
+      std::ofstream(file) << "1\n2\n" << number << "\n";
+      const std::string where = absl::StrJoin(args, " ") + " [" + number + "]";
+      const testing::CliResult r = RunCli(args);
+      if (number == "16") {
+        EXPECT_EQ(r.code, 0) << where << ": " << r.err;
+        continue;
+      }
+      EXPECT_EQ(r.code, 2) << where << ": " << r.err;
+      EXPECT_EQ(r.out, "") << where;
+      EXPECT_TRUE(absl::StrContains(r.err, "accepted") &&
+                  r.err.find('\n') == r.err.size() - 1)
+          << where << ": " << r.err;
+    }
+  }
 }
 
 }  // namespace

@@ -258,6 +258,22 @@ TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
        good, "one unit per benchmark"},
       {"no_shared", GbenchJson({{"BM_Other", kBase}}), good, "share no"},
       {"kinds", R"({"title":"x"})", good, "different kinds"},
+      // NaN and Infinity: in a result anywhere, in a Google Benchmark file
+      // as the metric (an aggregate's NaN cv, above, is Google Benchmark's
+      // own and ignored with its row).
+      {"result_nan", R"({"title":"x","v":[1,NaN]})",
+       R"({"title":"x","v":[1,2]})",
+       "BASE holds NaN or Infinity at v[1]; accepted: finite numbers"},
+      {"result_inf", R"({"title":"x","v":1})", R"({"title":"x","v":-Infinity})",
+       "CONTENDER holds NaN or Infinity at v"},
+      {"metric_nan",
+       R"({"benchmarks":[{"name":"BM_A","real_time":NaN,"time_unit":"ns"}]})",
+       good, "no finite number \"real_time\""},
+      // Finite, but past a double's range once subtracted or divided.
+      {"result_overflow", R"({"title":"x","v":-1.7e308})",
+       R"({"title":"x","v":1.7e308})", "v: -1.7e+308 (BASE) to 1.7e+308"},
+      {"far_ratio", GbenchJson({{"BM_A", {1e-10}}}),
+       GbenchJson({{"BM_A", {1e300}}}), "within a factor of 1e+300"},
   };
   for (const BadCase& c : cases) {
     std::string b = Write(c.name + "_b.json", c.base);

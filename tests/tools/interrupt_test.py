@@ -7,8 +7,10 @@ same process), `fixtures build`, the dataset generation of
 signal; no git worktree may stay registered) and `history plot` leave
 nothing behind: the command ends by that signal, no
 process of any child's group still runs, its private TMPDIR is empty, and the
-previous output is byte-identical. A fixed seed picks each case's signal and
-moment; every moment is an event the test sees (the k-th line of progress on
+previous output is byte-identical. `calibrate` and `capstone --real` get
+both signals at each of three moments (early, midway, while a child runs);
+for the other cases a fixed seed picks the signal and moment. Every moment
+is an event the test sees (the k-th line of progress on
 stderr, a child observed running, a temporary file observed), never a delay.
 SIGKILL cannot be handled: the children must still die with the parent.
 Every wait has a guard against a hang (GUARD_S), which is not a threshold.
@@ -204,6 +206,7 @@ if [ $n -eq {k} ]; then
   wait
 fi
 echo '{{"benchmarks": []}}' >"$out"
+echo "fake bench run $n done"
 """
 
 
@@ -216,9 +219,12 @@ def families(source):
         return seen
 
 
-def calibrate_setup(c, rng):
+def calibrate_setup(c, rng, k=None):
+    """Stand-in benchmarks whose run k hangs (a random one unless given),
+    the previous calibration in c.out, and calibrate's argv."""
     fams = families(c.source)
-    k = rng.randint(1, len(fams))
+    if k is None:
+        k = rng.randint(1, len(fams))
     bench = os.path.join(c.dir, "bench")
     os.makedirs(bench)
     state = os.path.join(c.dir, "runs")
@@ -237,14 +243,33 @@ def calibrate_setup(c, rng):
 
 
 def case_calibrate(c, rng):
-    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
-    k, argv = calibrate_setup(c, rng)
-    before = snapshot(c.out)
-    run = Run(argv, c.env, c.dir)
-    run.until(lambda r: f"fake bench run {k} hangs" in r.lines, f"calibrate run {k}")
-    if not any(line.startswith("fake bench run") and c.tmp in line for line in run.lines):
-        fail("calibrate: the benchmark output is not in TMPDIR")
-    c.check(run, sig, run.interrupt(sig), before, f"calibrate (run {k} of the benchmarks)")
+    """Both signals at three moments: early (the first progress line, before
+    or as the first benchmark starts), midway (a middle benchmark run has
+    written its output; the signal lands between runs or in the next) and
+    while a child runs (a benchmark run hangs with a grandchild)."""
+    fams = len(families(c.source))
+    mid = max(1, (fams + 1) // 2)
+    for sig, moment in signals_and_moments(["early", "midway", "child"]):
+        # The run that hangs: the middle one while a child runs, else the
+        # last, so that the early and midway signals find the command busy.
+        k = mid if moment == "child" else fams
+        argv = calibrate_setup(c, rng, k)[1]
+        before = snapshot(c.out)
+        run = Run(argv, c.env, c.dir)
+        if moment == "early":
+            run.until(lambda r: any(x.startswith("calibrate: running bench_")
+                                    for x in r.lines), "calibrate's first progress line")
+        elif moment == "midway":
+            run.until(lambda r: f"fake bench run {mid} done" in r.lines,
+                      f"calibrate run {mid} done")
+        else:
+            run.until(lambda r: f"fake bench run {k} hangs" in r.lines, f"calibrate run {k}")
+            if not any(line.startswith("fake bench run") and c.tmp in line
+                       for line in run.lines):
+                fail("calibrate: the benchmark output is not in TMPDIR")
+        c.check(run, sig, run.interrupt(sig), before, f"calibrate ({moment})",
+                children=moment == "child")
+        shutil.rmtree(os.path.join(c.dir, "bench"))
 
 
 def case_calibrate_sigkill(c, rng):
@@ -306,14 +331,32 @@ def case_capstone(c, rng):
     c.check(run, sig, run.interrupt(sig), before, "capstone", children=False)
 
 
+def complete_dataset(path):
+    """Whether path is a whole dataset: SQLite's integrity check passes and
+    it holds orders (a file cut short or still being written does not)."""
+    import sqlite3
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            ok = db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            return ok and db.execute("SELECT COUNT(*) FROM orders").fetchone()[0] > 0
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
+
+
 def case_capstone_real(c, rng):
-    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
-    # Not "the second service": whether a poll of /proc sees it before the
-    # run ends was a race the test lost about one time in two.
-    moment = rng.choice(["dataset", "service 1"])
+    """Both signals at three moments: early (the dataset's temporary file,
+    being generated), midway (the dataset just built, before any service)
+    and while a child runs (the first orders-service seen). Made fast by
+    --quick, one step (--steps index), --no-canary, a scale-1 dataset in a
+    folder of the test's (PERFLAB_DATASET_DIR), and the signal itself: no
+    run reaches the measured loads."""
+    del rng
     data = os.path.join(c.out, "datasets")  # empty before: nothing of it may stay
     os.makedirs(data)
-    before = snapshot(c.out)
+    built = os.path.join(data, "orders-scale-1.sqlite")
     cal = os.path.join(c.source, "fixtures", "calibration", "reference-xeon-2vcpu-2026-12.json")
     # The fixture holds no canary baseline (it was measured elsewhere).
     argv = [c.perflab, "capstone", "--real", "--quick", "--no-canary", "--steps", "index",
@@ -321,22 +364,28 @@ def case_capstone_real(c, rng):
     if not shutil.which("wrk"):
         argv.append("--no-wrk")
     env = dict(c.env, PERFLAB_DATASET_DIR=data)
-    run = Run(argv, env, c.dir)
 
     def services(r):
         return sum("orders-service" in a for a in r.seen.values())
-    if moment == "dataset":
-        run.until(lambda r: any(".tmp." in n for n in os.listdir(data)), "the dataset's temp file")
-    else:
-        n = int(moment.split()[1])
-        run.until(lambda r: services(r) >= n, f"orders-service child {n}")
-    rc = run.interrupt(sig)
-    # A dataset finished before the signal is an output, not a leftover.
-    built = os.path.join(data, "orders-scale-1.sqlite")
-    if moment != "dataset" and os.path.exists(built):
-        os.remove(built)
-    c.check(run, sig, rc, before, f"capstone --real (at {moment})",
-            children=moment != "dataset")
+    for sig, moment in signals_and_moments(["early", "midway", "child"]):
+        before = snapshot(c.out)
+        run = Run(argv, env, c.dir)
+        if moment == "early":
+            run.until(lambda r: tmp_names(data), "the dataset's temp file")
+        elif moment == "midway":
+            run.until(lambda r: os.path.exists(built), "the dataset built")
+        else:
+            run.until(lambda r: services(r) >= 1, "orders-service child 1")
+        rc = run.interrupt(sig)
+        # The complete new output (the dataset, renamed into place before the
+        # signal) may stay; a partial one may not.
+        if os.path.exists(built):
+            if not complete_dataset(built):
+                fail(f"capstone --real ({moment}): {built} is not a whole dataset "
+                     f"after {sig.name}")
+            os.remove(built)
+        c.check(run, sig, rc, before, f"capstone --real ({moment})",
+                children=moment == "child")
 
 
 def case_report(c, rng):

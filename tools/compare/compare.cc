@@ -62,7 +62,18 @@ absl::StatusOr<Comparison> Compare(const std::vector<BenchmarkSamples>& base,
                        r.base_median, " (BASE) and ", r.contender_median,
                        " (CONTENDER); accepted: medians > 0"));
     }
+    // Finite medians > 0 can still be so far apart that their ratio (or the
+    // change in percent, 100 times it) is past a double's range, or so
+    // close to 0 that the geometric mean's log is -inf: refused, never inf.
     const double ratio = r.contender_median / r.base_median;
+    if (!(ratio >= kMinRatio && ratio <= kMaxRatio)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          b.name, ": median ", options.metric, " is ", r.base_median,
+          " (BASE) and ", r.contender_median,
+          " (CONTENDER), a ratio past what a change in percent holds; "
+          "accepted: medians within a factor of ",
+          absl::StrFormat("%g", kMaxRatio), " of each other"));
+    }
     r.change_pct = (ratio - 1) * 100;
     absl::StatusOr<models::MannWhitneyResult> u =
         models::MannWhitneyU(b.values, k.values);

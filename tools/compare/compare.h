@@ -27,6 +27,11 @@ struct Options {
 // the U test has too little power to tell a 5 % shift from noise.
 inline constexpr size_t kReliableRepetitions = 9;
 
+// The widest contender/base ratio of medians compared: 100 times it (the
+// change in percent) and its log (the geometric mean) stay finite.
+inline constexpr double kMaxRatio = 1e300;
+inline constexpr double kMinRatio = 1 / kMaxRatio;
+
 // What a benchmark's change amounts to: `kSame` unless the change is both
 // significant and past the threshold; then worse (slower) or better (faster)
 // by the metric's direction.
@@ -58,7 +63,9 @@ struct Comparison {
 bool HigherIsBetter(std::string_view metric);
 
 // InvalidArgument when a shared benchmark's time units differ between the
-// files, no benchmark is shared, or a median is not > 0 (no ratio exists).
+// files, no benchmark is shared, a median is not > 0 (no ratio exists), or
+// the ratio of medians is outside [kMinRatio, kMaxRatio]. Medians of values
+// near the largest double are finite (models::Median).
 absl::StatusOr<Comparison> Compare(const std::vector<BenchmarkSamples>& base,
                                    const std::vector<BenchmarkSamples>& cont,
                                    const Options& options);

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -48,6 +50,32 @@ std::string Join(const std::string& path, const std::string& key) {
   return path.empty() ? key : absl::StrCat(path, ".", key);
 }
 
+// The path of the first number in `v` that is not finite, if any: the JSON
+// reader takes NaN and Infinity for Google Benchmark's files, but a perflab
+// result never holds them, and no change can be computed from one.
+std::optional<std::string> NonFinitePath(const rapidjson::Value& v,
+                                         const std::string& path) {
+  if (v.IsNumber()) {
+    if (std::isfinite(v.GetDouble())) return std::nullopt;
+    return path.empty() ? std::string("the top level") : path;
+  }
+  if (v.IsObject()) {
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+      if (auto p = NonFinitePath(it->value, Join(path, it->name.GetString()))) {
+        return p;
+      }
+    }
+  }
+  if (v.IsArray()) {
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      if (auto p = NonFinitePath(v[i], absl::StrCat(path, "[", i, "]"))) {
+        return p;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 class Walker {
  public:
   explicit Walker(DocDiff& out)
@@ -61,6 +89,8 @@ class Walker {
                                  {"verdict", "verdict", 0}})) {}
 
   int compared() const { return compared_; }
+  // Not OK once a change could not be computed: the first such field.
+  const absl::Status& status() const { return status_; }
 
   // `bp`/`cp`: the objects holding base/contender (for half-width lookups).
   void Walk(const std::string& path, const std::string& key,
@@ -102,9 +132,16 @@ class Walker {
     if (b.IsNumber() && c.IsNumber()) {
       const double x = b.GetDouble(), y = c.GetDouble();
       if (x == y) return;
+      // Both finite, yet the change (-1.7e308 to 1.7e308) or its percentage
+      // (1e-300 to 1) can be past a double's range: refused, never inf.
       const double change = y - x;
+      const double ratio = x != 0 ? change / std::abs(x) : 0;
+      if (!std::isfinite(change) || !std::isfinite(ratio * 100)) {
+        Refuse(path, b, c);
+        return;
+      }
       core::Value pct;
-      if (x != 0) pct = change / std::abs(x) * 100;
+      if (x != 0) pct = ratio * 100;
       std::string verdict = "differs";
       std::optional<double> hb = bp ? HalfWidth(*bp, key) : std::nullopt;
       std::optional<double> hc = cp ? HalfWidth(*cp, key) : std::nullopt;
@@ -122,6 +159,16 @@ class Walker {
   }
 
  private:
+  void Refuse(const std::string& path, const rapidjson::Value& b,
+              const rapidjson::Value& c) {
+    if (!status_.ok()) return;
+    status_ = absl::InvalidArgumentError(absl::StrCat(
+        path, ": ", Text(b), " (BASE) to ", Text(c),
+        " (CONTENDER): the change or its percentage is past a double's range "
+        "(1.8e308); accepted: values whose difference and change in percent "
+        "a double holds"));
+  }
+
   void Only(const std::string& path, const rapidjson::Value* b,
             const rapidjson::Value* c) {
     ++compared_;
@@ -137,15 +184,26 @@ class Walker {
   DocDiff& out_;
   core::Table& table_;
   int compared_ = 0;
+  absl::Status status_;
 };
 
 }  // namespace
 
-DocDiff DiffResults(const rapidjson::Value& base,
-                    const rapidjson::Value& contender) {
+absl::StatusOr<DocDiff> DiffResults(const rapidjson::Value& base,
+                                    const rapidjson::Value& contender) {
+  for (const auto& [role, doc] :
+       {std::pair{"BASE", &base}, std::pair{"CONTENDER", &contender}}) {
+    if (std::optional<std::string> at = NonFinitePath(*doc, "")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(role, " holds NaN or Infinity at ", *at,
+                       "; accepted: finite numbers (a perflab result has "
+                       "no other)"));
+    }
+  }
   DocDiff out;
   Walker walker(out);
   walker.Walk("", "", nullptr, nullptr, base, contender);
+  if (!walker.status().ok()) return walker.status();
   const auto& rows = out.doc.tables().front().rows;
   out.doc.Set("identical", "identical", rows.empty());
   out.doc.Set("fields_compared", "values compared",

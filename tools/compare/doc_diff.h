@@ -11,6 +11,7 @@
 #ifndef PERFLAB_TOOLS_COMPARE_DOC_DIFF_H_
 #define PERFLAB_TOOLS_COMPARE_DOC_DIFF_H_
 
+#include "absl/status/statusor.h"
 #include "core/document.h"
 #include "rapidjson/document.h"
 
@@ -21,8 +22,11 @@ struct DocDiff {
   bool differs = false;  // some field differs beyond its intervals
 };
 
-DocDiff DiffResults(const rapidjson::Value& base,
-                    const rapidjson::Value& contender);
+// InvalidArgument when either holds NaN or Infinity (the reader takes them
+// for Google Benchmark's files; a perflab result has none), or when a
+// field's change or change in percent is past a double's range.
+absl::StatusOr<DocDiff> DiffResults(const rapidjson::Value& base,
+                                    const rapidjson::Value& contender);
 
 }  // namespace perflab::compare
 

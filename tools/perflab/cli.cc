@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <system_error>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/number.h"
 #include "core/parallel.h"
 #include "tools/perflab/commands.h"
 
@@ -31,12 +33,10 @@ CLI::Validator NumberIn(const std::string& what,
                         const std::function<bool(double)>& ok) {
   return CLI::Validator(
       [what, ok](std::string& text) -> std::string {
-        double v = 0;
-        // Spaces around the number are refused, as IntIn does: SimpleAtod
-        // would take "5 " that CLI11 then cannot convert.
-        if (text.empty() || absl::ascii_isspace(text.front()) ||
-            absl::ascii_isspace(text.back()) || !absl::SimpleAtod(text, &v) ||
-            !std::isfinite(v) || !ok(v)) {
+        // Decimal only, as every number a user types (core/number.h): no
+        // hexadecimal, '+', spaces, inf or nan.
+        const std::optional<double> v = core::ParseDecimal(text);
+        if (!v || !ok(*v)) {
           return absl::StrCat(Given(text), "; accepted: ", what);
         }
         return "";
@@ -213,16 +213,11 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e) {
 }
 
 bool ParseInt(const std::string& text, int64_t* v) {
-  // Decimal digits with an optional '-': no spaces, '+' or hex, which
-  // SimpleAtoi would otherwise take.
-  if (text.empty() || text.size() > 20) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(text[i])) &&
-        !(i == 0 && text[i] == '-' && text.size() > 1)) {
-      return false;
-    }
-  }
-  return absl::SimpleAtoi(text, v);
+  // Decimal digits with an optional '-' (core/number.h): no spaces, '+' or
+  // hex, which SimpleAtoi would otherwise take.
+  const std::optional<int64_t> parsed = core::ParseDecimalInteger(text);
+  if (parsed) *v = *parsed;
+  return parsed.has_value();
 }
 
 // The chosen command, with a thread the system refuses where the command did

@@ -82,9 +82,10 @@ absl::StatusOr<core::Document> Run(Args& a) {
         "JSON, one perflab result); accepted: two of the same kind");
   }
   if (*bk == Kind::kResult) {
-    compare::DocDiff diff = compare::DiffResults(bd, cd);
-    a.exit_code = diff.differs ? 1 : 0;
-    return std::move(diff.doc);
+    absl::StatusOr<compare::DocDiff> diff = compare::DiffResults(bd, cd);
+    if (!diff.ok()) return diff.status();
+    a.exit_code = diff->differs ? 1 : 0;
+    return std::move(diff->doc);
   }
   auto b = compare::ParseGbenchJson(*base, a.options.metric);
   if (!b.ok()) {

@@ -3,12 +3,13 @@
 // (bench/lab/dataset.h) and reports its row counts and generation time.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/lab/dataset.h"
 #include "core/interrupt.h"
+#include "core/number.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
@@ -83,8 +84,8 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
       ->check(Positive())
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
-            double v = 0;
-            return absl::SimpleAtod(text, &v) && v <= 10
+            const std::optional<double> v = core::ParseDecimal(text);
+            return v && *v <= 10
                        ? ""
                        : "got '" + text + "'; accepted: a number in (0, 10]";
           },

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "core/case_study.h"
 #include "core/input_file.h"
+#include "core/number.h"
 #include "models/amdahl.h"
 #include "models/cost.h"
 #include "models/little.h"
@@ -114,13 +115,14 @@ absl::StatusOr<std::vector<double>> ReadNumbers(const std::string& path) {
   for (int lineno = 1; std::getline(in, line); ++lineno) {
     absl::string_view text = absl::StripAsciiWhitespace(line);
     if (text.empty() || text[0] == '#') continue;
-    double v = 0;
-    if (!absl::SimpleAtod(std::string(text), &v) || !std::isfinite(v)) {
+    const std::optional<double> v =
+        core::ParseDecimal(std::string_view(text.data(), text.size()));
+    if (!v) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--input: ", path, " line ", lineno, ": got '", std::string(text),
-          "'; accepted: one finite number per line"));
+          "'; accepted: one decimal number per line"));
     }
-    values.push_back(v);
+    values.push_back(*v);
   }
   if (values.empty()) {
     return absl::InvalidArgumentError(
@@ -228,14 +230,13 @@ void AddWhatIf(CLI::App* models, Registry& reg) {
     std::vector<models::Stage> stages;
     for (const std::string& s : f->stages) {
       std::pair<std::string, std::string> kv = absl::StrSplit(s, '=');
-      double ms = 0;
-      if (kv.first.empty() || !absl::SimpleAtod(kv.second, &ms) ||
-          !std::isfinite(ms) || ms < 0 || ms > kMaxStageMs) {
+      const std::optional<double> ms = core::ParseDecimal(kv.second);
+      if (kv.first.empty() || !ms || *ms < 0 || *ms > kMaxStageMs) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--stage: got '", s, "'; accepted: NAME=MS with MS in [0, ",
             DefaultText(kMaxStageMs), "]"));
       }
-      stages.push_back({kv.first, ms});
+      stages.push_back({kv.first, *ms});
     }
     if (stages.empty()) stages = SeedStages();
     Document doc("What if one stage were faster? 1 / ((1 - f) + f / k)");
@@ -322,16 +323,21 @@ void AddUslFit(CLI::App* models, Registry& reg) {
     std::vector<models::UslPoint> pts;
     for (const std::string& s : specs) {
       const std::vector<std::string> nx = absl::StrSplit(s, ':');
-      models::UslPoint p;
-      // Exactly two columns: a third is a mistake, not a comment.
-      if (nx.size() != 2 || !absl::SimpleAtod(nx[0], &p.n) ||
-          !absl::SimpleAtod(nx[1], &p.throughput)) {
+      // Exactly two columns: a third is a mistake, not a comment. Spaces
+      // around a column are the file's layout ("1, 100"), not the number's.
+      auto column = [&nx](size_t i) -> std::optional<double> {
+        if (nx.size() != 2) return std::nullopt;
+        const absl::string_view t = absl::StripAsciiWhitespace(nx[i]);
+        return core::ParseDecimal(std::string_view(t.data(), t.size()));
+      };
+      const std::optional<double> n = column(0), x = column(1);
+      if (!n || !x) {
         return absl::InvalidArgumentError(absl::StrCat(
             f->input.empty() ? "--point" : "--point/--input", ": got '", s,
             "'; accepted: N:THROUGHPUT (or N,THROUGHPUT lines), "
             "two numbers"));
       }
-      pts.push_back(p);
+      pts.push_back(models::UslPoint{.n = *n, .throughput = *x});
     }
     absl::StatusOr<models::UslFit> fit = models::FitUsl(pts);
     if (!fit.ok()) return fit.status();

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/number.h"
 #include "models/mva.h"
 #include "tools/perflab/commands.h"
 
@@ -43,6 +45,14 @@ absl::Status BadStation(const std::string& spec, const std::string& why) {
       "delay]"));
 }
 
+// An integer as every flag reads one (core/number.h): decimal digits and an
+// optional '-', no '+', spaces or hexadecimal.
+bool ParseWhole(std::string_view text, int64_t* v) {
+  const std::optional<int64_t> parsed = core::ParseDecimalInteger(text);
+  if (parsed) *v = *parsed;
+  return parsed.has_value();
+}
+
 // "10" or "10/40": one finite number >= 0 per class (one number serves all).
 absl::StatusOr<std::vector<double>> PerClass(const std::string& spec,
                                              const std::string& key,
@@ -50,12 +60,13 @@ absl::StatusOr<std::vector<double>> PerClass(const std::string& spec,
                                              size_t classes) {
   std::vector<double> values;
   for (absl::string_view part : absl::StrSplit(text, '/')) {
-    double v = 0;
-    if (!absl::SimpleAtod(part, &v) || !std::isfinite(v) || v < 0) {
+    const std::optional<double> v =
+        core::ParseDecimal(std::string_view(part.data(), part.size()));
+    if (!v || *v < 0) {
       return BadStation(
           spec, absl::StrCat(key, " '", text, "' is not a finite number >= 0"));
     }
-    values.push_back(v);
+    values.push_back(*v);
   }
   if (values.size() == 1) values.assign(classes, values[0]);
   if (values.size() != classes) {
@@ -86,7 +97,7 @@ absl::StatusOr<models::MultiClassStation> ParseStation(const std::string& spec,
       if (!v.ok()) return v.status();
       visits = *v;
     } else if (p.first == "servers") {
-      if (!absl::SimpleAtoi(p.second, &s.servers) || s.servers < 1 ||
+      if (!ParseWhole(p.second, &s.servers) || s.servers < 1 ||
           s.servers > models::kMaxServers) {
         return BadStation(spec, absl::StrCat("servers '", p.second,
                                              "' is not a whole number in 1..",
@@ -142,16 +153,17 @@ absl::StatusOr<ClassSpec> ParseClass(const std::string& spec) {
   for (absl::string_view kv : absl::StrSplit(name_rest.second, ',')) {
     std::pair<std::string, std::string> p = absl::StrSplit(kv, '=');
     if (p.first == "clients") {
-      if (!absl::SimpleAtoi(p.second, &c.clients) || c.clients < 0 ||
+      if (!ParseWhole(p.second, &c.clients) || c.clients < 0 ||
           c.clients > kMaxClients) {
         return bad(absl::StrCat("clients '", p.second, "'"));
       }
       has_clients = true;
     } else if (p.first == "think_ms") {
-      if (!absl::SimpleAtod(p.second, &c.think_ms) ||
-          !std::isfinite(c.think_ms) || c.think_ms < 0) {
+      const std::optional<double> think = core::ParseDecimal(p.second);
+      if (!think || *think < 0) {
         return bad(absl::StrCat("think_ms '", p.second, "'"));
       }
+      c.think_ms = *think;
     } else {
       return bad(absl::StrCat("unknown key '", p.first, "'"));
     }
@@ -166,9 +178,9 @@ absl::StatusOr<std::pair<int64_t, int64_t>> ParseClients(
   std::vector<std::string> parts = absl::StrSplit(text, "..");
   int64_t lo = 0, hi = 0;
   bool ok = parts.size() == 1
-                ? absl::SimpleAtoi(parts[0], &lo) && (hi = lo, true)
-                : parts.size() == 2 && absl::SimpleAtoi(parts[0], &lo) &&
-                      absl::SimpleAtoi(parts[1], &hi);
+                ? ParseWhole(parts[0], &lo) && (hi = lo, true)
+                : parts.size() == 2 && ParseWhole(parts[0], &lo) &&
+                      ParseWhole(parts[1], &hi);
   if (!ok || lo < 1 || hi < lo || hi > kMaxClients || hi - lo >= kMaxRows) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--clients: got '", text,

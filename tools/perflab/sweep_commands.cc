@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "core/atomic_file.h"
 #include "core/input_file.h"
 #include "core/interrupt.h"
+#include "core/number.h"
 #include "tools/perflab/commands.h"
 #include "tools/sweep/aggregate.h"
 #include "tools/sweep/experiment.h"
@@ -44,7 +46,9 @@ struct SweepArgs {
 
 absl::Status IntFlag(const std::string& flag, const std::string& text,
                      int64_t min, int64_t* value) {
-  if (!absl::SimpleAtoi(text, value) || *value < min) {
+  const std::optional<int64_t> parsed = core::ParseDecimalInteger(text);
+  if (parsed) *value = *parsed;
+  if (!parsed || *value < min) {
     return absl::InvalidArgumentError(
         absl::StrCat(flag, " = '", text, "': accepted an integer >= ", min));
   }
