@@ -111,6 +111,12 @@ class LognormalDraws {
     double mu = 0;  // ln(mean) - s2_ / 2
     int from = 0;   // ns[from, to) hold the draws of slots from..to-1
     int to = 0;
+    // The length of its next block, and of its last one with the draws it
+    // served: a rare mean (an N+1 page's first query among 80 item
+    // statements) would otherwise pay kBlock e^x for the one draw it takes.
+    int block = kBlock;
+    int size = 0;
+    int served = 0;
     int64_t ns[kAhead];
   };
   void Refill(const Rng& rng);

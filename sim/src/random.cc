@@ -97,18 +97,30 @@ LognormalDraws::Mean& LognormalDraws::Find(double mean) {
   m.mean = mean;
   m.mu = LognormalMu(mean, s2_);
   m.from = m.to = 0;
+  m.block = kBlock;
+  m.size = m.served = 0;
   return m;
 }
 
-// Independent iterations: the processor overlaps their e^x chains.
+// Independent iterations: the processor overlaps their e^x chains. A block
+// that served fewer than half its draws halves the next (down to 1), one
+// that served all doubles it (up to kBlock): which slots get computed never
+// changes a draw's value, only how many e^x go unused.
 void LognormalDraws::Compute(Mean& m, int from) const {
-  const int to = std::min(from + kBlock, kAhead);
+  if (m.size > 0 && 2 * m.served < m.size) {
+    m.block = std::max(1, m.block / 2);
+  } else if (m.size > 0 && m.served == m.size) {
+    m.block = std::min(kBlock, 2 * m.block);
+  }
+  const int to = std::min(from + m.block, kAhead);
   const double mu = m.mu;
   for (int i = from; i < to; ++i) {
     m.ns[i] = random_internal::RoundNs(core::Exp(mu + scaled_[i]));
   }
   m.from = from;
   m.to = to;
+  m.size = to - from;
+  m.served = 0;
 }
 
 int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
@@ -117,6 +129,7 @@ int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
   const int i = next_;
   Mean& m = Find(mean);
   if (i < m.from || i >= m.to) Compute(m, i);
+  ++m.served;
   rng.set_state(states_[i + 1]);
   next_ = i + 1;
   return m.ns[i];

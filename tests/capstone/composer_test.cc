@@ -1000,6 +1000,76 @@ TEST(Composer, SameInputsSameBytesForAnyJobs) {
             core::ToText(ToDocument(*three, id, {})));
 }
 
+// Each open run follows its own closed run (same step, same seed): its cache
+// is what that run's RPS x 23 s of requests left. The fake's closed RPS is
+// 100 x 8 (index) x 200 / (100 + 100) x the seed's factor, so at the index
+// step 800 x {1.0, 1.3, 0.8}: 18,400, 23,920 and 14,720 requests.
+TEST(Composer, EachOpenRunStartsOnItsOwnClosedRunsCache) {
+  FakeModel fake;
+  ComposeOptions o = Options("index");
+  o.jobs = 2;
+  ASSERT_TRUE(Compose(o, fake.Runner()).ok());
+  std::map<uint64_t, int64_t> prewarm;  // seed -> requests, index step only
+  // The baseline's open runs start on at most 100 x 1.3 x 23 = 2,990.
+  constexpr int64_t kAboveBaseline = 4600;
+  for (size_t i = 0; i < fake.loads.size(); ++i) {
+    if (fake.loads[i].open &&
+        fake.loads[i].cache_prewarm_requests > kAboveBaseline) {
+      prewarm[fake.seeds[i]] = fake.loads[i].cache_prewarm_requests;
+    }
+  }
+  EXPECT_EQ(prewarm, (std::map<uint64_t, int64_t>{
+                         {42, 18400}, {43, 23920}, {44, 14720}}));
+}
+
+// Compositions composed together give what each gives alone, and the same
+// bytes on one worker and on two.
+TEST(Composer, ComposeAllIsEachComposedAloneForAnyJobs) {
+  ComposeOptions plain = Options("index,cache");
+  ComposeOptions varied = Options("cache");
+  varied.sensitivity = true;
+  varied.seed = 43;
+  varied.repeats = 2;
+  FakeModel alone, one, two;
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  absl::StatusOr<std::vector<Composition>> on_one =
+      ComposeAll({{plain, one.Runner()}, {varied, one.Runner()}}, 1);
+  absl::StatusOr<std::vector<Composition>> on_two =
+      ComposeAll({{plain, two.Runner()}, {varied, two.Runner()}}, 2);
+  ASSERT_TRUE(on_one.ok() && on_two.ok());
+  ASSERT_EQ(on_one->size(), 2u);
+  ASSERT_EQ(on_two->size(), 2u);
+  plain.jobs = varied.jobs = 1;
+  const std::vector<ComposeOptions> both = {plain, varied};
+  for (size_t i = 0; i < both.size(); ++i) {
+    absl::StatusOr<Composition> single = Compose(both[i], alone.Runner());
+    ASSERT_TRUE(single.ok());
+    const std::string expected = core::ToJson(ToDocument(*single, id, {}));
+    EXPECT_EQ(core::ToJson(ToDocument((*on_one)[i], id, {})), expected) << i;
+    EXPECT_EQ(core::ToJson(ToDocument((*on_two)[i], id, {})), expected) << i;
+  }
+  EXPECT_EQ(ComposeAll({{plain, one.Runner()}}, -1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// As if the open runs were a second batch: a failing closed run is the
+// error even when an open run of an earlier step failed too.
+TEST(Composer, AClosedRunsErrorComesBeforeAnOpenRunsError) {
+  StepRunner failing = [](const sim::Calibration&,
+                          const sim::OrderServiceConfig& config,
+                          const sim::OrderServiceLoad& load,
+                          uint64_t) -> absl::StatusOr<sim::OrderServiceResult> {
+    if (!config.index && load.open) return absl::InternalError("open broke");
+    if (config.index && !load.open) return absl::InternalError("closed broke");
+    return sim::OrderServiceResult{};
+  };
+  for (int jobs : {1, 2}) {
+    ComposeOptions o = Options("index");
+    o.jobs = jobs;
+    EXPECT_EQ(Compose(o, failing).status().message(), "closed broke") << jobs;
+  }
+}
+
 TEST(Composer, ModelErrorsAndBadOptionsPropagate) {
   std::atomic<int> calls{0};
   StepRunner failing =

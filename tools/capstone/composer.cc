@@ -1,11 +1,13 @@
 #include "tools/capstone/composer.h"
 
 #include <cmath>
+#include <mutex>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/case_study.h"
+#include "core/parallel.h"
 #include "models/median.h"
 #include "tools/capstone/mva_estimate.h"
 
@@ -120,63 +122,117 @@ std::vector<Run> ClosedAndVariedRuns(
   return runs;
 }
 
-// The second batch: each closed run again as an open loop, starting on the
+// The open loop of a closed run: the same step and seed, starting on the
 // cache its closed run left (the rig ran the open loop right after the
 // closed one, in one JVM).
-std::vector<Run> OpenRuns(const std::vector<Run>& runs,
-                          const std::vector<sim::OrderServiceResult>& closed,
-                          size_t closed_runs) {
-  std::vector<Run> open_runs;
-  for (size_t k = 0; k < closed_runs; ++k) {
-    Run open = runs[k];
-    open.load = OpenLoad();
-    sim::StartOnClosedLoopsCache(runs[k].load, closed[k].rps, open.load);
-    open_runs.push_back(open);
-  }
-  return open_runs;
+Run OpenRun(const Run& closed_run, const sim::OrderServiceResult& closed) {
+  Run open = closed_run;
+  open.load = OpenLoad();
+  sim::StartOnClosedLoopsCache(closed_run.load, closed.rps, open.load);
+  return open;
 }
 
-// Every run, in two batches each on every core (the open runs need their
-// closed run's RPS). Results come back per step as its closed repeats then
-// its open repeats, and the sensitivity runs after every step's.
-absl::StatusOr<std::vector<sim::OrderServiceResult>> RunAll(
-    const ComposeOptions& options,
-    const std::vector<sim::OrderServiceConfig>& configs,
-    const std::vector<uint64_t>& seeds, const StepRunner& runner,
-    const Progress& progress) {
-  const std::vector<Run> runs = ClosedAndVariedRuns(options, configs, seeds);
-  const size_t repeats = seeds.size();
-  const size_t closed_runs = configs.size() * repeats;
-  const size_t total = runs.size() + closed_runs;
-  Progress first_batch = nullptr;
-  if (progress) {
-    first_batch = [&](size_t done, size_t) { progress(done, total); };
+// One composition's runs and, once they ran, their results.
+struct Plan {
+  std::vector<sim::OrderServiceConfig> configs;
+  std::vector<uint64_t> seeds;
+  // The closed repeats of every step (the first closed_runs), then the
+  // +-delta runs (ClosedAndVariedRuns).
+  std::vector<Run> runs;
+  size_t closed_runs = 0;
+  std::vector<absl::StatusOr<sim::OrderServiceResult>> results;  // per run
+  std::vector<absl::StatusOr<sim::OrderServiceResult>> open;     // per closed
+};
+
+Plan MakePlan(const ComposeOptions& options) {
+  Plan p;
+  for (int r = 0; r < options.repeats; ++r) p.seeds.push_back(options.seed + r);
+  p.configs = CumulativeConfigs(options.steps);
+  p.runs = ClosedAndVariedRuns(options, p.configs, p.seeds);
+  p.closed_runs = p.configs.size() * p.seeds.size();
+  p.results.assign(p.runs.size(), absl::UnknownError("not run"));
+  p.open.assign(p.closed_runs, absl::UnknownError("not run"));
+  return p;
+}
+
+// Runs every plan's runs on one pool of `jobs` workers. A task is a closed
+// run followed, on the same worker, by its open run (which needs the closed
+// run's RPS), or one +-delta run; the closed runs' tasks come first, as the
+// longest. Each result lands in its own slot, so nothing depends on the
+// number of workers or on which finished first. Errors are per plan, in
+// plan order: the lowest failing closed or +-delta run's, else the lowest
+// failing open run's, as if the open runs were a second batch.
+absl::Status RunPlans(std::vector<Plan>& plans,
+                      const std::vector<StepRunner>& runners, int jobs,
+                      const Progress& progress) {
+  struct Task {
+    size_t plan, run;
+  };
+  std::vector<Task> tasks;
+  size_t total = 0;
+  for (size_t p = 0; p < plans.size(); ++p) {
+    total += plans[p].runs.size() + plans[p].closed_runs;
+    for (size_t k = 0; k < plans[p].closed_runs; ++k) tasks.push_back({p, k});
   }
-  absl::StatusOr<std::vector<sim::OrderServiceResult>> closed =
-      ExecuteRuns(runs, runner, options.jobs, first_batch);
-  if (!closed.ok()) return closed.status();
-  const size_t first_done = runs.size();
-  Progress second_batch = nullptr;
-  if (progress) {
-    second_batch = [&](size_t done, size_t) {
-      progress(first_done + done, total);
-    };
+  for (size_t p = 0; p < plans.size(); ++p) {
+    for (size_t k = plans[p].closed_runs; k < plans[p].runs.size(); ++k) {
+      tasks.push_back({p, k});
+    }
   }
-  absl::StatusOr<std::vector<sim::OrderServiceResult>> opened = ExecuteRuns(
-      OpenRuns(runs, *closed, closed_runs), runner, options.jobs, second_batch);
-  if (!opened.ok()) return opened.status();
+  std::mutex mu;
+  size_t done = 0;
+  auto finished = [&] {
+    if (!progress) return;
+    std::lock_guard<std::mutex> lock(mu);
+    progress(++done, total);
+  };
+  auto run = [&](const StepRunner& runner, const Run& r) {
+    return runner(r.calibration, r.config, r.load, r.seed);
+  };
+  // Every task runs whatever failed elsewhere, so the error chosen below
+  // does not depend on which tasks a failure would have skipped.
+  absl::Status refused = core::ParallelFor(
+      std::ssize(tasks), jobs, [&](int64_t i) -> absl::Status {
+        const Task t = tasks[static_cast<size_t>(i)];
+        Plan& plan = plans[t.plan];
+        const StepRunner& runner = runners[t.plan];
+        plan.results[t.run] = run(runner, plan.runs[t.run]);
+        finished();
+        if (t.run < plan.closed_runs && plan.results[t.run].ok()) {
+          plan.open[t.run] =
+              run(runner, OpenRun(plan.runs[t.run], *plan.results[t.run]));
+          finished();
+        }
+        return absl::OkStatus();
+      });
+  if (!refused.ok()) return refused;
+  for (const Plan& plan : plans) {
+    for (const auto& r : plan.results) {
+      if (!r.ok()) return r.status();
+    }
+    for (const auto& r : plan.open) {
+      if (!r.ok()) return r.status();
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A plan's results as the summaries read them: per step its closed repeats
+// then its open repeats, and the +-delta runs after every step's.
+std::vector<sim::OrderServiceResult> Ordered(Plan& plan) {
+  const size_t repeats = plan.seeds.size();
   std::vector<sim::OrderServiceResult> res;
-  res.reserve(total);
-  for (size_t i = 0; i < configs.size(); ++i) {
+  res.reserve(plan.runs.size() + plan.closed_runs);
+  for (size_t i = 0; i < plan.configs.size(); ++i) {
     for (size_t r = 0; r < repeats; ++r) {
-      res.push_back(std::move((*closed)[i * repeats + r]));
+      res.push_back(*std::move(plan.results[i * repeats + r]));
     }
     for (size_t r = 0; r < repeats; ++r) {
-      res.push_back(std::move((*opened)[i * repeats + r]));
+      res.push_back(*std::move(plan.open[i * repeats + r]));
     }
   }
-  for (size_t k = closed_runs; k < runs.size(); ++k) {
-    res.push_back(std::move((*closed)[k]));
+  for (size_t k = plan.closed_runs; k < plan.runs.size(); ++k) {
+    res.push_back(*std::move(plan.results[k]));
   }
   return res;
 }
@@ -299,26 +355,20 @@ std::vector<std::vector<Elasticity>> Elasticities(
   return rows;
 }
 
-}  // namespace
-
-absl::StatusOr<Composition> Compose(const ComposeOptions& options,
-                                    const StepRunner& runner,
-                                    const Progress& progress) {
-  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+// The composition from a plan whose runs all succeeded.
+absl::StatusOr<Composition> Summarise(const ComposeOptions& options,
+                                      Plan& plan) {
   Composition c;
   c.steps = options.steps;
   c.calibration = options.calibration;
-  for (int r = 0; r < options.repeats; ++r) c.seeds.push_back(options.seed + r);
-  const std::vector<sim::OrderServiceConfig> configs =
-      CumulativeConfigs(options.steps);
-  absl::StatusOr<std::vector<sim::OrderServiceResult>> res =
-      RunAll(options, configs, c.seeds, runner, progress);
-  if (!res.ok()) return res.status();
+  c.seeds = plan.seeds;
+  const std::vector<sim::OrderServiceConfig>& configs = plan.configs;
+  const std::vector<sim::OrderServiceResult> res = Ordered(plan);
   // Each step's closed then open repeats.
   const size_t per_step = 2 * c.seeds.size();
   for (size_t i = 0; i < configs.size(); ++i) {
     absl::StatusOr<StepFigures> f =
-        SummariseStep(options, configs[i], *res, i * per_step, c.seeds,
+        SummariseStep(options, configs[i], res, i * per_step, c.seeds,
                       i == 0 ? nullptr : &c.figures.back());
     if (!f.ok()) return f.status();
     c.figures.push_back(*std::move(f));
@@ -333,9 +383,48 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
     c.sensitivity_delta = options.sensitivity_delta;
     c.sensitivity_window_s = options.sensitivity_window_s;
     c.sensitivity =
-        Elasticities(options, configs, *res, configs.size() * per_step);
+        Elasticities(options, configs, res, configs.size() * per_step);
   }
   return c;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Composition>> ComposeAll(
+    const std::vector<Composing>& compositions, int jobs,
+    const Progress& progress) {
+  if (jobs < 0) {
+    return absl::InvalidArgumentError(
+        "capstone: jobs must be >= 0 (0: every core)");
+  }
+  std::vector<Plan> plans;
+  std::vector<StepRunner> runners;
+  for (const Composing& one : compositions) {
+    if (absl::Status s = CheckOptions(one.options); !s.ok()) return s;
+    plans.push_back(MakePlan(one.options));
+    runners.push_back(one.runner);
+  }
+  if (absl::Status s = RunPlans(plans, runners, jobs, progress); !s.ok()) {
+    return s;
+  }
+  std::vector<Composition> out;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    absl::StatusOr<Composition> c =
+        Summarise(compositions[i].options, plans[i]);
+    if (!c.ok()) return c.status();
+    out.push_back(*std::move(c));
+  }
+  return out;
+}
+
+absl::StatusOr<Composition> Compose(const ComposeOptions& options,
+                                    const StepRunner& runner,
+                                    const Progress& progress) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  absl::StatusOr<std::vector<Composition>> c =
+      ComposeAll({{options, runner}}, options.jobs, progress);
+  if (!c.ok()) return c.status();
+  return std::move(c->front());
 }
 
 }  // namespace perflab::capstone

@@ -107,6 +107,21 @@ absl::StatusOr<Composition> Compose(const ComposeOptions& options,
                                     const StepRunner& runner,
                                     const Progress& progress = nullptr);
 
+// One composition of several that share the workers (ComposeAll): its
+// options (their `jobs` not read) and the runner of its runs.
+struct Composing {
+  ComposeOptions options;
+  StepRunner runner;
+};
+
+// Composes each as Compose(options, runner) would, their runs balanced
+// together on `jobs` workers (0: every core): the result is the same for any
+// number of workers. The first composition (in order) with a failed run or
+// bad options is the error; jobs < 0 is InvalidArgument.
+absl::StatusOr<std::vector<Composition>> ComposeAll(
+    const std::vector<Composing>& compositions, int jobs,
+    const Progress& progress = nullptr);
+
 // The three fields whose cost most lowers RPS when it grows (most negative
 // elasticity first; ties in field order), fewer if fewer are negative.
 std::vector<size_t> TopThree(const std::vector<Elasticity>& row);

@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "core/parallel.h"
-
 namespace perflab::capstone {
 
 StepRunner OrderServiceRunner() { return &sim::RunOrderService; }
@@ -20,27 +18,6 @@ StepRunner OnlyConfigs(StepRunner runner,
     }
     return sim::OrderServiceResult{};
   };
-}
-
-absl::StatusOr<std::vector<sim::OrderServiceResult>> ExecuteRuns(
-    const std::vector<Run>& runs, const StepRunner& runner, int jobs,
-    const Progress& progress) {
-  std::vector<sim::OrderServiceResult> results(runs.size());
-  absl::Status status = core::ParallelFor(
-      std::ssize(runs), jobs,
-      [&](int64_t i) -> absl::Status {
-        const Run& run = runs[static_cast<size_t>(i)];
-        absl::StatusOr<sim::OrderServiceResult> r =
-            runner(run.calibration, run.config, run.load, run.seed);
-        if (!r.ok()) return r.status();
-        results[static_cast<size_t>(i)] = *std::move(r);
-        return absl::OkStatus();
-      },
-      [&](int64_t done) {
-        if (progress) progress(static_cast<size_t>(done), runs.size());
-      });
-  if (!status.ok()) return status;
-  return results;
 }
 
 }  // namespace perflab::capstone

@@ -1,8 +1,8 @@
 // The seam between the composer and whatever runs the order-service model:
-// a StepRunner runs one simulation (tests inject a fake with known answers),
-// and ExecuteRuns runs a batch of them with results collected by index, so
-// the output never depends on how many workers ran them (core::ParallelFor,
-// as the sweep uses). Thread-safe if the runner is.
+// a StepRunner runs one simulation (tests inject a fake with known answers);
+// the composer runs them on its workers (core::ParallelFor, as the sweep
+// does) with results collected by index, so the output never depends on how
+// many workers ran them. Thread-safe if the runner is.
 #ifndef PERFLAB_TOOLS_CAPSTONE_RUNS_H_
 #define PERFLAB_TOOLS_CAPSTONE_RUNS_H_
 
@@ -40,12 +40,6 @@ StepRunner OnlyConfigs(StepRunner runner,
 
 // Called after each finished run with (finished, total).
 using Progress = std::function<void(size_t done, size_t total)>;
-
-// Runs every run; result i belongs to runs[i]. The first failing run (lowest
-// index) is the error. `jobs` is the number of workers (>= 1).
-absl::StatusOr<std::vector<sim::OrderServiceResult>> ExecuteRuns(
-    const std::vector<Run>& runs, const StepRunner& runner, int jobs,
-    const Progress& progress = nullptr);
 
 }  // namespace perflab::capstone
 

@@ -35,6 +35,34 @@ bool Predicted(const Fold& f) {
   return f.unpredictable_because.empty() && f.reads_own_row.empty();
 }
 
+// Fold k's calibration, derived without its row, and what the fold says
+// of it: the rows it read, the fields derived otherwise, and why it is no
+// prediction (if it is none).
+CalibrationFile DeriveFold(const PublishedFigures& figures, const Step& step,
+                           const sim::OrderServiceConfig& config,
+                           const CalibrationFile& full, Fold& fold) {
+  fold.published = figures.Row(step.row);
+  fold.step = fold.published.step;
+  SeedH2Fold derived = DeriveSeedH2Without(figures, step.row);
+  fold.input_rows = sim::InputRows(derived.file.provenance);
+  fold.rederived = Rederived(derived.file, full);
+  for (const std::string& name : derived.underived) {
+    for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+      if (f.name == name && sim::ReadsField(config, f.member)) {
+        fold.unpredictable_because.push_back(name);
+      }
+    }
+  }
+  const auto& fields = sim::CalibrationFields();
+  for (size_t j = 0; j < fields.size(); ++j) {
+    if (sim::ReadsRow(derived.file.provenance[j], fold.step) &&
+        sim::ReadsField(config, fields[j].member)) {
+      fold.reads_own_row.emplace_back(fields[j].name);
+    }
+  }
+  return std::move(derived.file);
+}
+
 // Row k of the JSON record: the model's figures only when predicted.
 core::Node RowRecord(const Fold& f, size_t k) {
   const case_study::CapstoneStepFigures& cs = f.published;
@@ -131,50 +159,40 @@ absl::StatusOr<Validation> Validate(const ValidateOptions& options,
   Validation v;
   v.folds.resize(n);
   for (int r = 0; r < options.repeats; ++r) v.seeds.push_back(options.seed + r);
-  // One fold per task, each composition on its own worker: the folds differ
-  // in length (row k runs k + 1 steps), which ParallelFor balances.
+  // The folds' derivations first, then every predicted fold's composition
+  // at once, their runs balanced together on the workers (the folds differ
+  // in length: row k runs k + 1 steps).
+  std::vector<CalibrationFile> derived(n);
   absl::Status s = core::ParallelFor(
       static_cast<int64_t>(n), options.jobs, [&](int64_t i) -> absl::Status {
         const size_t k = static_cast<size_t>(i);
-        Fold& fold = v.folds[k];
-        fold.published = options.figures.Row(all[k].row);
-        fold.step = fold.published.step;
-        const SeedH2Fold derived =
-            DeriveSeedH2Without(options.figures, all[k].row);
-        fold.input_rows = sim::InputRows(derived.file.provenance);
-        fold.rederived = Rederived(derived.file, full);
-        for (const std::string& name : derived.underived) {
-          for (const sim::CalibrationField& f : sim::CalibrationFields()) {
-            if (f.name == name && sim::ReadsField(configs[k], f.member)) {
-              fold.unpredictable_because.push_back(name);
-            }
-          }
-        }
-        const auto& fields = sim::CalibrationFields();
-        for (size_t j = 0; j < fields.size(); ++j) {
-          if (sim::ReadsRow(derived.file.provenance[j], fold.step) &&
-              sim::ReadsField(configs[k], fields[j].member)) {
-            fold.reads_own_row.emplace_back(fields[j].name);
-          }
-        }
-        if (!Predicted(fold)) return absl::OkStatus();
-        ComposeOptions compose;
-        for (size_t j = 0; j <= k; ++j) compose.steps.push_back(&all[j]);
-        compose.calibration = derived.file.values;
-        compose.repeats = options.repeats;
-        compose.seed = options.seed;
-        compose.jobs = 1;
-        // Only row k's figures and the row before's RPS (the factor) are
-        // read: the earlier steps are there for their cumulative configs.
-        std::vector<sim::OrderServiceConfig> read = {configs[k]};
-        if (k > 0) read.push_back(configs[k - 1]);
-        absl::StatusOr<Composition> c =
-            Compose(compose, OnlyConfigs(runner, std::move(read)));
-        if (!c.ok()) return c.status();
-        fold.figures = c->figures.back();
+        derived[k] =
+            DeriveFold(options.figures, all[k], configs[k], full, v.folds[k]);
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
+  std::vector<Composing> compositions;
+  std::vector<size_t> composed;  // the fold of each composition
+  for (size_t k = 0; k < n; ++k) {
+    if (!Predicted(v.folds[k])) continue;
+    ComposeOptions compose;
+    for (size_t j = 0; j <= k; ++j) compose.steps.push_back(&all[j]);
+    compose.calibration = derived[k].values;
+    compose.repeats = options.repeats;
+    compose.seed = options.seed;
+    // Only row k's figures and the row before's RPS (the factor) are
+    // read: the earlier steps are there for their cumulative configs.
+    std::vector<sim::OrderServiceConfig> read = {configs[k]};
+    if (k > 0) read.push_back(configs[k - 1]);
+    compositions.push_back({compose, OnlyConfigs(runner, std::move(read))});
+    composed.push_back(k);
+  }
+  absl::StatusOr<std::vector<Composition>> c =
+      ComposeAll(compositions, options.jobs);
+  if (!c.ok()) return c.status();
+  for (size_t i = 0; i < composed.size(); ++i) {
+    v.folds[composed[i]].figures = (*c)[i].figures.back();
+  }
 
   for (size_t k = 0; k < n; ++k) {
     const Fold& f = v.folds[k];

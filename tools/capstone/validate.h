@@ -7,9 +7,9 @@
 // calibration never read, through a cell, a choice made on the row or a
 // figure measured in the row's own run; a row whose step reads a field
 // nothing else gives (the baseline's scan) or that still reads the row (the
-// cache step's GC log) has no prediction and says so. The folds run on
-// every core (core::ParallelFor), each composition on one worker; the output
-// is the same for any number of workers. Thread-compatible.
+// cache step's GC log) has no prediction and says so. The folds' runs share
+// every core (ComposeAll balances them together); the output is the same for
+// any number of workers. Thread-compatible.
 #ifndef PERFLAB_TOOLS_CAPSTONE_VALIDATE_H_
 #define PERFLAB_TOOLS_CAPSTONE_VALIDATE_H_
 
