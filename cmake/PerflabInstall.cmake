@@ -13,7 +13,23 @@ include(CMakePackageConfigHelpers)
 
 set(PERFLAB_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/perflab)
 
-install(TARGETS perflab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS perflab RUNTIME DESTINATION bin)
+
+# What the installed perflab reads at run time (core/data_paths.h), in the
+# checkout's layout under share/perflab: calibrate's benchmark map and seed,
+# and history's scripts. It finds them as ../share/perflab from bin/
+# (core::kInstalledDataDir), so both folders are fixed here rather than
+# taken from GNUInstallDirs' cache.
+set(PERFLAB_INSTALL_DATADIR share/perflab)
+install(FILES ${PROJECT_SOURCE_DIR}/bench/benchmarks.json
+  DESTINATION ${PERFLAB_INSTALL_DATADIR}/bench)
+install(FILES ${PROJECT_SOURCE_DIR}/fixtures/calibration/seed-h2.json
+  DESTINATION ${PERFLAB_INSTALL_DATADIR}/fixtures/calibration)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/bench-commits
+  DESTINATION ${PERFLAB_INSTALL_DATADIR}/tools)
+install(FILES ${PROJECT_SOURCE_DIR}/tools/plots/history.py
+              ${PROJECT_SOURCE_DIR}/tools/plots/style.py
+  DESTINATION ${PERFLAB_INSTALL_DATADIR}/tools/plots)
 
 # RapidJSON's Debian package gives no target; core's public json.h includes
 # it, so the target standing for it is exported beside the libraries.

@@ -2,6 +2,8 @@
 #include "core/env.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -23,6 +25,31 @@ TEST(FakeEnv, VariablesAreItsOwnAndEmptyMeansUnset) {
   EXPECT_EQ(env.GetVar("PERFLAB_X").value_or(""), "/tmp/data");
   env.SetVar("PERFLAB_X", "");
   EXPECT_FALSE(env.GetVar("PERFLAB_X").has_value());
+}
+
+TEST(FakeEnv, FilesAndBinaryPathAreOnlyWhatWasSet) {
+  FakeEnv env;
+  EXPECT_FALSE(env.ExecutablePath().has_value());
+  EXPECT_FALSE(env.FileExists("/a/b"));
+  EXPECT_FALSE(env.ReadFile("/a/b").has_value());
+  env.SetExecutablePath("/opt/bin/perflab");
+  env.SetFile("/a/b", "");
+  EXPECT_EQ(env.ExecutablePath().value_or(""), "/opt/bin/perflab");
+  EXPECT_TRUE(env.FileExists("/a/b"));
+  EXPECT_EQ(env.ReadFile("/a/b").value_or("unread"), "");
+  EXPECT_FALSE(env.FileExists("/a"));
+}
+
+TEST(DefaultEnv, ReadsThisBinaryAndItsFiles) {
+  const std::optional<std::string> exe = Env::Default().ExecutablePath();
+  ASSERT_TRUE(exe.has_value());
+  EXPECT_TRUE(exe->ends_with("/core_test")) << *exe;
+  EXPECT_TRUE(Env::Default().FileExists(*exe));
+  EXPECT_FALSE(Env::Default().FileExists(*exe + ".absent"));
+  EXPECT_FALSE(Env::Default().ReadFile(*exe + ".absent").has_value());
+  // The binary's own first bytes: the ELF magic.
+  EXPECT_EQ(Env::Default().ReadFile(*exe).value_or("").substr(0, 4),
+            std::string("\x7f") + "ELF");
 }
 
 TEST(DefaultEnv, ReadsTheProcessAndItsClockNeverGoesBack) {

@@ -1,10 +1,10 @@
 # install.external: `cmake --install` the build into a fresh prefix, then
 # configure, build and run tests/install/external (a model outside the
 # repository that uses find_package(perflab) and perflab::sim) against it.
-# Also: the installed CLI runs and has no dataset directory of this build
-# tree compiled in.
-# Run by ctest with -DBUILD_DIR= -DEXTERNAL_DIR= -DWORK_DIR= -DGENERATOR=
-# -DCXX_COMPILER= -DCXX_FLAGS= -DLINKER_FLAGS= (those of the build).
+# Also: the installed CLI runs, holds neither the checkout's nor the build
+# tree's path, and finds its data (calibrate's map) under the prefix.
+# Run by ctest with -DBUILD_DIR= -DSOURCE_DIR= -DEXTERNAL_DIR= -DWORK_DIR=
+# -DGENERATOR= -DCXX_COMPILER= -DCXX_FLAGS= -DLINKER_FLAGS= (the build's).
 cmake_minimum_required(VERSION 3.25)
 
 function(run what)
@@ -23,7 +23,12 @@ run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
 
 foreach(f bin/perflab include/perflab/sim/engine.h
           include/perflab/sim/internal/event_queue.h
-          include/perflab/models/little.h include/perflab/core/json.h)
+          include/perflab/models/little.h include/perflab/core/json.h
+          share/perflab/bench/benchmarks.json
+          share/perflab/fixtures/calibration/seed-h2.json
+          share/perflab/tools/bench-commits
+          share/perflab/tools/plots/history.py
+          share/perflab/tools/plots/style.py)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${prefix}/${f}")
   endif()
@@ -34,12 +39,35 @@ if(NOT config)
 endif()
 
 run("installed perflab --help" ${prefix}/bin/perflab --help)
-# The dataset directory comes from the environment (XDG cache), never from
-# the build tree compiled in.
-file(STRINGS ${prefix}/bin/perflab leaked REGEX "${BUILD_DIR}/fixtures")
-if(leaked)
-  message(FATAL_ERROR "the installed perflab names the build tree's "
-                      "${BUILD_DIR}/fixtures: ${leaked}")
+# Nothing of this machine's paths is compiled in: the dataset directory
+# comes from a flag or the XDG cache, the rest from core/data_paths.h.
+foreach(dir ${SOURCE_DIR} ${BUILD_DIR})
+  string(REGEX REPLACE "([][+.*?()^$|\\])" "\\\\\\1" pattern "${dir}")
+  file(STRINGS ${prefix}/bin/perflab leaked REGEX "${pattern}")
+  if(leaked)
+    message(FATAL_ERROR "the installed perflab names ${dir}: ${leaked}")
+  endif()
+endforeach()
+
+# Run from outside any checkout, it reads the installed benchmark map ...
+file(MAKE_DIRECTORY ${WORK_DIR}/elsewhere)
+execute_process(COMMAND ${prefix}/bin/perflab calibrate --schema --format csv
+  WORKING_DIRECTORY ${WORK_DIR}/elsewhere
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "bench_db")
+  message(FATAL_ERROR "installed perflab calibrate --schema (${rc}) did not "
+                      "read share/perflab/bench/benchmarks.json:\n${out}${err}")
+endif()
+# ... and, having no benchmark binaries, ends with one line asking for them
+# (after its progress lines), exit 2, writing nothing.
+execute_process(COMMAND ${prefix}/bin/perflab calibrate --out cal.json
+  WORKING_DIRECTORY ${WORK_DIR}/elsewhere
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2
+   OR NOT err MATCHES "(^|\n)perflab calibrate: --bench-dir: [^\n]*\n$"
+   OR EXISTS ${WORK_DIR}/elsewhere/cal.json)
+  message(FATAL_ERROR "installed perflab calibrate without --bench-dir "
+                      "exited ${rc}, expected 2 and one line:\n${err}")
 endif()
 
 set(build ${WORK_DIR}/external-build)

@@ -16,6 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/data_paths.h"
+#include "core/env.h"
 #include "core/input_file.h"
 #include "core/interrupt.h"
 #include "core/json.h"
@@ -87,6 +89,12 @@ absl::StatusOr<std::string> RunFamily(const CalibrateOptions& options,
                                       const std::string& family,
                                       const std::vector<std::string>& names,
                                       std::string* why_failed = nullptr) {
+  if (options.bench_dir.empty()) {
+    return Bad(absl::StrCat(
+        "--bench-dir: none given, and this perflab is not in a build tree; "
+        "accepted: --bench-dir DIR (a build's bench/, with bench_",
+        family, ") or --from DIR"));
+  }
   const std::string binary = absl::StrCat(options.bench_dir, "/bench_", family);
   if (access(binary.c_str(), X_OK) != 0) {
     return Bad(absl::StrCat("benchmark binary '", binary,
@@ -182,13 +190,13 @@ struct Measured {
 }  // namespace
 
 std::string DefaultMapPath() {
-  return absl::StrCat(PERFLAB_SOURCE_DIR, "/", kMapPath);
+  return core::FindDataPaths(core::Env::Default()).Data(kMapPath);
 }
 std::string DefaultSeedPath() {
-  return absl::StrCat(PERFLAB_SOURCE_DIR, "/fixtures/calibration/seed-h2.json");
+  return core::FindDataPaths(core::Env::Default()).Data(kSeedPath);
 }
 std::string DefaultBenchDir() {
-  return absl::StrCat(PERFLAB_BINARY_DIR, "/bench");
+  return core::FindDataPaths(core::Env::Default()).bench_dir;
 }
 
 namespace {
@@ -534,6 +542,12 @@ absl::StatusOr<std::string> PostgresResults(
       return std::string();
     }
     return ReadText("--from", path);
+  }
+  if (options.bench_dir.empty()) {
+    absent =
+        "not measured: no --bench-dir (this perflab is not in a build "
+        "tree)";
+    return std::string();
   }
   const std::string binary = absl::StrCat(options.bench_dir, "/bench_", family);
   if (access(binary.c_str(), X_OK) != 0) {

@@ -59,12 +59,16 @@ absl::StatusOr<std::vector<FieldSource>> ParseCalibrationMap(
 absl::StatusOr<double> ConvertUnit(double value, std::string_view from_unit,
                                    std::string_view field_unit);
 
-// The benchmark map, relative to the source tree.
+// The benchmark map and the seed-h2 calibration, relative to the source
+// tree (and to an install's share/perflab).
 inline constexpr char kMapPath[] = "bench/benchmarks.json";
+inline constexpr char kSeedPath[] = "fixtures/calibration/seed-h2.json";
 
-// Paths of this checkout and build, fixed at configure time: the benchmark
-// map (kMapPath in this checkout), the seed-h2 calibration and the bench
-// binaries.
+// Where this binary finds them, and the bench binaries, at run time
+// (core/data_paths.h): in the checkout and build it was built in, in its
+// install's share/perflab, or relative to the current directory. The bench
+// directory is "" where none is known (installed): calibrate then asks for
+// --bench-dir or --from.
 std::string DefaultMapPath();
 std::string DefaultSeedPath();
 std::string DefaultBenchDir();

@@ -20,6 +20,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -29,6 +30,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/atomic_file.h"
+#include "core/data_paths.h"
+#include "core/env.h"
 #include "core/interrupt.h"
 #include "core/subprocess.h"
 #include "tools/compare/markdown.h"
@@ -43,6 +46,17 @@ namespace {
 
 constexpr char kDefaultDb[] = "reports/history.sqlite";
 
+// The checkout's scripts, found at run time (core/data_paths.h).
+std::string DataFile(std::string_view relative) {
+  return core::FindDataPaths(core::Env::Default()).Data(relative);
+}
+
+// The repository measured by default: the checkout this binary was built
+// in, else the current directory.
+std::string DefaultRepo() {
+  return core::FindDataPaths(core::Env::Default()).repo;
+}
+
 struct Common {
   std::string db = kDefaultDb;
   int64_t machine = 0;  // 0: this machine
@@ -52,7 +66,7 @@ struct Common {
   int exit_code = 0;
   // --against: the options, and the result the md verdict renders.
   history::AgainstOptions against;
-  std::string repo = PERFLAB_SOURCE_DIR;
+  std::string repo = DefaultRepo();
   std::shared_ptr<history::Against> against_result;
 };
 
@@ -128,8 +142,8 @@ absl::StatusOr<core::Document> Against(Common& c, const history::History& h,
   std::error_code ec;
   const std::string self =
       std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  std::unique_ptr<history::AgainstEnv> env = history::RealAgainstEnv(
-      c.repo, std::string(PERFLAB_SOURCE_DIR) + "/tools/bench-commits", self);
+  std::unique_ptr<history::AgainstEnv> env =
+      history::RealAgainstEnv(c.repo, DataFile("tools/bench-commits"), self);
   absl::StatusOr<history::Against> a = history::RunAgainst(h, *env, o);
   if (!a.ok()) return a.status();
   c.exit_code = a->regression ? 1 : 0;
@@ -184,9 +198,7 @@ absl::Status DrawPlots(const std::string& data, const std::string& stage,
     return s;
   }
   std::vector<std::string> argv = {
-      "/usr/bin/python3",
-      std::string(PERFLAB_SOURCE_DIR) + "/tools/plots/history.py", data_path,
-      stage};
+      "/usr/bin/python3", DataFile("tools/plots/history.py"), data_path, stage};
   argv.insert(argv.end(), files.begin(), files.end());
   core::SpawnOptions o;
   o.stdout_to = core::Output::kDiscard;  // it names the staging folder
@@ -306,8 +318,8 @@ absl::StatusOr<history::RunSummary> RunCommand(const history::RunOptions& r,
   // the build in it: it gets that long before the SIGKILL.
   core::InstallInterruptCleanup();
   core::SetInterruptGrace(std::chrono::seconds(60));
-  std::unique_ptr<history::Env> env = history::RealEnv(
-      repo, std::string(PERFLAB_SOURCE_DIR) + "/tools/bench-commits");
+  std::unique_ptr<history::Env> env =
+      history::RealEnv(repo, DataFile("tools/bench-commits"));
   if (auto commits = env->ListCommits(range); !commits.ok()) {
     return commits.status();
   }
@@ -391,7 +403,7 @@ void AddHistoryCommands(CLI::App& root, Registry& registry) {
   auto r = std::make_shared<history::RunOptions>();
   auto range = std::make_shared<std::string>();
   auto db = std::make_shared<std::string>(kDefaultDb);
-  auto repo = std::make_shared<std::string>(PERFLAB_SOURCE_DIR);
+  auto repo = std::make_shared<std::string>(DefaultRepo());
   run->add_option("REV_RANGE", *range, "commits to measure: A..B or one ref")
       ->required();
   run->add_option("--filter", r->filter,
