@@ -1,9 +1,9 @@
 // core::Mutex, core::MutexLock and core::CondVar: a mutex and a condition
 // variable that clang's thread-safety analysis can check (-Wthread-safety,
-// on in the asan-ubsan preset), in the manner of LevelDB's port::Mutex, MutexLock and
-// CondVar. Members are marked ABSL_GUARDED_BY(mu_) and private methods that
-// expect the lock ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_); an access without it
-// fails the clang build.
+// on in the asan-ubsan preset), in the manner of LevelDB's port::Mutex,
+// MutexLock and CondVar. Members are marked ABSL_GUARDED_BY(mu_) and private
+// methods that expect the lock ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_); an access
+// without it fails the clang build.
 //
 // Why a wrapper: libstdc++'s std::mutex carries no capability attributes, so
 // ABSL_GUARDED_BY on one checks nothing; and absl::Mutex is out because
