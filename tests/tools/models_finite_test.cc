@@ -34,9 +34,12 @@ class Draw {
   double Log(double lo, double hi) {
     return std::exp(Uniform(std::log(lo), std::log(hi)));
   }
+  // Log-uniform over the integers [lo, hi], shifted by one so that lo may
+  // be 0 (log 0 would make every draw NaN, and its cast undefined).
   int64_t Int(int64_t lo, int64_t hi) {
-    return static_cast<int64_t>(
-        std::floor(Log(static_cast<double>(lo), static_cast<double>(hi) + 1)));
+    const double x =
+        Log(static_cast<double>(lo) + 1, static_cast<double>(hi) + 2);
+    return static_cast<int64_t>(std::floor(x)) - 1;
   }
   static std::string Text(double v) { return absl::StrFormat("%.17g", v); }
   std::string List(int count, double lo, double hi) {
