@@ -1,5 +1,6 @@
 #include "bench/http/http_server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -76,6 +77,8 @@ class HttpServer::Impl {
   int inner_in_use_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t inner_wait_ns_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t inner_acquires_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t in_handler_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t peak_in_handler_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 absl::Status HttpServer::Impl::Start() {
@@ -134,6 +137,7 @@ HttpServerStats HttpServer::Impl::stats() const {
   core::MutexLock lock(&mu_);
   s.inner_wait_ns = inner_wait_ns_;
   s.inner_acquires = inner_acquires_;
+  s.peak_in_handler = peak_in_handler_;
   return s;
 }
 
@@ -159,6 +163,10 @@ HttpFrontResponse HttpServer::Impl::Handle(const HttpFrontRequest& request) {
     refused.allow = "GET";
     return refused;
   }
+  {
+    core::MutexLock lock(&mu_);
+    peak_in_handler_ = std::max(peak_in_handler_, ++in_handler_);
+  }
   WaitOutFreeze();
   BurnCpu(options_.cpu_ms);
   if (options_.handler_ms > 0)
@@ -176,6 +184,10 @@ HttpFrontResponse HttpServer::Impl::Handle(const HttpFrontRequest& request) {
     core::MutexLock lock(&mu_);
     --inner_in_use_;
     cv_.SignalAll();
+  }
+  {
+    core::MutexLock lock(&mu_);
+    --in_handler_;
   }
   HttpFrontResponse r;
   r.body = kBody;

@@ -58,6 +58,10 @@ struct HttpServerStats {
   int64_t inner_wait_ns = 0;    // waiting for an inner-pool permit
   int64_t inner_acquires = 0;
   int64_t open_connections = 0;  // right now
+  // The most GET requests inside the handler at one moment: a count the
+  // thread cap bounds whatever the machine's load (a rate or a latency
+  // moves with it).
+  int64_t peak_in_handler = 0;
 };
 
 class HttpServer {

@@ -1,7 +1,8 @@
 // http::HttpServer with real sockets and threads, driven by the load client,
 // against figures derived by hand (Little's Law, the permit arithmetic), with
-// tolerances wide enough for a busy 2-core machine and narrow enough to catch
-// an ignored thread cap. Ports: always 0, read back.
+// only the bounds a busy machine cannot cross (load lowers a rate and raises
+// a latency), and counts where a rate would move with the load. Ports:
+// always 0, read back.
 #include "bench/http/http_server.h"
 
 #include <dirent.h>
@@ -33,35 +34,43 @@ int CountEntries(const char* dir) {
 }
 
 // 4 threads x 20 ms = 200 req/s whatever the clients; 16 clients then wait
-// 16 / 200 = 80 ms each (Little's Law). Ignoring the cap would give 800 req/s.
+// 16 / 200 = 80 ms each (Little's Law). Ignoring the cap would give 800 req/s
+// and 20 ms. A busy machine only lowers the rate and raises the latency, so
+// only the bounds it cannot cross are asserted, and the cap itself is
+// counted: never more than 4 requests in the handler at once.
 TEST(HttpServer, ThreadCapSetsThroughputAndLatency) {
-  LoadResult r =
-      RunAgainst({.threads = 4, .handler_ms = 20}, {.connections = 16,
-                                                    .duration_s = 1.2,
-                                                    .warmup_s = 0.2,
-                                                    .timeout_ms = 5000});
+  HttpServerStats st;
+  LoadResult r = RunAgainst({.threads = 4, .handler_ms = 20},
+                            {.connections = 16,
+                             .duration_s = 1.2,
+                             .warmup_s = 0.2,
+                             .timeout_ms = 30000},
+                            &st);
   EXPECT_EQ(r.errors(), 0);
-  // Wide below (a 2-core box at load 20 loses ~15 %), tight above: nothing
-  // beats the cap, and ignoring it gives 800 req/s and 20 ms.
-  EXPECT_GT(r.throughput_per_s(), 140);
+  EXPECT_EQ(st.peak_in_handler, 4);
   EXPECT_LT(r.throughput_per_s(), 210);
   EXPECT_GT(MeanMs(r), 70);
-  EXPECT_LT(MeanMs(r), 115);
 }
 
+// One thread per connection: the 16 clients' requests overlap in the handler
+// beyond any cap of 4 (each sleeps 20 ms, and the clients send back to back).
 TEST(HttpServer, VirtualThreadsHaveNoCap) {
-  LoadResult r =
-      RunAgainst({.threads = 0, .handler_ms = 20}, {.connections = 16,
-                                                    .duration_s = 1.0,
-                                                    .warmup_s = 0.2,
-                                                    .timeout_ms = 5000});
-  // 16 / 20 ms = 800 req/s uncapped; at least twice the 4-thread cap.
-  EXPECT_GT(r.throughput_per_s(), 400);
+  HttpServerStats st;
+  LoadResult r = RunAgainst({.threads = 0, .handler_ms = 20},
+                            {.connections = 16,
+                             .duration_s = 1.0,
+                             .warmup_s = 0.2,
+                             .timeout_ms = 30000},
+                            &st);
+  EXPECT_EQ(r.errors(), 0);
+  EXPECT_GT(st.peak_in_handler, 4);
+  EXPECT_LE(st.peak_in_handler, 16);
 }
 
 // 8 threads, 2 permits x 10 ms: 200 req/s. Of 16 clients 8 wait for a thread
 // (8 / 200 = 40 ms); of the 8 in the handler 2 hold a permit and 0.2 are in
-// the 1 ms part, so 5.8 wait for a permit (5.8 / 200 = 29 ms).
+// the 1 ms part, so 5.8 wait for a permit (5.8 / 200 = 29 ms). Load lowers
+// the rate and lengthens both waits, so the waits are bounded below only.
 TEST(HttpServer, InnerPoolMovesTheQueue) {
   HttpServerStats st;
   LoadResult r = RunAgainst(
@@ -69,16 +78,16 @@ TEST(HttpServer, InnerPoolMovesTheQueue) {
       {.connections = 16,
        .duration_s = 1.2,
        .warmup_s = 0.2,
-       .timeout_ms = 5000},
+       .timeout_ms = 30000},
       &st);
-  EXPECT_GT(r.throughput_per_s(), 140);  // ignoring the permits: ~700
-  EXPECT_LT(r.throughput_per_s(), 210);
+  EXPECT_LT(r.throughput_per_s(), 210);  // ignoring the permits: ~700
+  EXPECT_EQ(st.peak_in_handler, 8);
   const double thread_wait_ms = static_cast<double>(st.queue_wait_ns) /
                                 static_cast<double>(st.responses) / 1e6;
   const double inner_wait_ms = static_cast<double>(st.inner_wait_ns) /
                                static_cast<double>(st.inner_acquires) / 1e6;
-  EXPECT_NEAR(thread_wait_ms, 40, 15);
-  EXPECT_NEAR(inner_wait_ms, 29, 12);
+  EXPECT_GT(thread_wait_ms, 20);
+  EXPECT_GT(inner_wait_ms, 14);
 }
 
 // Two small writes without TCP_NODELAY: every answer on the kept-alive
@@ -122,14 +131,17 @@ TEST(HttpServer, PortInUseIsInvalidArgument) {
 // background thread of its own at the first pthread_create, and it stays.
 // A leak per run still shows, since every later run would add to it.
 TEST(HttpServer, LeavesNoSocketOrThreadBehind) {
+  // Each run ends after a count of answers, not a time, so a busy machine
+  // still answers some (duration_s only bounds a hung run).
   RunAgainst({.threads = 2, .handler_ms = 1},
-             {.connections = 2, .duration_s = 0.05});
+             {.connections = 2, .duration_s = 60, .max_requests = 4});
   const int fds = CountEntries("/proc/self/fd");
   const int threads = CountEntries("/proc/self/task");
   for (int t : {0, 3}) {
-    LoadResult r = RunAgainst({.threads = t, .handler_ms = 1},
-                              {.connections = 8, .duration_s = 0.2});
-    EXPECT_GT(r.ok, 0);
+    LoadResult r =
+        RunAgainst({.threads = t, .handler_ms = 1},
+                   {.connections = 8, .duration_s = 60, .max_requests = 16});
+    EXPECT_EQ(r.ok, 16);
   }
   EXPECT_EQ(CountEntries("/proc/self/fd"), fds);
   EXPECT_EQ(CountEntries("/proc/self/task"), threads);
