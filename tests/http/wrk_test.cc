@@ -47,6 +47,8 @@ TEST(Wrk, ParsesLatencyReport) {
 }
 
 // 4 threads x 20 ms: wrk sees the same 200 req/s cap as perflab's client.
+// A busy machine only lowers what wrk reads, so the rate is bounded above;
+// that the cap was reached is the server's count of requests in its handler.
 TEST(Wrk, SeesTheThreadCap) {
   auto server = HttpServer::Start({.threads = 4, .handler_ms = 20});
   ASSERT_TRUE(server.ok());
@@ -59,8 +61,10 @@ TEST(Wrk, SeesTheThreadCap) {
     GTEST_SKIP() << r.status();
   }
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_GT(r->requests_per_s, 140);  // no warm-up, a loaded box
+  EXPECT_GT(r->requests_per_s, 0);
   EXPECT_LT(r->requests_per_s, 210);
+  (*server)->Stop();
+  EXPECT_EQ((*server)->stats().peak_in_handler, 4);
 }
 
 }  // namespace
