@@ -18,7 +18,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "rapidjson/document.h"
-#include "tools/perflab/cli.h"
+#include "tools/perflab/entry.h"
 
 namespace perflab::testing {
 

@@ -24,6 +24,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "core/document.h"
+#include "tools/perflab/entry.h"  // IWYU pragma: export
 
 namespace perflab::cli {
 
@@ -130,13 +131,6 @@ std::string OneLine(absl::string_view message, size_t max_bytes = 400);
 // `flag` and the repeated name otherwise.
 absl::Status EachNameOnce(absl::string_view flag,
                           const std::vector<std::string>& settings);
-
-// Runs the whole CLI on argv; returns the process exit code. Output and
-// errors go to the given streams so tests can run it in-process. Output that
-// `out` could not take (a full disk, a closed stdout) is one line on `err`
-// and exit 2, never a success.
-int Main(int argc, const char* const* argv, std::ostream& out,
-         std::ostream& err);
 
 }  // namespace perflab::cli
 

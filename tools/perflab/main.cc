@@ -6,7 +6,7 @@
 #include <csignal>
 #include <iostream>
 
-#include "tools/perflab/cli.h"
+#include "tools/perflab/entry.h"
 
 namespace {
 
