@@ -1,7 +1,6 @@
 #include "sim/cpu.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace perflab::sim {
 
@@ -146,6 +145,22 @@ void Cpu::Freeze(Time duration) {
   Reschedule();
 }
 
+namespace {
+
+// ceil(x) as a wait, 0 when x <= 0: rounded up so the job's tag has surely
+// been reached when the tick fires. Past the clock's end (work near 2^63 ns
+// shared by several jobs) or NaN, the finish is never, not a wrapped time in
+// the past. In integers: std::ceil is a libm call on x86-64 without SSE4.1,
+// and x - trunc(x) decides the same as ceil for 0 < x < 2^63.
+Time CeilWait(double x) {
+  if (!(x < 0x1.0p63)) return kForever;
+  if (!(x > 0)) return 0;
+  const auto t = static_cast<Time>(x);
+  return static_cast<double>(t) < x ? t + 1 : t;
+}
+
+}  // namespace
+
 // Every arrival moves the next finish, so the tick moves on nearly every
 // event: one engine timer, set to the finish as last computed, in the place
 // (TakeSeq) a fresh event scheduled now would take.
@@ -154,12 +169,12 @@ void Cpu::Reschedule() {
     sim_->ClearTimer(timer_);
     return;
   }
-  // Round up so the job's tag has surely been reached when the tick fires.
-  const double dt = std::ceil((jobs_.top().tag - vtime_) / Rate());
-  // Past the clock's end (work near 2^63 ns shared by several jobs) the
-  // finish is never, not a wrapped time in the past.
-  const Time wait =
-      dt < 0x1.0p63 ? std::max<Time>(0, static_cast<Time>(dt)) : kForever;
+  // The virtual work left, in real ns at the current rate. Below saturation
+  // the rate is 1.0 and a division by it is exact, so it is skipped.
+  double left = jobs_.top().tag - vtime_;
+  const int64_t n = ps_runnable();
+  if (n > cores_) left /= static_cast<double>(cores_) / static_cast<double>(n);
+  const Time wait = CeilWait(left);
   const Time start = std::max(sim_->now(), frozen_until_);
   sim_->SetTimer(timer_, SaturatingAdd(start, wait), sim_->TakeSeq());
 }
