@@ -1,7 +1,6 @@
 #include "sim/cpu.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace perflab::sim {
 
@@ -58,16 +57,20 @@ void Cpu::Advance() {
   const Time from = std::max(last_, frozen_until_);  // no progress while frozen
   if (now > from) {
     const Time dt = now - from;
-    const double rate = Rate();
-    vtime_ += static_cast<double>(dt) * rate;
     const int64_t n = ps_runnable();
+    // Each job's progress, dt x Rate(); below saturation the rate is 1.0,
+    // and a product by 1.0 is exact, so it is skipped.
+    const double progress = n <= cores_ ? static_cast<double>(dt)
+                                        : static_cast<double>(dt) * Rate();
+    vtime_ += progress;
     used_ += static_cast<__int128>(dt) * std::min(n, cores_);
     // A use with no runnable job would add +0.0, which leaves every sum
-    // (never -0.0) as it is: skipped, the same bits.
+    // (never -0.0) as it is: skipped, the same bits. Unrolled: the loop's
+    // own counting cost as much as its body.
+#pragma GCC unroll 5
     for (int u = 0; u < kCpuUses; ++u) {
       if (runnable_by_use_[u] == 0) continue;
-      used_by_use_[u] += static_cast<double>(dt) * rate *
-                         static_cast<double>(runnable_by_use_[u]);
+      used_by_use_[u] += progress * static_cast<double>(runnable_by_use_[u]);
     }
   }
   last_ = now;
@@ -146,6 +149,22 @@ void Cpu::Freeze(Time duration) {
   Reschedule();
 }
 
+namespace {
+
+// ceil(x) as a wait, 0 when x <= 0: rounded up so the job's tag has surely
+// been reached when the tick fires. Past the clock's end (work near 2^63 ns
+// shared by several jobs) or NaN, the finish is never, not a wrapped time in
+// the past. In integers: std::ceil is a libm call on x86-64 without SSE4.1,
+// and x - trunc(x) decides the same as ceil for 0 < x < 2^63.
+Time CeilWait(double x) {
+  if (!(x < 0x1.0p63)) return kForever;
+  if (!(x > 0)) return 0;
+  const auto t = static_cast<Time>(x);
+  return static_cast<double>(t) < x ? t + 1 : t;
+}
+
+}  // namespace
+
 // Every arrival moves the next finish, so the tick moves on nearly every
 // event: one engine timer, set to the finish as last computed, in the place
 // (TakeSeq) a fresh event scheduled now would take.
@@ -154,12 +173,12 @@ void Cpu::Reschedule() {
     sim_->ClearTimer(timer_);
     return;
   }
-  // Round up so the job's tag has surely been reached when the tick fires.
-  const double dt = std::ceil((jobs_.top().tag - vtime_) / Rate());
-  // Past the clock's end (work near 2^63 ns shared by several jobs) the
-  // finish is never, not a wrapped time in the past.
-  const Time wait =
-      dt < 0x1.0p63 ? std::max<Time>(0, static_cast<Time>(dt)) : kForever;
+  // The virtual work left, in real ns at the current rate. Below saturation
+  // the rate is 1.0 and a division by it is exact, so it is skipped.
+  double left = jobs_.top().tag - vtime_;
+  const int64_t n = ps_runnable();
+  if (n > cores_) left /= static_cast<double>(cores_) / static_cast<double>(n);
+  const Time wait = CeilWait(left);
   const Time start = std::max(sim_->now(), frozen_until_);
   sim_->SetTimer(timer_, SaturatingAdd(start, wait), sim_->TakeSeq());
 }

@@ -89,6 +89,9 @@ void LognormalDraws::Refill(const Rng& rng) {
 }
 
 LognormalDraws::Mean& LognormalDraws::Find(double mean) {
+  // Unrolled: a draw's search is a few compares, each otherwise paying the
+  // loop's counter and branch as well.
+#pragma GCC unroll 6
   for (Mean& m : means_) {
     if (m.mean == mean) return m;
   }

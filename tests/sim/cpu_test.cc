@@ -608,5 +608,25 @@ TEST(CpuTest, AFinishPastTheClocksEndIsNever) {
   EXPECT_EQ(sim.now(), kSec);
 }
 
+// Three 1 ns jobs on two cores progress at 2/3 ns each per ns: done after
+// 1.5 ns, so the finish is rounded up to 2 (vtime 4/3 >= 1). Rounded down,
+// the tick at 1 finds none done and sets itself for now again and again, to
+// the event budget; rounded up where the wait is whole, the 4 ns alone job
+// would end at 5.
+TEST(CpuTest, AFractionalFinishIsRoundedUpAndAWholeOneIsNot) {
+  Budget budget;
+  budget.max_events = 1000;
+  Simulation sim(budget);
+  Cpu cpu(sim, 2);
+  Time done[3] = {-1, -1, -1};
+  for (Time& d : done) sim.Spawn(CpuJob(sim, cpu, 0, 1, d));
+  Time alone = -1;
+  sim.Spawn(CpuJob(sim, cpu, 10, 4, alone));
+  const absl::Status s = sim.Run(kSec);
+  ASSERT_TRUE(s.ok()) << s;
+  for (Time d : done) EXPECT_EQ(d, 2);
+  EXPECT_EQ(alone, 14);
+}
+
 }  // namespace
 }  // namespace perflab::sim
