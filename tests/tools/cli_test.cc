@@ -6,6 +6,7 @@
 #include "tools/perflab/cli.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -15,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/http/http_server.h"
 #include "bench/http/load_client.h"
@@ -36,6 +38,7 @@
 namespace perflab::cli {
 namespace {
 
+using ::perflab::testing::ExpectOneLineExit2;
 using ::perflab::testing::RunCli;
 
 TEST(CliDefaultText, NumbersAsTheHelpShowsThem) {
@@ -204,6 +207,35 @@ TEST(CliHelpDefaults, SeedsAndReplications) {
   EXPECT_EQ(ShownNumber({"sweep"}, "--replications"),
             static_cast<double>(e.replications));
   EXPECT_EQ(ShownNumber({"sweep"}, "--seed"), static_cast<double>(e.seed));
+}
+
+// Every --seed (fixtures build, sim, sweep) is decimal digits in
+// [0, 2^64 - 1]: SimpleAtoi would read "+16" and " 16" as 16, strtoull
+// "0x10" as 16. 18446744073709551616 is 2^64, one past the range.
+TEST(CliSeeds, EverySeedIsDecimalDigitsOnly) {
+  const std::filesystem::path never =
+      std::filesystem::path(::testing::TempDir()) / "cli-seeds-never.db";
+  std::filesystem::remove(never);
+  const std::vector<std::vector<std::string>> commands = {
+      {"fixtures", "build", "--out", never.string()},
+      {"sim", "mmc"},
+      {"sweep", "mmc"}};
+  for (const std::vector<std::string>& command : commands) {
+    for (const char* seed :
+         {"+16", " 16", "16 ", "0x10", "1e400", "-1", "18446744073709551616"}) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), {"--seed", seed});
+      ExpectOneLineExit2(args, absl::StrCat("--seed: got '", seed,
+                                            "'; accepted: an integer in [0, "
+                                            "18446744073709551615]"));
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(never));
+  // The runners' own reading of the checked text, the same rule.
+  EXPECT_EQ(*ParseSeed("--seed", "18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(ParseSeed("--seed", "+16").status().message(),
+            "--seed: got '+16'; accepted: an integer in [0, "
+            "18446744073709551615]");
 }
 
 TEST(CliOneLine, EscapesControlBytes) {

@@ -121,6 +121,11 @@ CLI::Validator Millis(bool positive = false);
 CLI::Validator IntIn(int64_t min, int64_t max);
 // A seed: a decimal integer in [0, 2^64), no sign.
 CLI::Validator Seed();
+// The seed `text` of `flag` read as Seed() checks it (core/number.h's
+// decimal digits, nothing else); otherwise InvalidArgument, one line naming
+// the flag, the value and the range.
+absl::StatusOr<uint64_t> ParseSeed(absl::string_view flag,
+                                   const std::string& text);
 
 // `message` as one short line: control characters escaped (\n, \r, \t,
 // \xHH), and cut to `max_bytes` with the count of what was left out.

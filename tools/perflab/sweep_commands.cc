@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/atomic_file.h"
 #include "core/input_file.h"
@@ -66,10 +65,10 @@ absl::StatusOr<core::Document> RunSweep(SweepArgs& a) {
   if (!a.jobs.empty()) {
     if (absl::Status s = IntFlag("--jobs", a.jobs, 1, &jobs); !s.ok()) return s;
   }
-  if (!absl::SimpleAtoi(a.seed, &seed)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--seed = '", a.seed,
-                     "': accepted an integer in [0, 18446744073709551615]"));
+  if (absl::StatusOr<uint64_t> s = ParseSeed("--seed", a.seed); s.ok()) {
+    seed = *s;
+  } else {
+    return s.status();
   }
   sweep::Shard shard;
   if (!a.shard.empty()) {
