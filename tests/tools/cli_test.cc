@@ -238,6 +238,51 @@ TEST(CliSeeds, EverySeedIsDecimalDigitsOnly) {
             "18446744073709551615]");
 }
 
+// Numbers that size threads, runs or a file: each bound is refused past its
+// end in one line, and the help states the same range (one definition).
+// 4294967297 is 2^32 + 1, which a cast to int made 1 before --jobs had an
+// upper bound; 10000001 is one past sweep's R limit.
+TEST(CliBounds, SweepJobsAndReplicationsHaveBothEnds) {
+  for (const char* jobs : {"1025", "4294967297"}) {
+    ExpectOneLineExit2({"sweep", "mmc", "--jobs", jobs},
+                       absl::StrCat("--jobs = '", jobs,
+                                    "': accepted an integer in [1, 1024]"));
+  }
+  ExpectOneLineExit2(
+      {"sweep", "mmc", "--replications", "10000001"},
+      "--replications = '10000001': accepted an integer in [1, 10000000]");
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"sweep"}, "--jobs"),
+                                "an integer in [1, 1024]"));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"sweep"}, "--replications"),
+                                "an integer in [1, 10000000]"));
+}
+
+TEST(CliBounds, FixturesScaleHelpAndCheckAgree) {
+  const std::filesystem::path never =
+      std::filesystem::path(::testing::TempDir()) / "cli-bounds-never.db";
+  for (const char* scale : {"10.5", "0", "1e400"}) {
+    ExpectOneLineExit2(
+        {"fixtures", "build", "--scale", scale, "--out", never.string()},
+        absl::StrCat("--scale: got '", scale,
+                     "'; accepted: a number in (0, 10]"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(never));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"fixtures", "build"}, "--scale"),
+                                "a number in (0, 10]"));
+}
+
+TEST(CliBounds, ServerThreadsHelpStatesTheCheckedRange) {
+  ExpectOneLineExit2(
+      {"serve", "--threads", "4097", "--max-seconds", "0.001"},
+      "--threads = '4097'; accepted: an integer in [1, 4096] or 'virtual'");
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"serve"}, "--threads"),
+                                "an integer in [1, 4096], or 'virtual'"));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"orders-service"}, "--threads"),
+                                "an integer in [1, 1024], or 'virtual'"));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"models", "mva"}, "--clients"),
+                                "1 <= A <= B <= 1000000000, B - A < 100000"));
+}
+
 TEST(CliOneLine, EscapesControlBytes) {
   EXPECT_EQ(OneLine("a\nb\rc\td\x01"
                     "e\x7f"),

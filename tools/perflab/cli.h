@@ -116,6 +116,10 @@ inline constexpr double kMaxDurationS = 1e6;  // about 11.6 days
 // (`positive`: in (0, kMaxDurationS]).
 CLI::Validator Seconds(bool positive = false);
 CLI::Validator Millis(bool positive = false);
+// The most worker threads a --jobs gives (capstone, sweep): far past this
+// machine's cores, and a thread count the system can create.
+inline constexpr int64_t kMaxJobs = 1024;
+
 // An integer written in decimal, in [min, max], with a message that says so
 // (CLI11's own checks say only "Could not convert" or print the type's range).
 CLI::Validator IntIn(int64_t min, int64_t max);

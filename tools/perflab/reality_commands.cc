@@ -19,6 +19,10 @@
 namespace perflab::cli {
 namespace {
 
+// --threads of perflab serve: the pool's size, stated by the help and
+// checked by ParseThreadsFlag.
+constexpr int kMaxServeThreads = 4096;
+
 struct ServeFlags {
   http::HttpServerOptions server{.tcp_nodelay = false};
   int port = server.port;
@@ -27,7 +31,7 @@ struct ServeFlags {
 };
 
 absl::StatusOr<core::Document> RunServe(ServeFlags f) {
-  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, 4096);
+  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, kMaxServeThreads);
   if (!threads.ok()) return threads.status();
   f.server.threads = *threads;
   f.server.port = static_cast<uint16_t>(f.port);
@@ -171,7 +175,9 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
       ->check(IntIn(0, 65535));
   serve->add_option(
       "--threads", sf->threads,
-      WithDefault("worker threads, or 'virtual'", DefaultText(sf->threads)));
+      WithDefault(absl::StrCat("worker threads, an integer in [1, ",
+                               kMaxServeThreads, "], or 'virtual'"),
+                  DefaultText(sf->threads)));
   serve
       ->add_option("--handler-ms", sf->server.handler_ms,
                    "blocking time per request (ms)")
