@@ -29,4 +29,13 @@ std::optional<int64_t> ParseDecimalInteger(std::string_view text) {
   return v;
 }
 
+std::optional<uint64_t> ParseDecimalUnsigned(std::string_view text) {
+  // from_chars takes no '-' for an unsigned type, and no '+' for any.
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const std::from_chars_result r = std::from_chars(text.data(), end, v, 10);
+  if (text.empty() || r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return v;
+}
+
 }  // namespace perflab::core

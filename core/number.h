@@ -31,6 +31,11 @@ std::optional<double> ParseDecimal(std::string_view text);
 // exponent, a value past int64's range).
 std::optional<int64_t> ParseDecimalInteger(std::string_view text);
 
+// `text` as a uint64 when it is, whole, decimal digits (no sign at all);
+// std::nullopt otherwise, and past 2^64 - 1. Seeds use it: they span the
+// whole unsigned range, which ParseDecimalInteger's int64 does not.
+std::optional<uint64_t> ParseDecimalUnsigned(std::string_view text);
+
 }  // namespace perflab::core
 
 #endif  // PERFLAB_CORE_NUMBER_H_

@@ -3,12 +3,13 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/number.h"
 
 namespace perflab::http {
 
@@ -87,15 +88,15 @@ absl::StatusOr<Url> ParseLoopbackUrl(std::string_view url) {
       port_text = authority.substr(colon + 1);
   }
   if (!port_text.empty() || authority.ends_with(":")) {
-    int port = 0;
-    if (port_text.size() > 5 ||
-        !std::all_of(port_text.begin(), port_text.end(),
-                     [](char c) { return c >= '0' && c <= '9'; }) ||
-        !absl::SimpleAtoi(std::string(port_text), &port) || port < 1 ||
-        port > 65535) {
+    // Decimal digits (core/number.h), at most five: "+80" and "0x50" are
+    // refused, not read as a port.
+    const std::optional<int64_t> port =
+        port_text.size() > 5 ? std::nullopt
+                             : core::ParseDecimalInteger(port_text);
+    if (!port || *port < 1 || *port > 65535) {
       return bad("port must be in [1, 65535]");
     }
-    out.port = static_cast<uint16_t>(port);
+    out.port = static_cast<uint16_t>(*port);
   }
   if (absl::Status s = LoopbackAddress(out.host, out.port).status(); !s.ok()) {
     return s;

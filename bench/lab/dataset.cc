@@ -213,10 +213,10 @@ absl::Status Mismatch(const std::string& path, absl::string_view what) {
 
 absl::StatusOr<DatasetShape> ShapeFor(const DatasetOptions& options) {
   if (!std::isfinite(options.scale) || options.scale <= 0 ||
-      options.scale > 10) {
+      options.scale > kMaxScale) {
     return absl::InvalidArgumentError(
         absl::StrCat("--scale: got ", ScaleText(options.scale),
-                     "; accepted: a number in (0, 10]"));
+                     "; accepted: a number in (0, ", kMaxScale, "]"));
   }
   DatasetShape shape;
   shape.customers = std::max<int64_t>(

@@ -44,7 +44,11 @@ inline constexpr int64_t kItemsPerOrder = 3;
 inline constexpr int64_t kBaseCustomers = 5000;
 inline constexpr int64_t kBaseProducts = 2000;
 
-// InvalidArgument if scale is not a finite number in (0, 10].
+// The largest scale any command accepts: 50,000 customers, 2 million orders
+// and 6 million order lines.
+inline constexpr double kMaxScale = 10;
+
+// InvalidArgument if scale is not a finite number in (0, kMaxScale].
 absl::StatusOr<DatasetShape> ShapeFor(const DatasetOptions& options);
 
 struct BuildReport {

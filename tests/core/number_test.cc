@@ -85,5 +85,20 @@ TEST(ParseDecimalInteger, RefusesEverythingElse) {
   }
 }
 
+TEST(ParseDecimalUnsigned, DigitsUpToTwoToTheSixtyFourMinusOne) {
+  EXPECT_EQ(ParseDecimalUnsigned("0"), 0u);
+  EXPECT_EQ(ParseDecimalUnsigned("16"), 16u);
+  // 2^64 - 1 = 18446744073709551615, and one past it.
+  EXPECT_EQ(ParseDecimalUnsigned("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(ParseDecimalUnsigned("18446744073709551616"), std::nullopt);
+}
+
+TEST(ParseDecimalUnsigned, RefusesSignsSpacesHexAndExponents) {
+  for (const char* t : {"", "-1", "-0", "+16", " 16", "16 ", "0x10", "1e3",
+                        "1e400", "16.0", "sixteen"}) {
+    EXPECT_EQ(ParseDecimalUnsigned(t), std::nullopt) << "'" << t << "'";
+  }
+}
+
 }  // namespace
 }  // namespace perflab::core

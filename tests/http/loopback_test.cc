@@ -2,6 +2,9 @@
 // ::1) are accepted, every other address is refused.
 #include "bench/http/loopback.h"
 
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace perflab::http {
@@ -40,6 +43,22 @@ TEST(ParseLoopbackUrl, RefusesControlBytesSpacesAndJunk) {
   ASSERT_TRUE(bare.ok()) << bare.status();
   EXPECT_EQ(bare->port, 80);
   EXPECT_EQ(bare->path, "/");
+}
+
+// The port is decimal digits in [1, 65535]: SimpleAtoi would read "+80" as
+// 80, strtol "0x50" as 80.
+TEST(ParseLoopbackUrl, APortIsDecimalDigitsOnly) {
+  for (const char* port : {"+80", "0x50", "1e3", "-1", "-0", "0", "65536",
+                           "99999999999999999999"}) {
+    const std::string url = absl::StrCat("http://127.0.0.1:", port, "/");
+    absl::StatusOr<Url> u = ParseLoopbackUrl(url);
+    ASSERT_FALSE(u.ok()) << url;
+    EXPECT_EQ(u.status().message(),
+              absl::StrCat("URL '", url,
+                           "': port must be in [1, 65535]; accepted: "
+                           "http://127.0.0.1:PORT/PATH (or [::1])"));
+  }
+  EXPECT_EQ(ParseLoopbackUrl("http://127.0.0.1:65535/")->port, 65535);
 }
 
 }  // namespace

@@ -457,6 +457,54 @@ TEST(SweepPartial, AKeyGivenTwiceInARunIsRefused) {
       << p.status();
 }
 
+// " 1/4" and "+1/4" read as 1/4 with SimpleAtoi; only decimal digits are a
+// shard (core/number.h), and the message is the one line of every refusal.
+TEST(SweepExperiment, AShardIsDecimalDigitsOnly) {
+  ASSERT_TRUE(ParseShard("1/16").ok());
+  for (const char* text : {" 1/16", "+1/16", "1/ 16", "1/+16", "0x1/16",
+                           "1/0x10", "1/1e400", "1/99999999999999999999"}) {
+    absl::StatusOr<Shard> s = ParseShard(text);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.status().message(),
+              absl::StrCat("--shard = '", text,
+                           "': accepted I/N with integers 1 <= I <= N <= "
+                           "100000"));
+  }
+}
+
+// The header's and a run's seed are decimal digits: "+16" and " <seed>"
+// would read as the right seed with SimpleAtoi and pass every other check.
+TEST(SweepPartial, ASeedThatIsNotDecimalDigitsIsRefused) {
+  // Two runs with seeds 16 and 17 (S + k): the header's seed is "16", run
+  // 1's "17", each written once.
+  Experiment e = Make({}, 2, 16);
+  const Partial p{
+      e,
+      {1, 1},
+      {RunResult{0, 16, {{"x", 1}}, ""}, RunResult{1, 17, {{"x", 1}}, ""}}};
+  ASSERT_TRUE(ParsePartial(PartialToJson(p), "part.json").ok());
+  for (const char* seed :
+       {"+16", " 16", "16 ", "0x10", "1e400", "18446744073709551632"}) {
+    EXPECT_EQ(
+        PartialError(Edited(p, "\"seed\":\"16\"",
+                            absl::StrCat("\"seed\":\"", seed, "\""), false)),
+        absl::StrCat("part.json: not a perflab sweep partial (its seed "
+                     "is '",
+                     seed,
+                     "', not an integer in [0, 18446744073709551615]); "
+                     "accepted: a file written by perflab sweep --shard"));
+  }
+  for (const char* seed : {" 17", "+17", "0x11"}) {
+    EXPECT_EQ(
+        PartialError(Edited(p, "\"seed\":\"17\"",
+                            absl::StrCat("\"seed\":\"", seed, "\""), false)),
+        absl::StrCat(
+            "part.json: not a perflab sweep partial (run 1's seed is '", seed,
+            "', not an integer in [0, 18446744073709551615]); "
+            "accepted: a file written by perflab sweep --shard"));
+  }
+}
+
 // Runs whose values are near DBL_MAX: the plain sum of two is infinite, the
 // mean is not (1.7e308, the value itself) and is written as a number.
 TEST(SweepAggregate, AMeanOfValuesNearTheLargestDoubleIsFinite) {

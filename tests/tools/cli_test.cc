@@ -6,6 +6,7 @@
 #include "tools/perflab/cli.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -15,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/http/http_server.h"
 #include "bench/http/load_client.h"
@@ -36,6 +38,7 @@
 namespace perflab::cli {
 namespace {
 
+using ::perflab::testing::ExpectOneLineExit2;
 using ::perflab::testing::RunCli;
 
 TEST(CliDefaultText, NumbersAsTheHelpShowsThem) {
@@ -204,6 +207,80 @@ TEST(CliHelpDefaults, SeedsAndReplications) {
   EXPECT_EQ(ShownNumber({"sweep"}, "--replications"),
             static_cast<double>(e.replications));
   EXPECT_EQ(ShownNumber({"sweep"}, "--seed"), static_cast<double>(e.seed));
+}
+
+// Every --seed (fixtures build, sim, sweep) is decimal digits in
+// [0, 2^64 - 1]: SimpleAtoi would read "+16" and " 16" as 16, strtoull
+// "0x10" as 16. 18446744073709551616 is 2^64, one past the range.
+TEST(CliSeeds, EverySeedIsDecimalDigitsOnly) {
+  const std::filesystem::path never =
+      std::filesystem::path(::testing::TempDir()) / "cli-seeds-never.db";
+  std::filesystem::remove(never);
+  const std::vector<std::vector<std::string>> commands = {
+      {"fixtures", "build", "--out", never.string()},
+      {"sim", "mmc"},
+      {"sweep", "mmc"}};
+  for (const std::vector<std::string>& command : commands) {
+    for (const char* seed :
+         {"+16", " 16", "16 ", "0x10", "1e400", "-1", "18446744073709551616"}) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), {"--seed", seed});
+      ExpectOneLineExit2(args, absl::StrCat("--seed: got '", seed,
+                                            "'; accepted: an integer in [0, "
+                                            "18446744073709551615]"));
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(never));
+  // The runners' own reading of the checked text, the same rule.
+  EXPECT_EQ(*ParseSeed("--seed", "18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(ParseSeed("--seed", "+16").status().message(),
+            "--seed: got '+16'; accepted: an integer in [0, "
+            "18446744073709551615]");
+}
+
+// Numbers that size threads, runs or a file: each bound is refused past its
+// end in one line, and the help states the same range (one definition).
+// 4294967297 is 2^32 + 1, which a cast to int made 1 before --jobs had an
+// upper bound; 10000001 is one past sweep's R limit.
+TEST(CliBounds, SweepJobsAndReplicationsHaveBothEnds) {
+  for (const char* jobs : {"1025", "4294967297"}) {
+    ExpectOneLineExit2({"sweep", "mmc", "--jobs", jobs},
+                       absl::StrCat("--jobs = '", jobs,
+                                    "': accepted an integer in [1, 1024]"));
+  }
+  ExpectOneLineExit2(
+      {"sweep", "mmc", "--replications", "10000001"},
+      "--replications = '10000001': accepted an integer in [1, 10000000]");
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"sweep"}, "--jobs"),
+                                "an integer in [1, 1024]"));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"sweep"}, "--replications"),
+                                "an integer in [1, 10000000]"));
+}
+
+TEST(CliBounds, FixturesScaleHelpAndCheckAgree) {
+  const std::filesystem::path never =
+      std::filesystem::path(::testing::TempDir()) / "cli-bounds-never.db";
+  for (const char* scale : {"10.5", "0", "1e400"}) {
+    ExpectOneLineExit2(
+        {"fixtures", "build", "--scale", scale, "--out", never.string()},
+        absl::StrCat("--scale: got '", scale,
+                     "'; accepted: a number in (0, 10]"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(never));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"fixtures", "build"}, "--scale"),
+                                "a number in (0, 10]"));
+}
+
+TEST(CliBounds, ServerThreadsHelpStatesTheCheckedRange) {
+  ExpectOneLineExit2(
+      {"serve", "--threads", "4097", "--max-seconds", "0.001"},
+      "--threads = '4097'; accepted: an integer in [1, 4096] or 'virtual'");
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"serve"}, "--threads"),
+                                "an integer in [1, 4096], or 'virtual'"));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"orders-service"}, "--threads"),
+                                "an integer in [1, 1024], or 'virtual'"));
+  EXPECT_TRUE(absl::StrContains(FlagHelp({"models", "mva"}, "--clients"),
+                                "1 <= A <= B <= 1000000000, B - A < 100000"));
 }
 
 TEST(CliOneLine, EscapesControlBytes) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace perflab::cli {
@@ -24,6 +25,19 @@ TEST(ServeFlags, ThreadsIsVirtualOrACountUpToMax) {
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(absl::StrContains(r.status().message(), "[1, 16]"))
         << r.status();
+  }
+}
+
+// SimpleAtoi reads " 16" and "+16" as 16; --threads takes decimal digits
+// only (core/number.h), refused with the one line of every bad value.
+TEST(ServeFlags, ThreadsIsDecimalDigitsOnly) {
+  for (const char* bad : {" 16", "+16", "16 ", "0x10", "1e400", "16.0",
+                          "99999999999999999999", "4294967312"}) {
+    absl::StatusOr<int> r = ParseThreadsFlag(bad, 16);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message(),
+              absl::StrCat("--threads = '", bad,
+                           "'; accepted: an integer in [1, 16] or 'virtual'"));
   }
 }
 

@@ -406,7 +406,7 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                   absl::StrCat("worker threads (default ", DefaultText(a->jobs),
                                ": every core); the output is the same for any "
                                "number"))
-      ->check(IntIn(0, 1024));
+      ->check(IntIn(0, kMaxJobs));
   cmd->add_option(
       "--out-dir", a->out_dir,
       WithDefault("where capstone.{md,csv,json} go", DefaultText(a->out_dir)));

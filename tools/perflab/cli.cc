@@ -7,9 +7,7 @@
 #include <set>
 #include <system_error>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -322,16 +320,22 @@ CLI::Validator IntIn(int64_t min, int64_t max) {
 CLI::Validator Seed() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        uint64_t v = 0;
-        if (text.empty() || text.size() > 20 ||
-            !std::all_of(text.begin(), text.end(),
-                         [](char c) { return absl::ascii_isdigit(c); }) ||
-            !absl::SimpleAtoi(text, &v)) {
+        if (!core::ParseDecimalUnsigned(text)) {
           return absl::StrCat(Given(text), "; accepted: ", kSeedRange);
         }
         return "";
       },
       kSeedRange);
+}
+
+absl::StatusOr<uint64_t> ParseSeed(absl::string_view flag,
+                                   const std::string& text) {
+  const std::optional<uint64_t> v = core::ParseDecimalUnsigned(text);
+  if (!v) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": ", Given(text), "; accepted: ", kSeedRange));
+  }
+  return *v;
 }
 
 std::string OneLine(absl::string_view message, size_t max_bytes) {

@@ -117,11 +117,20 @@ inline constexpr double kMaxDurationS = 1e6;  // about 11.6 days
 // (`positive`: in (0, kMaxDurationS]).
 CLI::Validator Seconds(bool positive = false);
 CLI::Validator Millis(bool positive = false);
+// The most worker threads a --jobs gives (capstone, sweep): far past this
+// machine's cores, and a thread count the system can create.
+inline constexpr int64_t kMaxJobs = 1024;
+
 // An integer written in decimal, in [min, max], with a message that says so
 // (CLI11's own checks say only "Could not convert" or print the type's range).
 CLI::Validator IntIn(int64_t min, int64_t max);
 // A seed: a decimal integer in [0, 2^64), no sign.
 CLI::Validator Seed();
+// The seed `text` of `flag` read as Seed() checks it (core/number.h's
+// decimal digits, nothing else); otherwise InvalidArgument, one line naming
+// the flag, the value and the range.
+absl::StatusOr<uint64_t> ParseSeed(absl::string_view flag,
+                                   const std::string& text);
 
 // `message` as one short line: control characters escaped (\n, \r, \t,
 // \xHH), and cut to `max_bytes` with the count of what was left out.

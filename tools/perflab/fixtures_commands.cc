@@ -3,13 +3,11 @@
 // (bench/lab/dataset.h) and reports its row counts and generation time.
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "bench/lab/dataset.h"
 #include "core/interrupt.h"
-#include "core/number.h"
 #include "tools/perflab/commands.h"
 
 namespace perflab::cli {
@@ -81,15 +79,7 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
       ->add_option("--scale", flags->scale,
                    WithDefault("multiplies customers and products",
                                DefaultText(flags->scale)))
-      ->check(Positive())
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            const std::optional<double> v = core::ParseDecimal(text);
-            return v && *v <= 10
-                       ? ""
-                       : "got '" + text + "'; accepted: a number in (0, 10]";
-          },
-          "SCALE"));
+      ->check(PositiveAtMost(lab::kMaxScale));
   build->add_option(
       "--out", flags->out,
       absl::StrCat("output file (default: the benchmarks' file in the build "

@@ -377,7 +377,9 @@ void AddMvaCommand(CLI::App* models, Registry& registry) {
           ->check(NonNegative());
   CLI::Option* clients = cmd->add_option(
       "--clients", f->clients,
-      WithDefault("population N, or a range A..B for one row per N",
+      WithDefault(absl::StrCat("population N, or a range A..B for one row "
+                               "per N (1 <= A <= B <= ",
+                               kMaxClients, ", B - A < ", kMaxRows, ")"),
                   DefaultText(f->clients)));
   cmd->add_option("--class", f->classes,
                   "NAME:clients=N[,think_ms=Z], repeatable: several classes "

@@ -21,6 +21,10 @@
 namespace perflab::cli {
 namespace {
 
+// --threads of perflab orders-service: the request pool's size, stated by
+// the help and checked by ParseThreadsFlag.
+constexpr int kMaxOrdersThreads = 1024;
+
 struct OrdersFlags {
   http::OrdersServiceOptions service;
   int port = service.port;
@@ -76,7 +80,7 @@ core::Document StatsDocument(const http::OrdersService& service, int sig,
 
 absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   http::OrdersServiceOptions& o = f.service;
-  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, 1024);
+  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, kMaxOrdersThreads);
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
   o.port = static_cast<uint16_t>(f.port);
@@ -175,7 +179,7 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--scale", f->scale,
                   absl::StrCat("dataset scale (default ", DefaultText(f->scale),
                                ": 5,000 customers)"))
-      ->check(NumberBetween(0.001, 10));
+      ->check(NumberBetween(0.001, lab::kMaxScale));
   cmd->add_flag("--index", o.handler.index,
                 "use orders(customer_id, created_at) (default: table scan)");
   cmd->add_flag("--join", o.handler.join,
@@ -202,8 +206,10 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
       ->check(Millis(true));
   cmd->add_option(
       "--threads", f->threads,
-      WithDefault("request threads, or 'virtual' = a thread per connection",
-                  DefaultText(f->threads)));
+      WithDefault(
+          absl::StrCat("request threads, an integer in [1, ", kMaxOrdersThreads,
+                       "], or 'virtual' = a thread per connection"),
+          DefaultText(f->threads)));
   cmd->add_flag("--cache", o.handler.cache,
                 "30 s TTL, 10,000-entry page cache");
   cmd->add_flag("--arena", o.handler.arena,

@@ -19,6 +19,14 @@
 namespace perflab::cli {
 namespace {
 
+// --threads of perflab serve: the pool's size, stated by the help and
+// checked by ParseThreadsFlag.
+constexpr int kMaxServeThreads = 4096;
+std::string ServeThreadsHelp() {
+  return absl::StrCat("worker threads, an integer in [1, ", kMaxServeThreads,
+                      "], or 'virtual'");
+}
+
 struct ServeFlags {
   http::HttpServerOptions server{.tcp_nodelay = false};
   int port = server.port;
@@ -27,7 +35,7 @@ struct ServeFlags {
 };
 
 absl::StatusOr<core::Document> RunServe(ServeFlags f) {
-  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, 4096);
+  absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, kMaxServeThreads);
   if (!threads.ok()) return threads.status();
   f.server.threads = *threads;
   f.server.port = static_cast<uint16_t>(f.port);
@@ -169,9 +177,8 @@ void AddRealityCommands(CLI::App& root, Registry& registry) {
       ->add_option("--port", sf->port,
                    WithDefault("port, 0 = any free", DefaultText(sf->port)))
       ->check(IntIn(0, 65535));
-  serve->add_option(
-      "--threads", sf->threads,
-      WithDefault("worker threads, or 'virtual'", DefaultText(sf->threads)));
+  serve->add_option("--threads", sf->threads,
+                    WithDefault(ServeThreadsHelp(), DefaultText(sf->threads)));
   serve
       ->add_option("--handler-ms", sf->server.handler_ms,
                    "blocking time per request (ms)")

@@ -5,21 +5,25 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/number.h"
 
 namespace perflab::cli {
 
 absl::StatusOr<int> ParseThreadsFlag(const std::string& value, int max) {
   if (value == "virtual") return 0;
-  int threads = 0;
-  if (!absl::SimpleAtoi(value, &threads) || threads < 1 || threads > max) {
+  // Decimal digits only (core/number.h): " 16", "+16" and "0x10" are
+  // refused, not read as 16.
+  const std::optional<int64_t> threads = core::ParseDecimalInteger(value);
+  if (!threads || *threads < 1 || *threads > max) {
     return absl::InvalidArgumentError(
         absl::StrCat("--threads = '", value, "'; accepted: an integer in [1, ",
                      max, "] or 'virtual'"));
   }
-  return threads;
+  return static_cast<int>(*threads);
 }
 
 void AddTwoWritesFlag(CLI::App& command, http::ResponseWrites& writes) {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "sim/scenarios/scenario.h"
 #include "tools/perflab/commands.h"
@@ -43,13 +42,9 @@ void AddSimCommands(CLI::App& root, Registry& registry) {
         ->check(Seed());
     registry.Produces(
         cmd, [name = s.name, sets, seed]() -> absl::StatusOr<core::Document> {
-          uint64_t value = 0;
-          if (!absl::SimpleAtoi(*seed, &value)) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                "--seed = '", *seed,
-                "': accepted an integer in [0, 18446744073709551615]"));
-          }
-          return sim::RunScenario(name, *sets, value);
+          absl::StatusOr<uint64_t> value = ParseSeed("--seed", *seed);
+          if (!value.ok()) return value.status();
+          return sim::RunScenario(name, *sets, *value);
         });
   }
 }

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/atomic_file.h"
 #include "core/input_file.h"
@@ -44,13 +43,19 @@ struct SweepArgs {
   std::string out;      // --out FILE; empty: stdout
 };
 
+// The range of --replications and --jobs, one text for the help and the
+// check.
+std::string IntegerIn(int64_t min, int64_t max) {
+  return absl::StrCat("an integer in [", min, ", ", max, "]");
+}
+
 absl::Status IntFlag(const std::string& flag, const std::string& text,
-                     int64_t min, int64_t* value) {
+                     int64_t min, int64_t max, int64_t* value) {
   const std::optional<int64_t> parsed = core::ParseDecimalInteger(text);
   if (parsed) *value = *parsed;
-  if (!parsed || *value < min) {
+  if (!parsed || *value < min || *value > max) {
     return absl::InvalidArgumentError(
-        absl::StrCat(flag, " = '", text, "': accepted an integer >= ", min));
+        absl::StrCat(flag, " = '", text, "': accepted ", IntegerIn(min, max)));
   }
   return absl::OkStatus();
 }
@@ -58,18 +63,21 @@ absl::Status IntFlag(const std::string& flag, const std::string& text,
 absl::StatusOr<core::Document> RunSweep(SweepArgs& a) {
   int64_t replications = 0, jobs = 0;
   uint64_t seed = 0;
-  if (absl::Status s =
-          IntFlag("--replications", a.replications, 1, &replications);
+  if (absl::Status s = IntFlag("--replications", a.replications, 1,
+                               sweep::kMaxReplications, &replications);
       !s.ok()) {
     return s;
   }
   if (!a.jobs.empty()) {
-    if (absl::Status s = IntFlag("--jobs", a.jobs, 1, &jobs); !s.ok()) return s;
+    if (absl::Status s = IntFlag("--jobs", a.jobs, 1, kMaxJobs, &jobs);
+        !s.ok()) {
+      return s;
+    }
   }
-  if (!absl::SimpleAtoi(a.seed, &seed)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--seed = '", a.seed,
-                     "': accepted an integer in [0, 18446744073709551615]"));
+  if (absl::StatusOr<uint64_t> s = ParseSeed("--seed", a.seed); s.ok()) {
+    seed = *s;
+  } else {
+    return s.status();
   }
   sweep::Shard shard;
   if (!a.shard.empty()) {
@@ -153,11 +161,14 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
       ->required();
   cmd->add_option("--set", a->sets,
                   "key=v1,v2,... (repeatable): the grid is the product");
-  cmd->add_option("--replications", a->replications,
-                  WithDefault("runs per grid point, an integer >= 1",
-                              DefaultText(a->replications)));
+  cmd->add_option(
+      "--replications", a->replications,
+      WithDefault(absl::StrCat("runs per grid point, ",
+                               IntegerIn(1, sweep::kMaxReplications)),
+                  DefaultText(a->replications)));
   cmd->add_option("--jobs", a->jobs,
-                  "worker threads, an integer >= 1 (default: every core)");
+                  absl::StrCat("worker threads, ", IntegerIn(1, kMaxJobs),
+                               " (default: every core)"));
   cmd->add_option("--seed", a->seed,
                   WithDefault("base seed S", DefaultText(a->seed)))
       ->check(Seed());

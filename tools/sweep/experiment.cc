@@ -1,13 +1,15 @@
 #include "tools/sweep/experiment.h"
 
+#include <cstdint>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/number.h"
 #include "sim/scenarios/scenario.h"
 
 #ifndef PERFLAB_VERSION
@@ -198,9 +200,17 @@ std::string Fingerprint(const Experiment& e) {
 absl::StatusOr<Shard> ParseShard(const std::string& text) {
   std::vector<std::string> parts = absl::StrSplit(text, '/');
   Shard s;
-  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &s.index) ||
-      !absl::SimpleAtoi(parts[1], &s.count) || s.count < 1 || s.index < 1 ||
-      s.index > s.count || s.count > kMaxShards) {
+  // Decimal digits only (core/number.h): " 1/4", "+1/4" or "0x1/4" are
+  // refused, not read as 1/4.
+  std::optional<int64_t> index, count;
+  if (parts.size() == 2) {
+    index = core::ParseDecimalInteger(parts[0]);
+    count = core::ParseDecimalInteger(parts[1]);
+  }
+  if (index) s.index = *index;
+  if (count) s.count = *count;
+  if (!index || !count || s.count < 1 || s.index < 1 || s.index > s.count ||
+      s.count > kMaxShards) {
     return Bad(absl::StrCat(
         "--shard = '", text,
         "': accepted I/N with integers 1 <= I <= N <= ", kMaxShards));

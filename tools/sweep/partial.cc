@@ -1,16 +1,18 @@
 #include "tools/sweep/partial.h"
 
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/json.h"
+#include "core/number.h"
 #include "models/hdr_codec.h"
 #include "models/histogram.h"
 #include "rapidjson/document.h"
@@ -34,6 +36,18 @@ absl::Status Bad(const std::string& name, const std::string& what) {
   return absl::InvalidArgumentError(
       absl::StrCat(name, ": not a perflab sweep partial (", what,
                    "); accepted: a file written by perflab sweep --shard"));
+}
+
+// A seed as the writer spells it, decimal digits (core/number.h): " 16",
+// "+16" or "0x10" would read as 16 with SimpleAtoi and pass the checks.
+std::optional<uint64_t> ParseSeed(std::string_view text) {
+  return core::ParseDecimalUnsigned(text);
+}
+std::string BadSeed(const std::string& whose, std::string_view text) {
+  const std::string_view shown = text.substr(0, 40);
+  return absl::StrCat(whose, " seed is '",
+                      absl::string_view(shown.data(), shown.size()),
+                      "', not an integer in [0, 18446744073709551615]");
 }
 
 // A metric key as RunResult makes them: a field key, or a table cell
@@ -187,15 +201,15 @@ absl::Status ReadHeader(const rapidjson::Document& d, const std::string& name,
   const char* scenario = StrMember(d, "scenario");
   const char* seed = StrMember(d, "seed");
   int64_t replications = 0;
-  uint64_t base_seed = 0;
   if (scenario == nullptr || seed == nullptr ||
-      !absl::SimpleAtoi(seed, &base_seed) ||
       !Int64Member(d, "replications", &replications) ||
       !Int64Member(d, "shard", &p.shard.index) ||
       !Int64Member(d, "shards", &p.shard.count) || !d.HasMember("axes") ||
       !d["axes"].IsArray() || !d.HasMember("runs") || !d["runs"].IsArray()) {
     return Bad(name, "a header field is missing");
   }
+  const std::optional<uint64_t> base_seed = ParseSeed(seed);
+  if (!base_seed) return Bad(name, BadSeed("its", seed));
   if (p.shard.count < 1 || p.shard.count > kMaxShards || p.shard.index < 1 ||
       p.shard.index > p.shard.count) {
     return Bad(name, absl::StrCat("shard ", p.shard.index, "/", p.shard.count,
@@ -204,7 +218,7 @@ absl::Status ReadHeader(const rapidjson::Document& d, const std::string& name,
   Experiment& e = p.experiment;
   e.scenario = scenario;
   e.replications = replications;
-  e.seed = base_seed;
+  e.seed = *base_seed;
   for (const rapidjson::Value& a : d["axes"].GetArray()) {
     Axis axis;
     const char* key = StrMember(a, "key");
@@ -256,10 +270,14 @@ absl::StatusOr<RunResult> ReadRun(const rapidjson::Value& r,
   RunResult run;
   const char* rs = StrMember(r, "seed");
   if (!Int64Member(r, "run", &run.run) || rs == nullptr ||
-      !absl::SimpleAtoi(rs, &run.seed) || !r.HasMember("values") ||
-      !r["values"].IsObject()) {
+      !r.HasMember("values") || !r["values"].IsObject()) {
     return Bad(name, "a run is malformed");
   }
+  const std::optional<uint64_t> seed = ParseSeed(rs);
+  if (!seed) {
+    return Bad(name, BadSeed(absl::StrCat("run ", i, "'s"), rs));
+  }
+  run.seed = *seed;
   const int64_t k = p.shard.index - 1 + static_cast<int64_t>(i) * p.shard.count;
   if (run.run != k || run.seed != RunSeed(p.experiment, k)) {
     return Bad(name, absl::StrCat("run ", i, " of the shard is not run ", k,
