@@ -110,7 +110,7 @@ function(perflab_test name)
   # passed through gtest_discover_tests' PROPERTIES, a list of two labels
   # ("sim;unit") is split on the way and only the first one survives.
   # The generated databases stay in the build tree under ctest (the binaries
-  # themselves default to the XDG cache; see bench/lab/dataset.h).
+  # themselves default to the XDG cache; see bench/order_service/dataset.h).
   set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
   file(WRITE ${labels_file}
     "if(${name}_TESTS)\n"
