@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/order_service/pg_cluster.h"
 #include "gtest/gtest.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 #include "tools/capstone/real_run.h"
 #include "tools/capstone/steps.h"
 

@@ -34,8 +34,8 @@
 #include "core/document.h"
 #include "sim/order_service/calibration.h"
 #include "sim/order_service/model.h"
-#include "tools/capstone/calibrate.h"
-#include "tools/capstone/canary.h"
+#include "tools/calibration/calibrate.h"
+#include "tools/calibration/canary.h"
 #include "tools/capstone/steps.h"
 
 namespace perflab::capstone {

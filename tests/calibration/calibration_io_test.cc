@@ -2,7 +2,7 @@
 // input is InvalidArgument with one line naming the field and what is
 // accepted. Files are built from CalibrationFields() so a new field needs no
 // test change.
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 
 #include <fstream>
 #include <iterator>

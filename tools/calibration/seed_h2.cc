@@ -1,4 +1,4 @@
-#include "tools/capstone/seed_h2.h"
+#include "tools/calibration/seed_h2.h"
 
 #include <algorithm>
 #include <cmath>
@@ -779,6 +779,8 @@ void AssumeWorkSpread(Derivation& d) {
 // The file's name and description, saying which row a fold leaves out.
 void NameFold(SeedH2Fold& fold, std::optional<S> excluded_row) {
   fold.file.name = "seed-h2";
+  // The derivation's first path, kept: fixtures/calibration/seed-h2.json
+  // holds these bytes, and the capstone prints that file's content hash.
   fold.file.description =
       "costs derived from the case study's published figures (H2 embedded "
       "database, laptop rig) by tools/capstone/seed_h2.cc";

@@ -8,8 +8,8 @@
 // so in each field's source and provenance (kind "measured" with the
 // benchmarks and formula, or "assumed", "from": "seed-h2", with the reason).
 // Not thread-safe (spawns benchmark processes).
-#ifndef PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
-#define PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
+#ifndef PERFLAB_TOOLS_CALIBRATION_CALIBRATE_H_
+#define PERFLAB_TOOLS_CALIBRATION_CALIBRATE_H_
 
 #include <functional>
 #include <string>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 
 namespace perflab::capstone {
 
@@ -100,4 +100,4 @@ absl::StatusOr<CalibrationFile> Calibrate(
 
 }  // namespace perflab::capstone
 
-#endif  // PERFLAB_TOOLS_CAPSTONE_CALIBRATE_H_
+#endif  // PERFLAB_TOOLS_CALIBRATION_CALIBRATE_H_

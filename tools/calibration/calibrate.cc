@@ -1,4 +1,4 @@
-#include "tools/capstone/calibrate.h"
+#include "tools/calibration/calibrate.h"
 
 #include <unistd.h>  // access, gethostname
 
@@ -26,7 +26,7 @@
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
-#include "tools/capstone/seed_h2.h"
+#include "tools/calibration/seed_h2.h"
 #include "tools/compare/gbench_json.h"
 
 namespace perflab::capstone {

@@ -11,15 +11,15 @@
 // the baseline's CPU per request after the model's 80 x 39.1 us follow-ups.
 // The derivation reads figures only through its argument, so a test can
 // change one cell or figure and see which fields move. Pure; thread-safe.
-#ifndef PERFLAB_TOOLS_CAPSTONE_SEED_H2_H_
-#define PERFLAB_TOOLS_CAPSTONE_SEED_H2_H_
+#ifndef PERFLAB_TOOLS_CALIBRATION_SEED_H2_H_
+#define PERFLAB_TOOLS_CALIBRATION_SEED_H2_H_
 
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/case_study.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 
 namespace perflab::capstone {
 
@@ -61,4 +61,4 @@ SeedH2Fold DeriveSeedH2Without(
 
 }  // namespace perflab::capstone
 
-#endif  // PERFLAB_TOOLS_CAPSTONE_SEED_H2_H_
+#endif  // PERFLAB_TOOLS_CALIBRATION_SEED_H2_H_

@@ -3,7 +3,7 @@
 // (us, ns -> ms, bytes -> MiB), unmeasured fields from the seed file; the
 // map's bad entries; and the committed files: fixtures/calibration/README.md
 // lists every field with its unit, the committed calibrations parse.
-#include "tools/capstone/calibrate.h"
+#include "tools/calibration/calibrate.h"
 
 #include <filesystem>
 #include <fstream>

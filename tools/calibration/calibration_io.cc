@@ -1,4 +1,4 @@
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 
 #include <openssl/evp.h>
 

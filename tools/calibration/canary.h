@@ -9,8 +9,8 @@
 // with its CPU costs scaled by it, and a step whose ratio moved more than
 // kCanaryFlag is flagged. The benchmarks measure parts alone, never the
 // service. Not thread-safe (spawns benchmark processes).
-#ifndef PERFLAB_TOOLS_CAPSTONE_CANARY_H_
-#define PERFLAB_TOOLS_CAPSTONE_CANARY_H_
+#ifndef PERFLAB_TOOLS_CALIBRATION_CANARY_H_
+#define PERFLAB_TOOLS_CALIBRATION_CANARY_H_
 
 #include <string>
 #include <utility>
@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "sim/order_service/calibration.h"
 #include "sim/order_service/model.h"
-#include "tools/capstone/calibrate.h"
+#include "tools/calibration/calibrate.h"
 
 namespace perflab::capstone {
 
@@ -69,4 +69,4 @@ sim::Calibration ScaleCosts(sim::Calibration c, double ratio);
 
 }  // namespace perflab::capstone
 
-#endif  // PERFLAB_TOOLS_CAPSTONE_CANARY_H_
+#endif  // PERFLAB_TOOLS_CALIBRATION_CANARY_H_

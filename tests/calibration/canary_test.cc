@@ -1,6 +1,6 @@
 // The drift canary's parts: which costs a step reruns, the ratio by hand,
 // which calibration fields it scales, and the composed side scaled by it.
-#include "tools/capstone/canary.h"
+#include "tools/calibration/canary.h"
 
 #include <algorithm>
 #include <string>

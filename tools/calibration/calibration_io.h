@@ -17,8 +17,8 @@
 // Anything else is InvalidArgument with one line naming the field and what is
 // accepted. The simulator never sees this file, only the sim::Calibration it
 // becomes. Pure functions; thread-safe.
-#ifndef PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_
-#define PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_
+#ifndef PERFLAB_TOOLS_CALIBRATION_CALIBRATION_IO_H_
+#define PERFLAB_TOOLS_CALIBRATION_CALIBRATION_IO_H_
 
 #include <string>
 #include <string_view>
@@ -88,4 +88,4 @@ std::string ContentHash(std::string_view bytes);
 
 }  // namespace perflab::capstone
 
-#endif  // PERFLAB_TOOLS_CAPSTONE_CALIBRATION_IO_H_
+#endif  // PERFLAB_TOOLS_CALIBRATION_CALIBRATION_IO_H_

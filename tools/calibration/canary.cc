@@ -1,4 +1,4 @@
-#include "tools/capstone/canary.h"
+#include "tools/calibration/canary.h"
 
 #include <algorithm>
 #include <cmath>
