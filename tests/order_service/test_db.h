@@ -25,8 +25,8 @@ inline constexpr double kTestScale = 0.02;
 inline std::string TempPath(const std::string& name) {
   static std::mutex mu;
   static auto* paths = new std::vector<std::string>;
-  std::string path =
-      absl::StrCat(::testing::TempDir(), "perflab_orders_", ::getpid(), "_", name);
+  std::string path = absl::StrCat(::testing::TempDir(), "perflab_orders_",
+                                  ::getpid(), "_", name);
   std::lock_guard<std::mutex> lock(mu);
   if (paths->empty()) {
     std::atexit([] {
