@@ -13,9 +13,9 @@
 #include <array>
 #include <memory_resource>
 
-#include "bench/lab/alloc.h"
+#include "bench/order_service/alloc.h"
 
-namespace perflab::lab {
+namespace perflab::orders {
 namespace {
 
 constexpr int kPageOrders = 20;
@@ -125,6 +125,6 @@ BENCHMARK(BM_BuildPage<Mode::kReused>)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::orders
 
 BENCHMARK_MAIN();

@@ -13,12 +13,12 @@
 
 #include <memory>
 
-#include "bench/lab/bench_support.h"
-#include "bench/lab/cache.h"
-#include "bench/lab/customer_picker.h"
-#include "bench/lab/dataset.h"
+#include "bench/order_service/bench_support.h"
+#include "bench/order_service/cache.h"
+#include "bench/order_service/customer_picker.h"
+#include "bench/order_service/dataset.h"
 
-namespace perflab::lab {
+namespace perflab::orders {
 namespace {
 
 constexpr int kMaxThreads = 2;
@@ -158,6 +158,6 @@ BENCHMARK(BM_CacheHitRatio)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::orders
 
 BENCHMARK_MAIN();

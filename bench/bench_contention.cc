@@ -2,15 +2,15 @@
 // worker threads share them, each part alone, with the service's own code.
 // Every thread of a run uses ONE instance of the part, as the service's 16
 // workers do:
-//   BM_Contention_Cache     one lookup in the page cache (lab::TtlLruCache,
+//   BM_Contention_Cache     one lookup in the page cache (TtlLruCache,
 //                           a hit: its mutex, map, LRU list and the shared
 //                           pointer's count)
 //   BM_Contention_Pool      one borrow and return of a database connection
-//                           (lab::BorrowPool, the handler's pool of 8)
+//                           (BorrowPool, the handler's pool of 8)
 //   BM_Contention_PageAlloc one page's object graph built and freed on the
-//                           global heap (lab::MaterialisePage, 20 orders)
+//                           global heap (MaterialisePage, 20 orders)
 //   BM_Contention_Stats     one page's updates of the counters behind /stats
-//                           (http::RequestCounters)
+//                           (RequestCounters)
 // Arguments: cores:C pins every thread to the first C CPUs the process may
 // use (1: the service's --cores 1); threads:T runs T threads at once.
 // Counter cpu_per_op_us: the CPU of all threads over their loops (each
@@ -29,15 +29,15 @@
 #include <thread>
 #include <vector>
 
-#include "bench/http/order_service/handler.h"
-#include "bench/lab/alloc.h"
-#include "bench/lab/borrow_pool.h"
-#include "bench/lab/orders.h"
-#include "bench/lab/payload.h"
-#include "bench/lab/ttl_lru_cache.h"
+#include "bench/order_service/alloc.h"
+#include "bench/order_service/borrow_pool.h"
+#include "bench/order_service/handler.h"
+#include "bench/order_service/orders.h"
+#include "bench/order_service/payload.h"
+#include "bench/order_service/ttl_lru_cache.h"
 #include "core/case_study.h"
 
-namespace perflab::lab {
+namespace perflab::orders {
 namespace {
 
 int64_t ThreadCpuNs() {
@@ -198,13 +198,13 @@ void BM_Contention_PageAlloc(benchmark::State& state) {
   benchmark::DoNotOptimize(sum);
 }
 
-http::RequestCounters& SharedCounters() {
-  static auto* counters = new http::RequestCounters();
+RequestCounters& SharedCounters() {
+  static auto* counters = new RequestCounters();
   return *counters;
 }
 
 void BM_Contention_Stats(benchmark::State& state) {
-  http::RequestCounters& c = SharedCounters();
+  RequestCounters& c = SharedCounters();
   // A page loaded on a cache miss with the join (one statement): the
   // handler's updates on that path, in its order.
   RunContended(state, [&](int64_t) {
@@ -228,7 +228,7 @@ BENCHMARK(BM_Contention_PageAlloc)->Apply(Arguments);
 BENCHMARK(BM_Contention_Stats)->Apply(Arguments);
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::orders
 
 int main(int argc, char** argv) {
   // The service always runs many threads. A process that has never started

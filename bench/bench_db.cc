@@ -1,6 +1,6 @@
 // bench_db: the database costs of GET /customers/{id}/orders on the case
 // study's SQLite dataset (built once into DefaultDatasetDir of
-// bench/lab/dataset.h and checked before use).
+// bench/order_service/dataset.h and checked before use).
 //   BM_NewestOrders_{Scan,Index}      newest 20 orders: full table scan vs the
 //                                     composite index, at scale 1 and 0.1
 //   BM_Page_{NPlus1,Join}             the whole page: 81 statements vs one join
@@ -13,12 +13,12 @@
 #include <memory>
 #include <tuple>
 
-#include "bench/lab/bench_support.h"
-#include "bench/lab/customer_picker.h"
-#include "bench/lab/dataset.h"
-#include "bench/lab/orders.h"
+#include "bench/order_service/bench_support.h"
+#include "bench/order_service/customer_picker.h"
+#include "bench/order_service/dataset.h"
+#include "bench/order_service/orders.h"
 
-namespace perflab::lab {
+namespace perflab::orders {
 namespace {
 
 constexpr uint64_t kKeySeed = 42;
@@ -151,6 +151,6 @@ BENCHMARK(BM_Db<Work::kNPlusOne, OrdersAccess::kIndex, true>)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::orders
 
 BENCHMARK_MAIN();

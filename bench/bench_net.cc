@@ -31,10 +31,10 @@
 #include "bench/http/http_front.h"
 #include "bench/http/load_client.h"
 #include "bench/http/net.h"
-#include "bench/http/order_service/server.h"
 #include "bench/http/tls.h"
-#include "bench/lab/bench_support.h"
-#include "bench/lab/payload.h"
+#include "bench/order_service/bench_support.h"
+#include "bench/order_service/payload.h"
+#include "bench/order_service/server.h"
 #include "core/case_study.h"
 #include "core/cpu_time.h"
 
@@ -137,7 +137,8 @@ struct ServiceClient {
 // `stop_server` ends the server after it.
 void DriveServer(benchmark::State& state, uint16_t port, bool split,
                  bool fill_first, const std::function<void()>& stop_server) {
-  if (split) (void)PinToFirstCpus(1);  // the clients' threads inherit it
+  if (split)
+    (void)orders::PinToFirstCpus(1);  // the clients' threads inherit it
   ServiceClient mine{HttpClient(port, {.keep_alive = true}), 0};
   // With the cache on, one pass over the ids fills it (1 s: each a miss).
   for (int64_t i = 0; fill_first && i < kServiceCustomers; ++i) {
@@ -208,14 +209,15 @@ struct SavedAffinity {
 void BM_OrdersService(benchmark::State& state) {
   const bool hit = state.range(0) == 1;
   const bool pooled = state.range(1) == 1;
-  absl::StatusOr<std::string> dataset = lab::BenchDataset(1.0);
+  absl::StatusOr<std::string> dataset = orders::BenchDataset(1.0);
   if (!dataset.ok()) {
     state.SkipWithError(dataset.status().ToString().c_str());
     return;
   }
   const SavedAffinity saved;
-  if (saved.split()) (void)PinToLastCpus(1);  // the service's threads inherit
-  OrdersServiceOptions o;
+  if (saved.split())
+    (void)orders::PinToLastCpus(1);  // the service's threads inherit
+  orders::OrdersServiceOptions o;
   o.threads = pooled ? 16 : 0;
   o.nodelay = true;
   o.inventory_ms = 5;
@@ -224,7 +226,7 @@ void BM_OrdersService(benchmark::State& state) {
   o.handler.join = true;
   o.handler.keep_alive = true;
   o.handler.cache = hit;
-  auto service = OrdersService::Start(o);
+  auto service = orders::OrdersService::Start(o);
   saved.Restore();
   if (!service.ok()) {
     state.SkipWithError(service.status().ToString().c_str());
@@ -238,10 +240,10 @@ void BM_OrdersService(benchmark::State& state) {
 // fixed answer, the size of a real one.
 const std::string& PageBody() {
   static const std::string* body = [] {
-    lab::Page page;
+    orders::Page page;
     page.customer_id = 42;
-    page.orders = lab::ToDto(lab::MakeFullOrders(20));
-    return new std::string(lab::SerializePage(page));
+    page.orders = orders::ToDto(orders::MakeFullOrders(20));
+    return new std::string(orders::SerializePage(page));
   }();
   return *body;
 }
@@ -258,7 +260,7 @@ void BM_HttpFront_EmptyHandler(benchmark::State& state) {
   const bool pooled = state.range(0) == 1;
   static const std::string* const body = &PageBody();
   const SavedAffinity saved;
-  if (saved.split()) (void)PinToLastCpus(1);  // the front end's threads
+  if (saved.split()) (void)orders::PinToLastCpus(1);  // the front end's threads
   auto front = HttpFront::Listen(
       {.threads = pooled ? 16 : 0,
        .keepalive_timeout_s = std::numeric_limits<double>::infinity(),
@@ -297,7 +299,7 @@ void BM_LoadGenerator_EmptyHandler(benchmark::State& state) {
   if (server == 0) {  // the child: serve until the parent closes `done`
     close(ports[0]);
     close(done[1]);
-    if (saved.split()) (void)PinToLastCpus(1);
+    if (saved.split()) (void)orders::PinToLastCpus(1);
     auto front = HttpFront::Listen(
         {.threads = 0,
          .keepalive_timeout_s = std::numeric_limits<double>::infinity(),
@@ -332,7 +334,8 @@ void BM_LoadGenerator_EmptyHandler(benchmark::State& state) {
     state.SkipWithError("the empty-handler server did not start");
     return;
   }
-  if (saved.split()) (void)PinToFirstCpus(1);  // RunLoad's threads inherit it
+  if (saved.split())
+    (void)orders::PinToFirstCpus(1);  // RunLoad's threads inherit it
   std::atomic<int64_t> next{0};
   LoadOptions load;
   load.port = port;

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/lab/alloc.h"
-#include "bench/lab/payload.h"
+#include "bench/order_service/alloc.h"
+#include "bench/order_service/payload.h"
 
-namespace perflab::lab {
+namespace perflab::orders {
 namespace {
 
 constexpr int kOrders = 100;
@@ -192,6 +192,6 @@ BENCHMARK(BM_Gzip<false>)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::orders
 
 BENCHMARK_MAIN();

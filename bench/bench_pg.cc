@@ -1,8 +1,8 @@
 // bench_pg: bench_db's costs on a real networked database. A throwaway
-// PostgreSQL server (bench/lab/pg_cluster.h) is started for the run, the same
-// SQLite dataset (scale 1: 200,000 orders, 600,000 lines, seed 42) is copied
-// into two databases, with and without orders(customer_id, created_at), and
-// every benchmark runs over the Unix socket (tcp:0) and over loopback TCP
+// PostgreSQL server (bench/order_service/pg_cluster.h) is started for the run,
+// the same SQLite dataset (scale 1: 200,000 orders, 600,000 lines, seed 42) is
+// copied into two databases, with and without orders(customer_id, created_at),
+// and every benchmark runs over the Unix socket (tcp:0) and over loopback TCP
 // (tcp:1). The server is stopped and its directory removed at exit.
 //   BM_Pg_NewestOrders_{Scan,Index}   newest 20 orders without / with the index
 //   BM_Pg_Page_{NPlus1,Join}          the page: 81 statements vs one join
@@ -23,15 +23,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "bench/lab/bench_support.h"
-#include "bench/lab/customer_picker.h"
-#include "bench/lab/dataset.h"
-#include "bench/lab/orders.h"
-#include "bench/lab/pg_cluster.h"
-#include "bench/lab/pg_orders.h"
+#include "bench/order_service/bench_support.h"
+#include "bench/order_service/customer_picker.h"
+#include "bench/order_service/dataset.h"
+#include "bench/order_service/orders.h"
+#include "bench/order_service/pg_cluster.h"
+#include "bench/order_service/pg_orders.h"
 #include "core/env.h"
 
-namespace perflab::lab {
+namespace perflab::orders {
 namespace {
 
 constexpr uint64_t kKeySeed = 42;
@@ -205,7 +205,7 @@ BENCHMARK(BM_Pg_RoundTrip)->Apply(Transports);
 BENCHMARK(BM_Pg_Connect)->Apply(Transports);
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::orders
 
 int main(int argc, char** argv) {
   // Listing the names needs no server (the names check runs it everywhere).
@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!list_only) {
-    auto [code, why] = perflab::lab::Setup();
+    auto [code, why] = perflab::orders::Setup();
     if (code != 0) {
       std::fprintf(stderr, "bench_pg: %s\n", why.c_str());
       return code;
@@ -229,6 +229,6 @@ int main(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  delete perflab::lab::g_cluster;  // stops the server, removes its directory
+  delete perflab::orders::g_cluster;  // stops the server, removes its directory
   return 0;
 }

@@ -40,7 +40,7 @@
 #include "core/cpu_time.h"
 #include "core/random.h"
 
-namespace perflab::lab {
+namespace perflab::orders {
 namespace {
 
 // ---- A shared counter ------------------------------------------------------
@@ -412,6 +412,6 @@ void BM_Wake_IdleCore(benchmark::State& state) {
 BENCHMARK(BM_Wake_IdleCore)->UseRealTime();
 
 }  // namespace
-}  // namespace perflab::lab
+}  // namespace perflab::orders
 
 BENCHMARK_MAIN();

@@ -30,7 +30,7 @@ if(NOT TARGET perflab_rapidjson)
   add_library(RapidJSON::RapidJSON ALIAS perflab_rapidjson)
 endif()
 
-# libpq, for the PostgreSQL lab (bench/lab/pg_*, bench_pg, the pg tests).
+# libpq, for the order service on PostgreSQL (bench/order_service/pg_*, bench_pg, the pg tests).
 # Optional: without it the rest builds, and those targets are left out.
 find_package(PostgreSQL QUIET)
 if(PostgreSQL_FOUND)
@@ -38,5 +38,5 @@ if(PostgreSQL_FOUND)
 else()
   set(PERFLAB_POSTGRESQL OFF)
   message(STATUS "perflab: libpq not found (apt-get install libpq-dev): "
-                 "the PostgreSQL lab is not built")
+                 "the order service on PostgreSQL is not built")
 endif()

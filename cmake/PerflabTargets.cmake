@@ -1,11 +1,54 @@
-# Helpers that give every perflab target the same flags, include root and labels.
+# Helpers that give every perflab target the same flags, include roots and labels.
 include_guard(GLOBAL)
+
+# Include roots. Headers are included by their path from the repository root
+# ("sim/engine.h"), yet a target sees only the headers of the libraries it
+# links: each library's headers are symbolic links, at that path, in a tree
+# of its own (PERFLAB_STAGE_DIR/<library>/, made at configure time), and that
+# tree is the library's include directory. A header of a library a target
+# does not link does not resolve, so a missing dependency fails the build
+# instead of hiding behind the repository's root. The sources stay where
+# they are, and an edit to a header is seen through its link.
+set(PERFLAB_STAGE_DIR ${PROJECT_BINARY_DIR}/include)
+
+# perflab_stage_headers(STAGE BASE PATTERN...): links the headers matching
+# each glob PATTERN (relative to BASE; each must match) into STAGE at their
+# repository paths. A header belongs to one tree: a second claim is an error.
+function(perflab_stage_headers stage base)
+  file(REMOVE_RECURSE ${stage})  # a header moved away leaves no stale link
+  foreach(pattern IN LISTS ARGN)
+    file(GLOB headers CONFIGURE_DEPENDS ${base}/${pattern})
+    if(NOT headers)
+      message(FATAL_ERROR "perflab: no header matches ${base}/${pattern}")
+    endif()
+    foreach(header IN LISTS headers)
+      file(RELATIVE_PATH path ${PROJECT_SOURCE_DIR} ${header})
+      get_property(owner GLOBAL PROPERTY perflab_header_owner:${path})
+      if(owner AND NOT owner STREQUAL stage)
+        message(FATAL_ERROR "perflab: ${path} is claimed by ${owner} and ${stage}")
+      endif()
+      set_property(GLOBAL PROPERTY perflab_header_owner:${path} ${stage})
+      get_filename_component(folder ${stage}/${path} DIRECTORY)
+      file(MAKE_DIRECTORY ${folder})
+      file(CREATE_LINK ${header} ${stage}/${path} SYMBOLIC)
+    endforeach()
+  endforeach()
+endfunction()
+
+# The tests' shared helpers (tests/sanitizers.h, tests/*/..._support.h):
+# every target defined under tests/ sees them, nothing else does.
+set(PERFLAB_TEST_STAGE ${PERFLAB_STAGE_DIR}/perflab_test_support)
+perflab_stage_headers(${PERFLAB_TEST_STAGE} ${PROJECT_SOURCE_DIR}/tests *.h */*.h)
 
 # Warnings are errors for our code only; -ffp-contract=off keeps floating-point
 # results identical across optimisation levels (no fused multiply-add).
+# Executables get their include roots from what they link.
 function(perflab_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -ffp-contract=off)
-  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  string(FIND "${CMAKE_CURRENT_SOURCE_DIR}/" "${PROJECT_SOURCE_DIR}/tests/" at)
+  if(at EQUAL 0)
+    target_include_directories(${target} PRIVATE ${PERFLAB_TEST_STAGE})
+  endif()
 endfunction()
 
 # Where `cmake --install` puts the public headers: they are included by their
@@ -14,19 +57,25 @@ endfunction()
 # the prefix's include/.
 set(PERFLAB_INSTALL_INCLUDEDIR include/perflab)
 
-# perflab_library(NAME ALIAS SOURCES ... DEPS ...): a static library with a
-# namespaced alias, e.g. perflab_library(perflab_models ALIAS perflab::models ...).
-# Its include root is the source tree while building and the installed
-# headers' folder once installed (cmake/PerflabInstall.cmake); headers name
-# their folder ("core/", "sim/"), so in the source tree that root is the
-# repository's. An installed library is exported under its alias's name
-# (perflab::sim), and carries C++20 to whoever links it.
+# perflab_library(NAME ALIAS SOURCES ... HEADERS ... DEPS ...): a static
+# library with a namespaced alias, e.g. perflab_library(perflab_models ALIAS
+# perflab::models ...). HEADERS (globs in the calling folder) are its own
+# headers, public and internal: its include root while building is their
+# staged tree (PERFLAB_STAGE_DIR/NAME), once installed the installed
+# headers' folder (cmake/PerflabInstall.cmake). An installed library is
+# exported under its alias's name (perflab::sim), and carries C++20 to
+# whoever links it.
 function(perflab_library name)
-  cmake_parse_arguments(ARG "" "ALIAS" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "ALIAS" "SOURCES;HEADERS;DEPS" ${ARGN})
+  if(NOT ARG_HEADERS)
+    message(FATAL_ERROR "perflab_library(${name}): no HEADERS")
+  endif()
   add_library(${name} STATIC ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE -Wall -Wextra -Werror -ffp-contract=off)
+  perflab_stage_headers(${PERFLAB_STAGE_DIR}/${name} ${CMAKE_CURRENT_SOURCE_DIR}
+                        ${ARG_HEADERS})
   target_include_directories(${name} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+    $<BUILD_INTERFACE:${PERFLAB_STAGE_DIR}/${name}>
     $<INSTALL_INTERFACE:${PERFLAB_INSTALL_INCLUDEDIR}>)
   target_compile_features(${name} PUBLIC cxx_std_20)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
@@ -81,7 +130,7 @@ function(perflab_test name)
   # passed through gtest_discover_tests' PROPERTIES, a list of two labels
   # ("sim;unit") is split on the way and only the first one survives.
   # The generated databases stay in the build tree under ctest (the binaries
-  # themselves default to the XDG cache; see bench/lab/dataset.h).
+  # themselves default to the XDG cache; see bench/order_service/dataset.h).
   set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
   file(WRITE ${labels_file}
     "if(${name}_TESTS)\n"

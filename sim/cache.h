@@ -3,9 +3,9 @@
 // time, and the key streams that feed it: uniform, the case study's skewed
 // 1 + n u^3, or Zipf. Lookups use a hash map but nothing is ever iterated
 // from it, so results cannot depend on hash order.
-// Kept apart from bench/lab/cache.h on purpose: that one is the real cache the
-// benchmarks time; this one models hits and expiry in virtual time only.
-// Single-threaded, like the Simulation it belongs to.
+// Kept apart from bench/order_service/cache.h on purpose: that one is the real
+// cache the benchmarks time; this one models hits and expiry in virtual time
+// only. Single-threaded, like the Simulation it belongs to.
 #ifndef PERFLAB_SIM_CACHE_H_
 #define PERFLAB_SIM_CACHE_H_
 

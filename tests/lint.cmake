@@ -33,7 +33,7 @@ add_test(NAME lint.function_length.selftest
 set_tests_properties(lint.function_length.selftest PROPERTIES
   LABELS lint TIMEOUT 60)
 
-# lint.unit_tests: every unit of core/ models/ sim/ bench/lab bench/http
+# lint.unit_tests: every unit of core/ models/ sim/ bench/order_service bench/http
 # tools/ has NAME_test.cc in its mirrored test folder, or an entry in
 # tests/lint/unit_test_allowlist naming the tests that cover it (tests/README.md);
 # lint.unit_tests.selftest runs the checker on trees it writes.

@@ -1,5 +1,5 @@
 // The HTTP/1.1 front end that the real servers share (http::HttpServer, the
-// reality checks' server, and http::OrdersService): it listens on loopback,
+// reality checks' server, and orders::OrdersService): it listens on loopback,
 // reads request heads, hands each to a handler callback and writes its
 // answer (in one write, or headers then body: ResponseWrites).
 //

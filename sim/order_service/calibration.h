@@ -1,13 +1,13 @@
 // A calibration: every cost the order-service model reads, as plain numbers
 // with their unit in the name, and where each came from (Provenance). The
-// defaults ARE the "seed-h2" calibration, which tools/capstone/seed_h2.cc
+// defaults ARE the "seed-h2" calibration, which tools/calibration/seed_h2.cc
 // derives from the case study's published figures (core/case_study.h) and a
 // test checks against these numbers. Nine of the ten-step table's rows feed
 // seed-h2's fields, through their cells, a choice made on them or a figure
 // from their run (each field's Provenance names them): those steps are
 // inputs when the table is compared with the model, not predictions.
 // `perflab calibrate` measures most fields on this machine; reading and
-// writing the JSON file lives in tools/ (tools/capstone/), and the simulator
+// writing the JSON file lives in tools/ (tools/calibration/), and the simulator
 // only sees the Calibration struct.
 // Plain value types: copy them freely, share them read-only between threads.
 #ifndef PERFLAB_SIM_ORDER_SERVICE_CALIBRATION_H_

@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/tools/cli_runner.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 
 namespace perflab::testing {
 namespace {
@@ -90,7 +90,7 @@ TEST_F(CapstoneCli, BadCalibrationFiles) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("--map '/nonexistent-map.json': cannot open"));
   EXPECT_EQ(Count(r.err, "/nonexistent-map.json"), 1u) << r.err;
-  // The measuring path reads the map itself (tools/capstone/calibrate.cc).
+  // The measuring path reads the map itself (tools/calibration/calibrate.cc).
   r = RunCli({"calibrate", "--from", out_.string(), "--map",
               "/nonexistent-map.json", "--out", out_.string() + "_cal.json"});
   EXPECT_EQ(r.code, 2) << r.err;

@@ -15,8 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tools/capstone/calibration_io.h"
-#include "tools/capstone/seed_h2.h"
+#include "tools/calibration/calibration_io.h"
+#include "tools/calibration/seed_h2.h"
 
 namespace perflab::capstone {
 namespace {
@@ -392,7 +392,7 @@ TEST(Composer, FidelityAgainstTheCaseStudyInItsOrder) {
 // both committed calibrations, and with a planted field chosen on
 // keep-alive: keep-alive must turn input and the held-out count drop (a
 // mark typed per step would stay "held out" and fail here). seed-h2 reads
-// every row but keep-alive (tools/capstone/seed_h2.cc: the effective cores
+// every row but keep-alive (tools/calibration/seed_h2.cc: the effective cores
 // were chosen on index..virtual-threads but keep-alive, the join's hold on
 // pool-8); the reference copies those choices with the fields it does not
 // measure, so keep-alive is its only held-out row too.

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "bench/lab/pg_cluster.h"
+#include "bench/order_service/pg_cluster.h"
 #include "gtest/gtest.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 #include "tools/capstone/real_run.h"
 #include "tools/capstone/steps.h"
 

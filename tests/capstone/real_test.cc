@@ -17,8 +17,8 @@
 #include "gtest/gtest.h"
 #include "tests/sanitizers.h"
 #include "tests/tools/cli_runner.h"
-#include "tools/capstone/calibrate.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibrate.h"
+#include "tools/calibration/calibration_io.h"
 #include "tools/capstone/real_run.h"
 
 namespace perflab::capstone {

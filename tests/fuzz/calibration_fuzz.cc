@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

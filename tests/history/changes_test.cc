@@ -76,11 +76,11 @@ TEST(FindChanges, MapsTheChangeToItsCommitAndFlagsTheRegression) {
   EXPECT_EQ(std::get<bool>(t->rows[0][8]), true);
 }
 
-TEST(PlotJson, HoldsEveryPointAndChange) {
+TEST(PlotDocument, HoldsEveryPointAndChange) {
   const History h = MakeHistory();
   const Changes c = *FindChanges(h, {});
   rapidjson::Document d;
-  const std::string json = PlotJson(h, c, {});
+  const std::string json = core::ToJson(PlotDocument(h, c, {}));
   ASSERT_FALSE(d.Parse(json.c_str()).HasParseError());
   EXPECT_EQ(d["commits"].Size(), 24u);
   const auto& step = d["series"][1];
@@ -90,7 +90,37 @@ TEST(PlotJson, HoldsEveryPointAndChange) {
   EXPECT_LE(p["min"].GetDouble(), p["median"].GetDouble());
   EXPECT_LE(p["median"].GetDouble(), p["max"].GetDouble());
   EXPECT_EQ(step["changes"][0]["commit"].GetUint64(), 16u);
-  EXPECT_EQ(PlotJson(h, c, {}), json);  // same input, same bytes
+  EXPECT_EQ(core::ToJson(PlotDocument(h, c, {})),
+            json);  // same input, same bytes
+}
+
+// Every key of the plot data, for a history small enough to write the
+// expected record by hand: medians of {3, 1, 2} and {5, 4, 6.5} are 2 and
+// 5, their extremes 1, 3 and 4, 6.5; a point and a change name the commit
+// by its index.
+TEST(PlotDocument, OneSeriesByHand) {
+  History h;
+  h.commits = {{"aaa", "", 1, "first"}, {"bbb", "", 2, "second \"one\""}};
+  h.series.push_back({"BM_A", "ns", {0, 1}, {{3, 1, 2}, {5, 4, 6.5}}});
+  Changes c;
+  models::ChangePoint cp;
+  cp.index = 1;
+  cp.change_pct = 150;
+  c.per_series.push_back({&h.series[0], {cp}});
+  ChangesOptions o;
+  o.metric = "cpu_time";
+  const char* expected = R"({"metric": "cpu_time",
+    "commits": [{"sha": "aaa", "subject": "first"},
+                {"sha": "bbb", "subject": "second \"one\""}],
+    "series": [{"benchmark": "BM_A", "unit": "ns",
+                "points": [{"commit": 0, "median": 2, "min": 1, "max": 3},
+                           {"commit": 1, "median": 5, "min": 4, "max": 6.5}],
+                "changes": [{"commit": 1, "change_pct": 150}]}]})";
+  rapidjson::Document want, got;
+  ASSERT_FALSE(want.Parse(expected).HasParseError());
+  const std::string json = core::ToJson(PlotDocument(h, c, o));
+  ASSERT_FALSE(got.Parse(json.c_str()).HasParseError()) << json;
+  EXPECT_TRUE(got == want) << json;
 }
 
 }  // namespace

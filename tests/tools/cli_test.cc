@@ -20,16 +20,16 @@
 #include "absl/strings/str_join.h"
 #include "bench/http/http_server.h"
 #include "bench/http/load_client.h"
-#include "bench/http/order_service/server.h"
-#include "bench/lab/dataset.h"
+#include "bench/order_service/dataset.h"
+#include "bench/order_service/server.h"
 #include "core/case_study.h"
 #include "gtest/gtest.h"
 #include "models/cost.h"
 #include "rapidjson/document.h"
 #include "sim/scenarios/scenario.h"
 #include "tests/tools/cli_runner.h"
-#include "tools/capstone/calibrate.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibrate.h"
+#include "tools/calibration/calibration_io.h"
 #include "tools/capstone/composer.h"
 #include "tools/compare/compare.h"
 #include "tools/perflab/serve_flags.h"
@@ -163,17 +163,17 @@ TEST(CliHelpDefaults, ModelsLaws) {
 }
 
 TEST(CliHelpDefaults, DatasetIsDatasetOptions) {
-  const lab::DatasetOptions d;
+  const orders::DatasetOptions d;
   EXPECT_EQ(ShownNumber({"fixtures", "build"}, "--scale"), d.scale);
   EXPECT_EQ(ShownNumber({"fixtures", "build"}, "--seed"),
             static_cast<double>(d.seed));
   EXPECT_TRUE(absl::StrContains(FlagHelp({"fixtures", "build"}, "--out"),
-                                lab::DefaultDatasetPath(d.scale)));
+                                orders::DefaultDatasetPath(d.scale)));
   EXPECT_EQ(ShownNumber({"orders-service"}, "--scale"), d.scale);
 }
 
 TEST(CliHelpDefaults, OrdersServiceIsOrdersServiceOptions) {
-  const http::OrdersServiceOptions o;
+  const orders::OrdersServiceOptions o;
   const std::vector<std::string> cmd = {"orders-service"};
   EXPECT_EQ(Shown(cmd, "--host"), o.host);
   EXPECT_EQ(ShownNumber(cmd, "--port"), o.port);

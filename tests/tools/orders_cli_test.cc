@@ -2,7 +2,7 @@
 // binaries is one line naming the package and exit 2, before any dataset is
 // generated; a bad --db or a --db-tcp without postgres is refused the same
 // way. The PostgreSQL-backed service itself is tested with label pg in
-// tests/http/order_service/pg_service_test.cc.
+// tests/order_service/pg_service_test.cc.
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "core/case_study.h"
 #include "sim/order_service/model.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 #include "tools/capstone/composer.h"
 #include "tools/capstone/mva_estimate.h"
 #include "tools/capstone/thresholds.h"

@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "sim/order_service/calibration.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 
 namespace perflab::capstone {
 

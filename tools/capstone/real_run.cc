@@ -15,16 +15,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/http/load_client.h"
-#include "bench/http/order_service/server.h"
 #include "bench/http/wrk.h"
-#include "bench/lab/customer_picker.h"
-#include "bench/lab/dataset.h"
+#include "bench/order_service/customer_picker.h"
+#include "bench/order_service/dataset.h"
+#include "bench/order_service/orders_service_process.h"
+#include "bench/order_service/server.h"
 #include "core/case_study.h"
 #include "core/cpu_time.h"
 #include "core/parallel.h"
 #include "models/cost.h"
 #include "models/median.h"
-#include "tools/capstone/orders_service_process.h"
 #include "tools/capstone/pg_compose.h"
 #include "tools/capstone/schedstat.h"
 #include "tools/capstone/service_stats.h"
@@ -107,7 +107,7 @@ std::vector<std::string> ServiceFlags(const sim::OrderServiceConfig& c) {
 // Thread-safe customer paths: 1 + n*u^3, seeded.
 struct Paths {
   std::mutex mu;
-  lab::CustomerPicker picker;
+  orders::CustomerPicker picker;
   std::string Next() {
     std::unique_lock<std::mutex> lock(mu);
     return absl::StrCat("/customers/", picker.Next(), "/orders");
@@ -419,9 +419,9 @@ struct RealRig {
 absl::StatusOr<RealRig> PrepareRig(const RealOptions& o) {
   RealRig rig;
   rig.dataset =
-      o.dataset.empty() ? lab::DefaultDatasetPath(o.scale) : o.dataset;
-  absl::StatusOr<lab::BuildReport> built =
-      lab::EnsureDataset(rig.dataset, {.scale = o.scale});
+      o.dataset.empty() ? orders::DefaultDatasetPath(o.scale) : o.dataset;
+  absl::StatusOr<orders::BuildReport> built =
+      orders::EnsureDataset(rig.dataset, {.scale = o.scale});
   if (!built.ok()) return built.status();
   rig.customers = built->shape.customers;
   CPU_ZERO(&rig.original);
@@ -458,9 +458,9 @@ struct ClosedLoop {
 // The recorded closed loop, with the run-queue sampler beside it (its
 // figures go into `rep`). Its error is the sampler's thread, refused; the
 // loop's and the readings' errors are in the result.
-absl::StatusOr<ClosedLoop> RunClosedLoop(const RealOptions& o,
-                                         const OrdersServiceProcess& child,
-                                         http::LoadOptions load, Repeats& rep) {
+absl::StatusOr<ClosedLoop> RunClosedLoop(
+    const RealOptions& o, const orders::OrdersServiceProcess& child,
+    http::LoadOptions load, Repeats& rep) {
   ClosedLoop c;
   c.before.stats = ReadServiceStats(child.port());
   c.before.service_cpu_s = child.CpuSeconds();
@@ -522,10 +522,11 @@ absl::Status RunRealRepeat(const RealOptions& o, const RealRig& rig,
                            const std::vector<std::string>& flags, int r,
                            Repeats& rep, RealFigures& f,
                            std::vector<double>& generator_us) {
-  absl::StatusOr<OrdersServiceProcess> child =
-      OrdersServiceProcess::Start(o.service_binary, flags, rig.any_cpu, o.db);
+  absl::StatusOr<orders::OrdersServiceProcess> child =
+      orders::OrdersServiceProcess::Start(o.service_binary, flags, rig.any_cpu,
+                                          o.db);
   if (!child.ok()) return child.status();
-  if (rig.split) (void)http::PinToFirstCpus(1);  // the generator's core
+  if (rig.split) (void)orders::PinToFirstCpus(1);  // the generator's core
   Paths paths{
       .mu = {},
       .picker = {rig.customers, true, o.seed + static_cast<uint64_t>(r)}};

@@ -1,6 +1,6 @@
 // perflab capstone --real, the step protocol: each cumulative capstone step
 // run for real and the same scaled steps composed by the simulator, side by
-// side. For real: the order service of bench/http/order_service as a child
+// side. For real: the order service of bench/order_service as a child
 // `perflab orders-service` (orders_service_process.h), its counters read from
 // /stats (service_stats.h), perflab's own load generator, and wrk as the
 // witness, asking for the same pages through its Lua script (wrk_script.h).
@@ -34,8 +34,8 @@
 #include "core/document.h"
 #include "sim/order_service/calibration.h"
 #include "sim/order_service/model.h"
-#include "tools/capstone/calibrate.h"
-#include "tools/capstone/canary.h"
+#include "tools/calibration/calibrate.h"
+#include "tools/calibration/canary.h"
 #include "tools/capstone/steps.h"
 
 namespace perflab::capstone {

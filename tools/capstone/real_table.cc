@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/case_study.h"
-#include "tools/capstone/calibration_io.h"
+#include "tools/calibration/calibration_io.h"
 #include "tools/capstone/pg_compose.h"
 #include "tools/capstone/real_run.h"
 #include "tools/capstone/thresholds.h"

@@ -19,9 +19,9 @@
 
 #include "absl/status/statusor.h"
 #include "core/document.h"
+#include "tools/calibration/seed_h2.h"
 #include "tools/capstone/composer.h"
 #include "tools/capstone/runs.h"
-#include "tools/capstone/seed_h2.h"
 #include "tools/capstone/thresholds.h"
 
 namespace perflab::capstone {

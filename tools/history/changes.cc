@@ -4,8 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/median.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
 
 namespace perflab::history {
 
@@ -73,64 +71,44 @@ core::Document ChangesDocument(const History& h, const Changes& c,
   return doc;
 }
 
-std::string PlotJson(const History& h, const Changes& c,
-                     const ChangesOptions& options) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("metric");
-  w.String(options.metric.c_str());
-  w.Key("commits");
-  w.StartArray();
+core::Document PlotDocument(const History& h, const Changes& c,
+                            const ChangesOptions& options) {
+  core::Document doc("Benchmark history: plot data");
+  doc.set_json_layout(core::JsonLayout::kRecord);
+  doc.SetFor(core::Audience::kJson, "metric", "metric", options.metric);
+  core::Node commits = core::Node::List();
   for (const Commit& commit : h.commits) {
-    w.StartObject();
-    w.Key("sha");
-    w.String(commit.sha.c_str());
-    w.Key("subject");
-    w.String(commit.subject.c_str());
-    w.EndObject();
+    commits.Add(core::Node::Record()
+                    .Set("sha", commit.sha)
+                    .Set("subject", commit.subject));
   }
-  w.EndArray();
-  w.Key("series");
-  w.StartArray();
+  doc.SetNested("commits", std::move(commits));
+  core::Node series = core::Node::List();
   for (const SeriesChanges& sc : c.per_series) {
     const Series& s = *sc.series;
-    w.StartObject();
-    w.Key("benchmark");
-    w.String(s.benchmark.c_str());
-    w.Key("unit");
-    w.String(s.unit.c_str());
-    w.Key("points");
-    w.StartArray();
+    core::Node points = core::Node::List();
     for (size_t i = 0; i < s.commits.size(); ++i) {
-      w.StartObject();
-      w.Key("commit");
-      w.Uint64(s.commits[i]);
-      w.Key("median");
-      w.Double(models::Median(s.values[i]));
-      w.Key("min");
-      w.Double(*std::min_element(s.values[i].begin(), s.values[i].end()));
-      w.Key("max");
-      w.Double(*std::max_element(s.values[i].begin(), s.values[i].end()));
-      w.EndObject();
+      const std::vector<double>& v = s.values[i];
+      points.Add(core::Node::Record()
+                     .Set("commit", static_cast<int64_t>(s.commits[i]))
+                     .Set("median", models::Median(v))
+                     .Set("min", *std::min_element(v.begin(), v.end()))
+                     .Set("max", *std::max_element(v.begin(), v.end())));
     }
-    w.EndArray();
-    w.Key("changes");
-    w.StartArray();
+    core::Node changes = core::Node::List();
     for (const models::ChangePoint& cp : sc.changes) {
-      w.StartObject();
-      w.Key("commit");
-      w.Uint64(s.commits[cp.index]);
-      w.Key("change_pct");
-      w.Double(cp.change_pct);
-      w.EndObject();
+      changes.Add(core::Node::Record()
+                      .Set("commit", static_cast<int64_t>(s.commits[cp.index]))
+                      .Set("change_pct", cp.change_pct));
     }
-    w.EndArray();
-    w.EndObject();
+    series.Add(core::Node::Record()
+                   .Set("benchmark", s.benchmark)
+                   .Set("unit", s.unit)
+                   .Set("points", std::move(points))
+                   .Set("changes", std::move(changes)));
   }
-  w.EndArray();
-  w.EndObject();
-  return buf.GetString();
+  doc.SetNested("series", std::move(series));
+  return doc;
 }
 
 }  // namespace perflab::history

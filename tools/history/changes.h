@@ -40,11 +40,13 @@ core::Document ChangesDocument(const History& h, const Changes& c,
                                const ChangesOptions& options,
                                const std::string& machine);
 
-// {"metric", "commits": [{"sha", "subject"}], "series": [{"benchmark",
-// "unit", "points": [{"commit", "median", "min", "max"}], "changes":
-// [{"commit", "change_pct"}]}]}: what tools/plots/history.py draws.
-std::string PlotJson(const History& h, const Changes& c,
-                     const ChangesOptions& options);
+// What tools/plots/history.py draws, as a record for JSON only (readers see
+// `history plot`'s own table): {"metric", "commits": [{"sha", "subject"}],
+// "series": [{"benchmark", "unit", "points": [{"commit", "median", "min",
+// "max"}], "changes": [{"commit", "change_pct"}]}]}, a commit by its index
+// into "commits".
+core::Document PlotDocument(const History& h, const Changes& c,
+                            const ChangesOptions& options);
 
 }  // namespace perflab::history
 

@@ -48,10 +48,10 @@ absl::Status Bad(const std::string& path, absl::string_view why) {
 }
 
 absl::StatusOr<int64_t> PragmaInt(sqlite3* db, const char* sql) {
-  auto st = lab::Prepare(db, sql);
+  auto st = orders::Prepare(db, sql);
   if (!st.ok()) return st.status();
   if (sqlite3_step(st->get()) != SQLITE_ROW) {
-    return lab::SqliteError(db, sql);
+    return orders::SqliteError(db, sql);
   }
   return sqlite3_column_int64(st->get(), 0);
 }
@@ -65,9 +65,9 @@ absl::Status Create(const std::string& path) {
   absl::StatusOr<std::string> tmp = core::CreateTempFileBeside(path);
   if (!tmp.ok()) return Bad(path, tmp.status().message());
   absl::Status s = [&]() -> absl::Status {
-    auto db = lab::OpenDatabase(*tmp, false);
+    auto db = orders::OpenDatabase(*tmp, false);
     if (!db.ok()) return db.status();
-    return lab::Exec(
+    return orders::Exec(
         db->get(),
         absl::StrCat("BEGIN;", kSchema,
                      "PRAGMA application_id = ", kApplicationId,
@@ -109,7 +109,7 @@ absl::StatusOr<Store> Store::Open(const std::string& path, bool writable) {
   const int flags = SQLITE_OPEN_NOMUTEX |
                     (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  lab::Database db(raw);
+  orders::Database db(raw);
   if (rc != SQLITE_OK) {
     return Bad(path, absl::StrCat("cannot open: ", sqlite3_errstr(rc)));
   }
@@ -128,7 +128,7 @@ absl::StatusOr<Store> Store::Open(const std::string& path, bool writable) {
   }
   // A damaged page is found now, before anything is read or added.
   {
-    auto st = lab::Prepare(db.get(), "PRAGMA quick_check");
+    auto st = orders::Prepare(db.get(), "PRAGMA quick_check");
     if (!st.ok() || sqlite3_step(st->get()) != SQLITE_ROW ||
         absl::string_view(reinterpret_cast<const char*>(
             sqlite3_column_text(st->get(), 0))) != "ok") {
@@ -146,7 +146,7 @@ absl::StatusOr<Store> Store::Open(const std::string& path, bool writable) {
     return Bad(path, "read-only");
   }
   if (writable) {
-    if (absl::Status s = lab::Exec(db.get(), "PRAGMA foreign_keys = ON");
+    if (absl::Status s = orders::Exec(db.get(), "PRAGMA foreign_keys = ON");
         !s.ok()) {
       return Bad(path, s.message());
     }
@@ -159,11 +159,11 @@ absl::StatusOr<int64_t> Store::MachineId(const Machine& m) {
       "SELECT id FROM machines WHERE cpu = ?1 AND cores = ?2 AND kernel = ?3 "
       "AND governor = ?4";
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto st = lab::Prepare(db_.get(), attempt == 0 ? sql
-                                                   : "INSERT INTO machines "
-                                                     "(cpu, cores, kernel, "
-                                                     "governor) VALUES (?1, "
-                                                     "?2, ?3, ?4)");
+    auto st = orders::Prepare(db_.get(), attempt == 0 ? sql
+                                                      : "INSERT INTO machines "
+                                                        "(cpu, cores, kernel, "
+                                                        "governor) VALUES (?1, "
+                                                        "?2, ?3, ?4)");
     if (!st.ok()) return Error("machines");
     sqlite3_bind_text(st->get(), 1, m.cpu.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st->get(), 2, m.cores);
@@ -185,9 +185,9 @@ absl::StatusOr<int64_t> Store::MachineId(const Machine& m) {
 }
 
 absl::StatusOr<std::vector<std::string>> Store::Machines() {
-  auto st = lab::Prepare(db_.get(),
-                         "SELECT id, cpu, cores, kernel, governor FROM "
-                         "machines ORDER BY id");
+  auto st = orders::Prepare(db_.get(),
+                            "SELECT id, cpu, cores, kernel, governor FROM "
+                            "machines ORDER BY id");
   if (!st.ok()) return Error("machines");
   std::vector<std::string> out;
   while (sqlite3_step(st->get()) == SQLITE_ROW) {
@@ -203,10 +203,11 @@ absl::StatusOr<std::vector<std::string>> Store::Machines() {
 }
 
 absl::StatusOr<bool> Store::HasRun(absl::string_view sha, const RunKey& key) {
-  auto st = lab::Prepare(db_.get(),
-                         "SELECT 1 FROM runs WHERE sha = ?1 AND machine = ?2 "
-                         "AND filter = ?3 AND instructions = ?4 AND built "
-                         "IN (0, 1)");
+  auto st =
+      orders::Prepare(db_.get(),
+                      "SELECT 1 FROM runs WHERE sha = ?1 AND machine = ?2 "
+                      "AND filter = ?3 AND instructions = ?4 AND built "
+                      "IN (0, 1)");
   if (!st.ok()) return Error("runs");
   sqlite3_bind_text(st->get(), 1, sha.data(), static_cast<int>(sha.size()),
                     SQLITE_TRANSIENT);
@@ -228,9 +229,9 @@ absl::Status Store::AddOutsideFailure(const Commit& commit, const RunKey& key) {
 }
 
 absl::StatusOr<int64_t> Store::OutsideFailures(const RunKey& key) {
-  auto st = lab::Prepare(db_.get(),
-                         "SELECT COUNT(*) FROM runs WHERE machine = ?1 AND "
-                         "filter = ?2 AND instructions = ?3 AND built = 2");
+  auto st = orders::Prepare(db_.get(),
+                            "SELECT COUNT(*) FROM runs WHERE machine = ?1 AND "
+                            "filter = ?2 AND instructions = ?3 AND built = 2");
   if (!st.ok()) return Error("runs");
   sqlite3_bind_int64(st->get(), 1, key.machine);
   sqlite3_bind_text(st->get(), 2, key.filter.c_str(), -1, SQLITE_TRANSIENT);
@@ -248,13 +249,14 @@ void Store::Stored() {
 
 absl::Status Store::Insert(const Commit& commit, const RunKey& key, int built,
                            const std::vector<Sample>& samples) {
-  if (lab::Exec(db_.get(), "BEGIN IMMEDIATE").ok() == false) {
+  if (orders::Exec(db_.get(), "BEGIN IMMEDIATE").ok() == false) {
     return Error("begin");
   }
   absl::Status s = [&]() -> absl::Status {
-    auto c = lab::Prepare(db_.get(),
-                          "INSERT OR IGNORE INTO commits (sha, parent, time, "
-                          "subject) VALUES (?1, ?2, ?3, ?4)");
+    auto c =
+        orders::Prepare(db_.get(),
+                        "INSERT OR IGNORE INTO commits (sha, parent, time, "
+                        "subject) VALUES (?1, ?2, ?3, ?4)");
     if (!c.ok()) return Error("commits");
     sqlite3_bind_text(c->get(), 1, commit.sha.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(c->get(), 2, commit.parent.c_str(), -1, SQLITE_TRANSIENT);
@@ -263,19 +265,21 @@ absl::Status Store::Insert(const Commit& commit, const RunKey& key, int built,
                       SQLITE_TRANSIENT);
     if (sqlite3_step(c->get()) != SQLITE_DONE) return Error("add commit");
     // A failure outside the commit waits for this run to replace it.
-    auto d = lab::Prepare(db_.get(),
-                          "DELETE FROM runs WHERE sha = ?1 AND machine = ?2 "
-                          "AND filter = ?3 AND instructions = ?4 AND built = "
-                          "2");
+    auto d =
+        orders::Prepare(db_.get(),
+                        "DELETE FROM runs WHERE sha = ?1 AND machine = ?2 "
+                        "AND filter = ?3 AND instructions = ?4 AND built = "
+                        "2");
     if (!d.ok()) return Error("runs");
     sqlite3_bind_text(d->get(), 1, commit.sha.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(d->get(), 2, key.machine);
     sqlite3_bind_text(d->get(), 3, key.filter.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(d->get(), 4, key.instructions ? 1 : 0);
     if (sqlite3_step(d->get()) != SQLITE_DONE) return Error("replace run");
-    auto r = lab::Prepare(db_.get(),
-                          "INSERT INTO runs (sha, machine, filter, "
-                          "instructions, built) VALUES (?1, ?2, ?3, ?4, ?5)");
+    auto r =
+        orders::Prepare(db_.get(),
+                        "INSERT INTO runs (sha, machine, filter, "
+                        "instructions, built) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!r.ok()) return Error("runs");
     sqlite3_bind_text(r->get(), 1, commit.sha.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(r->get(), 2, key.machine);
@@ -284,10 +288,11 @@ absl::Status Store::Insert(const Commit& commit, const RunKey& key, int built,
     sqlite3_bind_int(r->get(), 5, built);
     if (sqlite3_step(r->get()) != SQLITE_DONE) return Error("add run");
     const int64_t run = sqlite3_last_insert_rowid(db_.get());
-    auto p = lab::Prepare(db_.get(),
-                          "INSERT INTO samples (run, benchmark, repetition, "
-                          "real_time, cpu_time, unit, instructions, counters) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    auto p =
+        orders::Prepare(db_.get(),
+                        "INSERT INTO samples (run, benchmark, repetition, "
+                        "real_time, cpu_time, unit, instructions, counters) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     if (!p.ok()) return Error("samples");
     for (const Sample& x : samples) {
       sqlite3_reset(p->get());
@@ -305,10 +310,10 @@ absl::Status Store::Insert(const Commit& commit, const RunKey& key, int built,
       sqlite3_bind_text(p->get(), 8, x.counters.c_str(), -1, SQLITE_TRANSIENT);
       if (sqlite3_step(p->get()) != SQLITE_DONE) return Error("add sample");
     }
-    return lab::Exec(db_.get(), "COMMIT");
+    return orders::Exec(db_.get(), "COMMIT");
   }();
   if (!s.ok()) {
-    (void)lab::Exec(db_.get(), "ROLLBACK");
+    (void)orders::Exec(db_.get(), "ROLLBACK");
     return s;
   }
   Stored();
@@ -324,7 +329,7 @@ absl::StatusOr<History> Store::Load(int64_t machine, absl::string_view metric) {
   }
   const std::string column =
       instructions ? "s.instructions" : "s." + std::string(metric);
-  auto st = lab::Prepare(
+  auto st = orders::Prepare(
       db_.get(),
       absl::StrCat(
           "SELECT c.sha, c.parent, c.time, c.subject, s.benchmark, s.unit, ",

@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "bench/lab/sqlite_util.h"
+#include "bench/order_service/sqlite_util.h"
 
 namespace perflab::history {
 
@@ -105,7 +105,7 @@ class Store {
   absl::StatusOr<History> Load(int64_t machine, absl::string_view metric);
 
  private:
-  Store(lab::Database db, std::string path, bool fresh)
+  Store(orders::Database db, std::string path, bool fresh)
       : db_(std::move(db)), path_(std::move(path)), fresh_(fresh) {}
   absl::Status Error(absl::string_view what) const;
   // One transaction: the commit row, then a run row with `built` (0 did not
@@ -113,7 +113,7 @@ class Store {
   absl::Status Insert(const Commit& commit, const RunKey& key, int built,
                       const std::vector<Sample>& samples);
   void Stored();  // the first run is in: the file is no longer temporary
-  lab::Database db_;
+  orders::Database db_;
   std::string path_;
   bool fresh_ = false;
 };

@@ -1,12 +1,13 @@
 // `perflab fixtures build [--scale F] [--out PATH] [--seed N]
 // [--no-customer-index]`: (re)generates the case study's order database
-// (bench/lab/dataset.h) and reports its row counts and generation time.
+// (bench/order_service/dataset.h) and reports its row counts and generation
+// time.
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "bench/lab/dataset.h"
+#include "bench/order_service/dataset.h"
 #include "core/interrupt.h"
 #include "tools/perflab/commands.h"
 
@@ -14,20 +15,20 @@ namespace perflab::cli {
 namespace {
 
 struct BuildFlags {
-  double scale = lab::DatasetOptions().scale;
+  double scale = orders::DatasetOptions().scale;
   std::string out;  // empty: the build tree's default path for the scale
-  uint64_t seed = lab::DatasetOptions().seed;
-  bool no_customer_index = !lab::DatasetOptions().customer_index;
+  uint64_t seed = orders::DatasetOptions().seed;
+  bool no_customer_index = !orders::DatasetOptions().customer_index;
 };
 
 absl::StatusOr<core::Document> RunBuild(const BuildFlags& flags) {
-  lab::DatasetOptions options{.scale = flags.scale,
-                              .seed = flags.seed,
-                              .customer_index = !flags.no_customer_index};
-  auto shape = lab::ShapeFor(options);
+  orders::DatasetOptions options{.scale = flags.scale,
+                                 .seed = flags.seed,
+                                 .customer_index = !flags.no_customer_index};
+  auto shape = orders::ShapeFor(options);
   if (!shape.ok()) return shape.status();
   std::string path =
-      flags.out.empty() ? lab::DefaultDatasetPath(flags.scale) : flags.out;
+      flags.out.empty() ? orders::DefaultDatasetPath(flags.scale) : flags.out;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -35,7 +36,7 @@ absl::StatusOr<core::Document> RunBuild(const BuildFlags& flags) {
   }
   // An interrupt removes the temporary database (registered by the writer).
   core::InstallInterruptCleanup();
-  auto built = lab::BuildDataset(path, options);
+  auto built = orders::BuildDataset(path, options);
   if (!built.ok()) {
     // The generator itself cannot fail on valid options: a failure here is
     // the output location (missing parent, no permission, full disk).
@@ -43,7 +44,7 @@ absl::StatusOr<core::Document> RunBuild(const BuildFlags& flags) {
         "--out: got '", path, "'; accepted: a writable file path (",
         std::string(built.status().message()), ")"));
   }
-  absl::Status check = lab::CheckDataset(path, options);
+  absl::Status check = orders::CheckDataset(path, options);
   if (!check.ok()) return check;
 
   core::Document doc("Order database (the case study's dataset)");
@@ -79,12 +80,12 @@ void AddFixturesCommands(CLI::App& root, Registry& registry) {
       ->add_option("--scale", flags->scale,
                    WithDefault("multiplies customers and products",
                                DefaultText(flags->scale)))
-      ->check(PositiveAtMost(lab::kMaxScale));
+      ->check(PositiveAtMost(orders::kMaxScale));
   build->add_option(
       "--out", flags->out,
       absl::StrCat("output file (default: the benchmarks' file in the build "
                    "tree, ",
-                   lab::DefaultDatasetPath(flags->scale), " at scale ",
+                   orders::DefaultDatasetPath(flags->scale), " at scale ",
                    DefaultText(flags->scale), ")"));
   build
       ->add_option("--seed", flags->seed,

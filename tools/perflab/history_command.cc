@@ -243,7 +243,8 @@ absl::StatusOr<core::Document> Plot(Common& c) {
     t.Add({sc.series->benchmark, absl::StrCat(c.out_dir, "/", files.back()),
            static_cast<int64_t>(sc.changes.size())});
   }
-  const std::string data = history::PlotJson(*h, *ch, c.changes);
+  const std::string data =
+      core::ToJson(history::PlotDocument(*h, *ch, c.changes));
   for (const auto& part : std::filesystem::path(c.out_dir)) {
     if (part.native().size() > NAME_MAX) {
       return absl::InvalidArgumentError(absl::StrCat(

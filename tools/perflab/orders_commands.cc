@@ -1,5 +1,5 @@
 // perflab orders-service: the case study's order service for real on
-// loopback (bench/http/order_service), one flag per capstone step, bounded by
+// loopback (bench/order_service), one flag per capstone step, bounded by
 // --max-seconds and stopped cleanly by SIGINT/SIGTERM. Bad input (a
 // non-loopback address, a port in use, a bad flag value) is one line and
 // exit 2; a missing dataset is generated first, with a line on stderr.
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "bench/http/order_service/server.h"
-#include "bench/lab/dataset.h"
+#include "bench/order_service/dataset.h"
+#include "bench/order_service/server.h"
 #include "core/interrupt.h"
 #include "tools/perflab/commands.h"
 #include "tools/perflab/orders_postgres.h"
@@ -26,11 +26,11 @@ namespace {
 constexpr int kMaxOrdersThreads = 1024;
 
 struct OrdersFlags {
-  http::OrdersServiceOptions service;
+  orders::OrdersServiceOptions service;
   int port = service.port;
   std::string threads = absl::StrCat(service.threads);
   std::string dataset;  // empty: the benchmarks' database of --scale
-  double scale = lab::DatasetOptions().scale;
+  double scale = orders::DatasetOptions().scale;
   int cores = 0;  // 0: no affinity
   double max_seconds = kDefaultMaxSeconds;
   std::string db = "sqlite";  // or "postgres"
@@ -38,10 +38,10 @@ struct OrdersFlags {
 };
 
 // What the service did, from its counters once stopped.
-core::Document StatsDocument(const http::OrdersService& service, int sig,
+core::Document StatsDocument(const orders::OrdersService& service, int sig,
                              const std::string& db,
-                             const http::OrdersServiceOptions& o) {
-  const http::OrdersServiceStats s = service.stats();
+                             const orders::OrdersServiceOptions& o) {
+  const orders::OrdersServiceStats s = service.stats();
   core::Document doc("perflab orders-service: what the service did");
   doc.Set("port", "port", static_cast<int64_t>(service.port()));
   doc.Set("stopped_by", "stopped by", StopSignals::StoppedBy(sig));
@@ -79,7 +79,7 @@ core::Document StatsDocument(const http::OrdersService& service, int sig,
 }
 
 absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
-  http::OrdersServiceOptions& o = f.service;
+  orders::OrdersServiceOptions& o = f.service;
   absl::StatusOr<int> threads = ParseThreadsFlag(f.threads, kMaxOrdersThreads);
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
@@ -93,9 +93,9 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   if (postgres) {
     if (absl::Status s = OrdersPostgres::CheckInstalled(); !s.ok()) return s;
   }
-  lab::DatasetOptions dataset{.scale = f.scale};
+  orders::DatasetOptions dataset{.scale = f.scale};
   // Checked before any line on stderr announces a build.
-  if (absl::StatusOr<lab::DatasetShape> shape = lab::ShapeFor(dataset);
+  if (absl::StatusOr<orders::DatasetShape> shape = orders::ShapeFor(dataset);
       !shape.ok()) {
     return shape.status();
   }
@@ -105,10 +105,10 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
         "database cannot be read from stdin)");
   }
   o.handler.dataset_path =
-      f.dataset.empty() ? lab::DefaultDatasetPath(f.scale) : f.dataset;
-  if (!lab::CheckDataset(o.handler.dataset_path, dataset).ok()) {
+      f.dataset.empty() ? orders::DefaultDatasetPath(f.scale) : f.dataset;
+  if (!orders::CheckDataset(o.handler.dataset_path, dataset).ok()) {
     // Refused before the line that announces a build.
-    if (absl::Status s = lab::CheckReplaceable(o.handler.dataset_path);
+    if (absl::Status s = orders::CheckReplaceable(o.handler.dataset_path);
         !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--dataset: ", s.message()));
@@ -118,8 +118,8 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
     core::InstallInterruptCleanup();
     std::cerr << "perflab orders-service: generating the dataset (scale "
               << f.scale << ") at " << o.handler.dataset_path << "\n";
-    absl::StatusOr<lab::BuildReport> built =
-        lab::EnsureDataset(o.handler.dataset_path, dataset);
+    absl::StatusOr<orders::BuildReport> built =
+        orders::EnsureDataset(o.handler.dataset_path, dataset);
     if (!built.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--dataset '", o.handler.dataset_path,
@@ -141,11 +141,11 @@ absl::StatusOr<core::Document> RunOrdersService(OrdersFlags f) {
   // Pinned and signal-masked before any service thread exists: they all
   // inherit the CPUs and the mask (the signal is taken by sigtimedwait).
   if (f.cores > 0) {
-    if (absl::Status s = http::PinToLastCpus(f.cores); !s.ok()) return s;
+    if (absl::Status s = orders::PinToLastCpus(f.cores); !s.ok()) return s;
   }
   StopSignals stop_signals;
-  absl::StatusOr<std::unique_ptr<http::OrdersService>> service =
-      http::OrdersService::Start(o);
+  absl::StatusOr<std::unique_ptr<orders::OrdersService>> service =
+      orders::OrdersService::Start(o);
   if (!service.ok()) return service.status();
   std::cerr << "perflab orders-service: listening on http://" << o.host << ":"
             << (*service)->port() << "/ for at most " << f.max_seconds
@@ -163,7 +163,7 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
       "the case study's order service for real on loopback, one flag per "
       "capstone step");
   auto f = std::make_shared<OrdersFlags>();
-  http::OrdersServiceOptions& o = f->service;
+  orders::OrdersServiceOptions& o = f->service;
   cmd->add_option("--host", o.host,
                   WithDefault("loopback address", DefaultText(o.host)));
   cmd->add_option("--port", f->port,
@@ -179,7 +179,7 @@ void AddOrdersCommands(CLI::App& root, Registry& registry) {
   cmd->add_option("--scale", f->scale,
                   absl::StrCat("dataset scale (default ", DefaultText(f->scale),
                                ": 5,000 customers)"))
-      ->check(NumberBetween(0.001, lab::kMaxScale));
+      ->check(NumberBetween(0.001, orders::kMaxScale));
   cmd->add_flag("--index", o.handler.index,
                 "use orders(customer_id, created_at) (default: table scan)");
   cmd->add_flag("--join", o.handler.join,

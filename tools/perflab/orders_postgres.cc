@@ -8,8 +8,8 @@
 #include "absl/strings/str_format.h"
 
 #if PERFLAB_HAVE_POSTGRESQL
-#include "bench/lab/pg_cluster.h"
-#include "bench/lab/pg_orders.h"
+#include "bench/order_service/pg_cluster.h"
+#include "bench/order_service/pg_orders.h"
 #endif
 
 namespace perflab::cli {
@@ -21,18 +21,17 @@ constexpr char kDatabase[] = "orders";
 
 class Running : public OrdersPostgres {
  public:
-  Running(std::unique_ptr<lab::PgCluster> cluster, bool tcp)
+  Running(std::unique_ptr<orders::PgCluster> cluster, bool tcp)
       : cluster_(std::move(cluster)), tcp_(tcp) {}
 
-  std::function<absl::StatusOr<std::unique_ptr<lab::PageStore>>()>
+  std::function<absl::StatusOr<std::unique_ptr<orders::PageStore>>()>
   StoreFactory() const override {
-    return
-        [conninfo =
-             Conninfo()]() -> absl::StatusOr<std::unique_ptr<lab::PageStore>> {
-          auto repo = lab::PgOrderRepository::Open(conninfo);
-          if (!repo.ok()) return repo.status();
-          return std::unique_ptr<lab::PageStore>(*std::move(repo));
-        };
+    return [conninfo = Conninfo()]()
+               -> absl::StatusOr<std::unique_ptr<orders::PageStore>> {
+      auto repo = orders::PgOrderRepository::Open(conninfo);
+      if (!repo.ok()) return repo.status();
+      return std::unique_ptr<orders::PageStore>(*std::move(repo));
+    };
   }
   std::string Where() const override {
     return absl::StrCat(
@@ -46,14 +45,14 @@ class Running : public OrdersPostgres {
   }
 
  private:
-  std::unique_ptr<lab::PgCluster> cluster_;
+  std::unique_ptr<orders::PgCluster> cluster_;
   bool tcp_;
 };
 
 }  // namespace
 
 absl::Status OrdersPostgres::CheckInstalled() {
-  absl::StatusOr<std::string> bin = lab::FindPgBinDir();
+  absl::StatusOr<std::string> bin = orders::FindPgBinDir();
   if (!bin.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--db postgres: ", bin.status().message()));
@@ -64,11 +63,11 @@ absl::Status OrdersPostgres::CheckInstalled() {
 absl::StatusOr<std::unique_ptr<OrdersPostgres>> OrdersPostgres::Start(
     const OrdersPostgresOptions& options) {
   if (absl::Status s = CheckInstalled(); !s.ok()) return s;
-  lab::PgClusterOptions co;
+  orders::PgClusterOptions co;
   // Room for the pool and the loader's own session, at least the default.
   co.settings.emplace_back("max_connections",
                            absl::StrCat(std::max(40, options.db_pool + 8)));
-  auto cluster = lab::PgCluster::Start(co);
+  auto cluster = orders::PgCluster::Start(co);
   if (!cluster.ok()) {
     const absl::Status& s = cluster.status();
     return absl::Status(s.code() == absl::StatusCode::kNotFound
@@ -80,8 +79,8 @@ absl::StatusOr<std::unique_ptr<OrdersPostgres>> OrdersPostgres::Start(
     return s;
   }
   auto running = std::make_unique<Running>(*std::move(cluster), options.tcp);
-  auto loaded = lab::LoadPgDataset(running->Conninfo(), options.sqlite_path,
-                                   options.index);
+  auto loaded = orders::LoadPgDataset(running->Conninfo(), options.sqlite_path,
+                                      options.index);
   if (!loaded.ok()) {
     return absl::Status(loaded.status().code(),
                         absl::StrCat("--db postgres: loading the dataset: ",

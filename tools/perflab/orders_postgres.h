@@ -1,7 +1,7 @@
 // The PostgreSQL side of `perflab orders-service --db postgres`: a throwaway
-// cluster (bench/lab/pg_cluster.h) holding the same rows as the SQLite
-// dataset, copied in with COPY, and the factory of the service's pool, whose
-// every connection is then a libpq session. The cluster lives as long as
+// cluster (bench/order_service/pg_cluster.h) holding the same rows as the
+// SQLite dataset, copied in with COPY, and the factory of the service's pool,
+// whose every connection is then a libpq session. The cluster lives as long as
 // this object (and SIGINT/SIGTERM or the owner's death end it too).
 //
 // Built without libpq, Start refuses in one line naming the packages.
@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "bench/lab/page_store.h"
+#include "bench/order_service/page_store.h"
 
 namespace perflab::cli {
 
@@ -38,7 +38,7 @@ class OrdersPostgres {
   virtual ~OrdersPostgres() = default;
 
   // Opens one pooled connection (HandlerOptions::open_store).
-  virtual std::function<absl::StatusOr<std::unique_ptr<lab::PageStore>>()>
+  virtual std::function<absl::StatusOr<std::unique_ptr<orders::PageStore>>()>
   StoreFactory() const = 0;
   // "PostgreSQL at <dir>, over the Unix socket" (or loopback TCP port N).
   virtual std::string Where() const = 0;

@@ -1,5 +1,5 @@
-// The reality checks: each case runs for real (bench/lab's HttpServer and
-// load generator, and wrk as an independent witness) and in the simulator
+// The reality checks: each case runs for real (bench/order_service's HttpServer
+// and load generator, and wrk as an independent witness) and in the simulator
 // with the same parameters, and reports both side by side with the
 // difference and whether it is within the case's agreement goal.
 // Not thread-safe to run two at once only in the sense of CPU noise: cases

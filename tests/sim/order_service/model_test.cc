@@ -2,7 +2,7 @@
 // closed-loop clients, 8 s warm-up, 15 s window (shorter under sanitizers).
 // Case-study figures are typed from figures.md, and a step's figure is an
 // expected value only at a held-out row, one no seed-h2 field reads (from its
-// provenance, tools/capstone/seed_h2.cc); elsewhere the expected values are
+// provenance, tools/calibration/seed_h2.cc); elsewhere the expected values are
 // worked from the calibration's fields by hand. Nothing here is the model's
 // own output.
 #include "sim/order_service/model.h"
@@ -15,7 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/sanitizers.h"
-#include "tools/capstone/seed_h2.h"
+#include "tools/calibration/seed_h2.h"
 
 namespace perflab::sim {
 namespace {
