@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/order_service/orders.h"
 #include "bench/order_service/sqlite_util.h"
 #include "core/atomic_file.h"
 #include "core/env.h"
@@ -34,8 +35,6 @@ constexpr char kGeneratorFamily[] = "perflab-orders-";
 constexpr uint32_t kApplicationId = 0x70666c62;
 constexpr int64_t kEpoch = 1'700'000'000;       // seconds, as in the seed
 constexpr int64_t kSpreadSeconds = 10'000'000;  // ~116 days of orders
-constexpr const char* kStatuses[] = {"PAID", "SHIPPED", "DELIVERED",
-                                     "CANCELLED"};
 
 struct TableSpec {
   const char* name;
@@ -125,7 +124,7 @@ absl::Status InsertRows(sqlite3* db, const DatasetOptions& options,
       sqlite3_stmt* o = orders->get();
       sqlite3_bind_int64(o, 1, order_id);
       sqlite3_bind_int64(o, 2, c);
-      sqlite3_bind_text(o, 3, kStatuses[rng.Below(4)], -1, SQLITE_STATIC);
+      sqlite3_bind_text(o, 3, kOrderStatuses[rng.Below(4)], -1, SQLITE_STATIC);
       sqlite3_bind_double(o, 4,
                           10.0 + static_cast<double>(rng.Below(50000)) / 100.0);
       sqlite3_bind_int64(

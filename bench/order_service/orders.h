@@ -26,9 +26,14 @@ struct Item {
   double price = 0;
   bool operator==(const Item&) const = default;
 };
+// The four states an order is generated in, by the dataset's rows and by the
+// payload family's documents alike (a payload's history adds "NEW" before
+// them).
+inline constexpr const char* kOrderStatuses[] = {"PAID", "SHIPPED", "DELIVERED",
+                                                 "CANCELLED"};
 struct Order {
   int64_t id = 0;
-  std::string status;
+  std::string status;  // one of kOrderStatuses
   double total = 0;
   int64_t created_at = 0;
   std::vector<Item> items;

@@ -17,8 +17,6 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-constexpr const char* kStatuses[] = {"PAID", "SHIPPED", "DELIVERED",
-                                     "CANCELLED"};
 constexpr const char* kCities[] = {"Springfield", "Riverside", "Fairview",
                                    "Greenville",  "Bristol",   "Salem"};
 constexpr const char* kCategories[] = {"kitchen", "garden",  "office",
@@ -114,7 +112,7 @@ std::vector<FullOrder> MakeFullOrders(int count, uint64_t seed) {
                   absl::StrCat("customer-", c, "@example.com"),
                   absl::StrFormat("+1-555-%04d", static_cast<int>(c % 10000)),
                   rng.Below(4) == 0 ? "business" : "retail"};
-    o.status = kStatuses[rng.Below(4)];
+    o.status = kOrderStatuses[rng.Below(4)];
     o.currency = "USD";
     o.created_at = 1'700'000'000 + static_cast<int64_t>(rng.Below(10'000'000));
     o.updated_at = o.created_at + static_cast<int64_t>(rng.Below(500'000));
@@ -148,7 +146,8 @@ std::vector<FullOrder> MakeFullOrders(int count, uint64_t seed) {
     for (int a = 0; a < 4; ++a) {
       at += static_cast<int64_t>(rng.Below(100'000));
       o.audit.push_back({at, a == 0 ? "system" : "ops-user-17", kActions[a],
-                         a == 0 ? "NEW" : kStatuses[a - 1], kStatuses[a]});
+                         a == 0 ? "NEW" : kOrderStatuses[a - 1],
+                         kOrderStatuses[a]});
     }
     out.push_back(std::move(o));
   }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/file_text.h"
 
 namespace perflab::capstone {
 namespace {
@@ -303,15 +304,10 @@ TEST(ConvertUnit, ByHand) {
   EXPECT_FALSE(ConvertUnit(1, "us", "MiB").ok());
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ::perflab::testing::FileText;
 
 TEST(CalibrationReadme, ListsEveryFieldWithItsUnit) {
-  const std::string readme = ReadFile("fixtures/calibration/README.md");
+  const std::string readme = FileText("fixtures/calibration/README.md");
   ASSERT_FALSE(readme.empty()) << "run from the source root";
   for (const sim::CalibrationField& f : sim::CalibrationFields()) {
     EXPECT_THAT(readme,

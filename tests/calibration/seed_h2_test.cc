@@ -16,6 +16,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/file_text.h"
 #include "tools/calibration/calibrate.h"
 
 namespace perflab::capstone {
@@ -41,12 +42,7 @@ const sim::Provenance& ProvenanceOf(const CalibrationFile& f,
   return f.provenance[IndexOf(name)];
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ::perflab::testing::FileText;
 
 // By hand, C_k = cores / RPS of step k: C0 = 4.3 / 86 = 50,000 us; C1 = 4.0 /
 // 691 = 5,788.712; C2 = 4.5 / 1,224 = 3,676.471; C4 = 3.7 / 1,762 =
@@ -234,7 +230,7 @@ TEST(SeedH2, CommittedFileIsTheDerivation) {
   if (std::getenv("PERFLAB_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(kSeedPath, std::ios::binary) << text;
   }
-  EXPECT_EQ(ReadFile(kSeedPath), text)
+  EXPECT_EQ(FileText(kSeedPath), text)
       << kSeedPath
       << " is not DeriveSeedH2's output (run from the source root; "
          "PERFLAB_UPDATE_GOLDEN=1 writes it)";

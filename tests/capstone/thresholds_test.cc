@@ -9,18 +9,14 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/file_text.h"
 
 namespace perflab::capstone {
 namespace {
 
 constexpr char kPlotsPath[] = "tools/plots/capstone_thresholds.json";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ::perflab::testing::FileText;
 
 // Within 5 % of 1, both edges included, is flat: the case study's heap step
 // (x0.99) is flat, its pool step (x1.12) up, its keep-alive step (x0.21)
@@ -46,7 +42,7 @@ TEST(Thresholds, PlotsReadTheSameThresholds) {
   if (std::getenv("PERFLAB_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(kPlotsPath, std::ios::binary) << text;
   }
-  EXPECT_EQ(ReadFile(kPlotsPath), text)
+  EXPECT_EQ(FileText(kPlotsPath), text)
       << kPlotsPath
       << " is not ThresholdsJson()'s output (run from the source root; "
          "PERFLAB_UPDATE_GOLDEN=1 writes it)";

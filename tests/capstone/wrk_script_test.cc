@@ -15,16 +15,14 @@
 #include "absl/strings/match.h"
 #include "core/env.h"
 #include "gtest/gtest.h"
+#include "tests/file_text.h"
 
 namespace perflab::capstone {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+using ::perflab::testing::FileText;
 
 // Gives `env` a fresh, empty TMPDIR of the test's own, so the test sees only
 // its scripts; returns it.
@@ -65,7 +63,7 @@ TEST(WrkScript, LivesInAFreshPrivateDirectoryThatGoesWithItsOwner) {
     EXPECT_TRUE(S_ISDIR(st.st_mode));
     EXPECT_EQ(st.st_mode & 07777, 0700u);
     EXPECT_EQ(st.st_uid, ::geteuid());
-    EXPECT_EQ(Slurp(path), WrkScriptText(5000, 42));
+    EXPECT_EQ(FileText(path), WrkScriptText(5000, 42));
     // Only the script: the atomic write left no temporary file behind.
     EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1);
 

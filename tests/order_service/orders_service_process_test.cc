@@ -20,16 +20,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/file_text.h"
 
 namespace perflab::orders {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+using ::perflab::testing::FileText;
 
 // An executable script `name` in the test's temporary directory.
 std::string StandIn(const std::string& name, const std::string& body) {
@@ -74,9 +72,9 @@ TEST(OrdersServiceProcess, ReadsThePortAndPassesTheFlagsAndCpus) {
     pid = service->pid();
     ASSERT_GT(pid, 0);
     EXPECT_GE(service->CpuSeconds(), 0);
-    EXPECT_EQ(Slurp(binary + ".args"),
+    EXPECT_EQ(FileText(binary + ".args"),
               "orders-service --port 0 --max-seconds 3600 --index --cores 1\n");
-    EXPECT_EQ(Slurp(binary + ".cpus"),
+    EXPECT_EQ(FileText(binary + ".cpus"),
               absl::StrCat("Cpus_allowed_list:\t", first, "\n"));
   }
   EXPECT_TRUE(Gone(pid));
@@ -110,7 +108,7 @@ TEST(OrdersServiceProcess, PostgresPassesDbAndWaitsForTheListeningLine) {
       OrdersServiceProcess::Start(binary, {"--join"}, {}, "postgres");
   ASSERT_TRUE(service.ok()) << service.status();
   EXPECT_EQ(service->port(), 4322);
-  EXPECT_EQ(Slurp(binary + ".args"),
+  EXPECT_EQ(FileText(binary + ".args"),
             "orders-service --port 0 --max-seconds 3600 --db postgres "
             "--join\n");
 }

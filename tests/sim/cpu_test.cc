@@ -14,6 +14,7 @@
 #include "sim/engine.h"
 #include "sim/random.h"
 #include "tests/sanitizers.h"
+#include "tests/sim/process_helpers.h"
 
 namespace perflab::sim {
 namespace {
@@ -46,10 +47,7 @@ TEST(CpuTest, LateArrivalSharesTheRemainingWork) {
   EXPECT_EQ(b, 200);  // 50 at half speed by 150, then 50 alone
 }
 
-Process CpuJob(Simulation& sim, Cpu& cpu, Time work, Time& done) {
-  co_await cpu.Run(work);
-  done = sim.now();
-}
+using testing_helpers::CpuJob;
 
 Process FreezeAt(Simulation& sim, Cpu& cpu, Time at, Time length) {
   co_await sim.Delay(at);

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "sim/cpu.h"
 #include "sim/engine.h"
+#include "tests/sim/process_helpers.h"
 
 namespace perflab::sim {
 namespace {
@@ -38,10 +39,7 @@ TEST(GcTest, LiveSetLargerThanTheHeapIsRejected) {
   EXPECT_FALSE(Gc::Create(sim, nullptr, o).ok());
 }
 
-Process CpuJob(Simulation& sim, Cpu& cpu, Time work, Time& done) {
-  co_await cpu.Run(work);
-  done = sim.now();
-}
+using testing_helpers::CpuJob;
 
 Process Allocator(Simulation& sim, Gc& gc, Time& after_safepoint) {
   gc.Allocate(60);  // fills the 50 MiB young generation: one pause now
@@ -67,10 +65,7 @@ Process Sleeper(Gc& gc, Time d, Time& woke, Simulation& sim) {
   woke = sim.now();
 }
 
-Process AllocateAt(Simulation& sim, Gc& gc, Time at, double mib) {
-  co_await sim.Delay(at);
-  gc.Allocate(mib);
-}
+using testing_helpers::AllocateAt;
 
 TEST(GcTest, PauseCostsParallelCpuAndHoldsAWaitEndingInIt) {
   Simulation sim;

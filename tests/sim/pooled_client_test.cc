@@ -9,6 +9,7 @@
 #include "sim/engine.h"
 #include "sim/gc.h"
 #include "sim/task.h"
+#include "tests/sim/process_helpers.h"
 
 namespace perflab::sim {
 namespace {
@@ -43,10 +44,7 @@ Process CallAt(Simulation& sim, Echo& echo, Time at, Time& done) {
   const bool ok = co_await echo.Call();
   if (ok) done = sim.now();
 }
-Process AllocateAt(Simulation& sim, Gc& gc, Time at, double mib) {
-  co_await sim.Delay(at);
-  gc.Allocate(mib);
-}
+using testing_helpers::AllocateAt;
 
 TEST(PooledClientTest, ResetStatsRestartsTheCountsAndThePool) {
   Simulation sim;

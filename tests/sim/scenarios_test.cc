@@ -12,13 +12,7 @@
 namespace perflab::sim {
 namespace {
 
-core::Document RunDoc(const std::string& name,
-                      const std::vector<std::string>& sets,
-                      uint64_t seed = kDefaultSeed) {
-  absl::StatusOr<core::Document> doc = RunScenario(name, sets, seed);
-  EXPECT_TRUE(doc.ok()) << doc.status();
-  return doc.ok() ? *doc : core::Document("failed");
-}
+using testing_helpers::RunDoc;
 
 double Field(const core::Document& doc, const std::string& key) {
   const core::Field* f = doc.FindField(key);

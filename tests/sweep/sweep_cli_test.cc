@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "core/document.h"
 #include "gtest/gtest.h"
+#include "tests/file_text.h"
 #include "tests/tools/cli_runner.h"
 #include "tools/sweep/aggregate.h"
 #include "tools/sweep/experiment.h"
@@ -51,12 +52,7 @@ fs::path TempDir(const std::string& name) {
   return d;
 }
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ::perflab::testing::FileText;
 
 TEST(SweepCli, ByteIdenticalForJobs1And2And7) {
   for (const char* format : {"table", "json", "csv"}) {
@@ -90,7 +86,7 @@ TEST(SweepCli, ShardsMergedEqualUnsharded) {
   // The table format too, and --out for the merge.
   std::string out = (dir / "merged.txt").string();
   ASSERT_EQ(RunCli(With(merge, {"--out", out})).code, 0);
-  EXPECT_EQ(Slurp(out), RunCli(kSmall).out);
+  EXPECT_EQ(FileText(out), RunCli(kSmall).out);
 
   // Missing, duplicated, foreign parts: one line naming which, exit 2.
   auto bad = [&](std::vector<std::string> args, const std::string& says) {

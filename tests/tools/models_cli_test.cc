@@ -16,13 +16,11 @@ namespace {
 using ::perflab::testing::RunCli;
 using ::testing::HasSubstr;
 
-rapidjson::Document Json(std::vector<std::string> args) {
-  return testing::RunCliJson(std::move(args));
-}
+using ::perflab::testing::RunCliJson;
 
 TEST(ModelsCli, UslJsonFields) {
-  auto d = Json({"models", "usl", "--sigma", "0.05", "--kappa", "0.002",
-                 "--workers", "12,64", "--format", "json"});
+  auto d = RunCliJson({"models", "usl", "--sigma", "0.05", "--kappa", "0.002",
+                       "--workers", "12,64", "--format", "json"});
   EXPECT_EQ(d["peak_n"].GetInt(), 22);
   EXPECT_NEAR(d["peak_capacity"].GetDouble(), 7.40, 0.005);
   ASSERT_EQ(d["points"].Size(), 2u);
@@ -32,8 +30,8 @@ TEST(ModelsCli, UslJsonFields) {
 }
 
 TEST(ModelsCli, AmdahlJsonFields) {
-  auto d = Json({"models", "amdahl", "--serial", "0.05", "--workers", "16,64",
-                 "--format", "json"});
+  auto d = RunCliJson({"models", "amdahl", "--serial", "0.05", "--workers",
+                       "16,64", "--format", "json"});
   EXPECT_NEAR(d["limit"].GetDouble(), 20, 1e-9);
   ASSERT_EQ(d["points"].Size(), 2u);
   EXPECT_NEAR(d["points"][0]["speedup"].GetDouble(), 9.1, 0.05);
@@ -41,15 +39,16 @@ TEST(ModelsCli, AmdahlJsonFields) {
 }
 
 TEST(ModelsCli, CostJsonFields) {
-  auto d = Json({"models", "cost", "--rps", "86", "--vcpu", "8", "--mem-gib",
-                 "1", "--format", "json"});
+  auto d = RunCliJson({"models", "cost", "--rps", "86", "--vcpu", "8",
+                       "--mem-gib", "1", "--format", "json"});
   EXPECT_NEAR(d["usd_per_hour"].GetDouble(), 0.3245, 1e-12);
   EXPECT_NEAR(d["usd_per_million"].GetDouble(), 1.747, 0.0005);
 }
 
 TEST(ModelsCli, MmcJsonFields) {
-  auto d = Json({"models", "mmc", "--servers", "8", "--arrival-rate-per-s",
-                 "7.2", "--service-rate-per-s", "1", "--format", "json"});
+  auto d =
+      RunCliJson({"models", "mmc", "--servers", "8", "--arrival-rate-per-s",
+                  "7.2", "--service-rate-per-s", "1", "--format", "json"});
   EXPECT_NEAR(d["p_wait"].GetDouble(), 0.7015, 5e-5);
   EXPECT_NEAR(d["mean_wait_s"].GetDouble(), 0.877, 5e-4);
   EXPECT_NEAR(d["mean_response_s"].GetDouble(), 1.877, 5e-4);
@@ -57,8 +56,8 @@ TEST(ModelsCli, MmcJsonFields) {
 }
 
 TEST(ModelsCli, LittleJsonFields) {
-  auto d = Json({"models", "little", "--rate-per-s", "250", "--w-ms", "60",
-                 "--format", "json"});
+  auto d = RunCliJson({"models", "little", "--rate-per-s", "250", "--w-ms",
+                       "60", "--format", "json"});
   EXPECT_NEAR(d["l"].GetDouble(), 15, 1e-9);
   EXPECT_NEAR(d["rate_per_s"].GetDouble(), 250, 1e-9);
   EXPECT_NEAR(d["w_s"].GetDouble(), 0.060, 1e-12);
@@ -68,8 +67,8 @@ TEST(ModelsCli, LittleJsonFields) {
 // L given: W = L / rate = 15 / 250 s = 60 ms; the pool with the default
 // 30 % headroom is ceil(15 x 1.3) = ceil(19.5) = 20.
 TEST(ModelsCli, LittleFromInFlight) {
-  auto d = Json({"models", "little", "--in-flight", "15", "--rate-per-s", "250",
-                 "--format", "json"});
+  auto d = RunCliJson({"models", "little", "--in-flight", "15", "--rate-per-s",
+                       "250", "--format", "json"});
   EXPECT_NEAR(d["w_s"].GetDouble(), 0.060, 1e-12);
   EXPECT_EQ(d["pool_minimum"].GetInt(), 15);
   EXPECT_EQ(d["pool_with_headroom"].GetInt(), 20);
@@ -85,8 +84,8 @@ TEST(ModelsCli, WorkerCountsAreWorkers) {
       {"models", "usl", "--sigma", "0.1", "--kappa", "0.01", "--n", "4"},
       "unknown option '--n'; accepted: --sigma, --kappa, --workers, --format");
   // N = 4, s = 0.5: 1 / (0.5 + 0.5 / 4) = 1.6, by hand.
-  auto d = Json({"models", "amdahl", "--serial", "0.5", "--workers", "4",
-                 "--format", "json"});
+  auto d = RunCliJson({"models", "amdahl", "--serial", "0.5", "--workers", "4",
+                       "--format", "json"});
   ASSERT_EQ(d["points"].Size(), 1u);
   EXPECT_NEAR(d["points"][0]["speedup"].GetDouble(), 1.6, 1e-12);
 }
@@ -95,8 +94,8 @@ TEST(ModelsCli, WorkerCountsAreWorkers) {
 // left out and a note says why; the speed-up is N itself, by hand.
 TEST(ModelsCli, AmdahlWithoutASerialPartHasNoLimit) {
   for (const char* s : {"0", "1e-320"}) {
-    auto d = Json({"models", "amdahl", "--serial", s, "--workers", "1,64",
-                   "--format", "json"});
+    auto d = RunCliJson({"models", "amdahl", "--serial", s, "--workers", "1,64",
+                         "--format", "json"});
     EXPECT_FALSE(d.HasMember("limit")) << s;
     ASSERT_EQ(d["points"].Size(), 2u);
     EXPECT_EQ(d["points"][1]["speedup"].GetDouble(), 64) << s;
@@ -118,12 +117,12 @@ TEST(ModelsCli, WhatIfAndMg1BoundedSoResultsAreNumbers) {
       "--service-cv: got '1e200'; accepted: a number in [0, 100]");
   // At the bounds: M/G/1 with rho 0.5, S 1 s, cv 100: Wq = rho S (1 + cv^2)
   // / (2 (1 - rho)) = 0.5 x 10001 / 1 = 5000.5 s.
-  auto d =
-      Json({"models", "mg1", "--arrival-rate-per-s", "0.5", "--mean-service-ms",
-            "1000", "--service-cv", "100", "--format", "json"});
+  auto d = RunCliJson({"models", "mg1", "--arrival-rate-per-s", "0.5",
+                       "--mean-service-ms", "1000", "--service-cv", "100",
+                       "--format", "json"});
   EXPECT_NEAR(d["mean_wait_s"].GetDouble(), 5000.5, 1e-9);
-  auto w = Json({"models", "what-if", "--stage", "db=1e9", "--speedup", "1e-9",
-                 "--format", "json"});
+  auto w = RunCliJson({"models", "what-if", "--stage", "db=1e9", "--speedup",
+                       "1e-9", "--format", "json"});
   EXPECT_EQ(w["total_ms"].GetDouble(), 1e9);
 }
 
@@ -139,8 +138,8 @@ TEST(ModelsCli, PercentilesAskedForArePercentiles) {
   testing::ExpectOneLineExit2(
       {"models", "percentiles", "--input", file, "--p", "50"},
       "unknown option '--p'; accepted: --input, --percentiles, --format");
-  auto d = Json({"models", "percentiles", "--input", file, "--percentiles",
-                 "25,99.5", "--format", "json"});
+  auto d = RunCliJson({"models", "percentiles", "--input", file,
+                       "--percentiles", "25,99.5", "--format", "json"});
   ASSERT_EQ(d["percentiles"].Size(), 2u);
   EXPECT_EQ(d["percentiles"][0]["value"].GetDouble(), 50);
   EXPECT_EQ(d["percentiles"][1]["value"].GetDouble(), 199);
@@ -148,7 +147,7 @@ TEST(ModelsCli, PercentilesAskedForArePercentiles) {
 }
 
 TEST(ModelsCli, WhatIfDefaultsToTheSeedBreakdown) {
-  auto d = Json({"models", "what-if", "--format", "json"});
+  auto d = RunCliJson({"models", "what-if", "--format", "json"});
   ASSERT_EQ(d["stages"].Size(), 4u);
   EXPECT_STREQ(d["stages"][1]["stage"].GetString(), "db");
   EXPECT_NEAR(d["stages"][1]["speedup"].GetDouble(), 3.72, 0.005);
@@ -159,7 +158,8 @@ TEST(ModelsCli, UslFitFromPoints) {
   const std::string points =
       "1:100,2:189.7533,4:340.7155,8:547.1956,16:717.4888,"
       "32:705.7786,64:523.9889";
-  auto d = Json({"models", "usl-fit", "--point", points, "--format", "json"});
+  auto d =
+      RunCliJson({"models", "usl-fit", "--point", points, "--format", "json"});
   EXPECT_NEAR(d["sigma"].GetDouble(), 0.05, 1e-3);
   EXPECT_NEAR(d["kappa"].GetDouble(), 0.002, 1e-4);
   EXPECT_NEAR(d["lambda"].GetDouble(), 100, 0.1);
@@ -173,7 +173,7 @@ TEST(ModelsCli, TourPrintsEveryTable) {
         "Cost per million", "Queues", "tail samples"}) {
     EXPECT_THAT(r.out, HasSubstr(heading));
   }
-  auto d = Json({"models", "tour", "--format", "json"});
+  auto d = RunCliJson({"models", "tour", "--format", "json"});
   EXPECT_EQ(d["usl_peak_n"].GetInt(), 22);
   ASSERT_EQ(d["cost"].Size(), 10u);
   EXPECT_NEAR(d["cost"][9]["usd_per_million"].GetDouble(), 0.013, 0.0005);

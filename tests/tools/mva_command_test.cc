@@ -17,17 +17,15 @@ namespace {
 using ::perflab::testing::RunCli;
 using ::testing::HasSubstr;
 
-rapidjson::Document Json(std::vector<std::string> args) {
-  return testing::RunCliJson(std::move(args));
-}
+using ::perflab::testing::RunCliJson;
 
 TEST(MvaCommand, SingleClassRowsByHand) {
   // cpu 10 ms, disk 4 ms x 5 visits = 20 ms, no think time. N = 1: R = 30
   // ms, X = 1 / 0.03 s. N = 2: R_cpu = 10 (1 + 1/3), R_disk = 20 (1 + 2/3),
   // so R = 46.667 ms and X = 2 / 0.046667 s = 42.857 /s.
-  auto d = Json({"models", "mva", "--station", "cpu:demand_ms=10", "--station",
-                 "disk:demand_ms=4,visits=5", "--clients", "1..2", "--format",
-                 "json"});
+  auto d = RunCliJson({"models", "mva", "--station", "cpu:demand_ms=10",
+                       "--station", "disk:demand_ms=4,visits=5", "--clients",
+                       "1..2", "--format", "json"});
   EXPECT_STREQ(d["bottleneck"].GetString(), "disk");
   EXPECT_DOUBLE_EQ(d["knee_clients"].GetDouble(), 1.5);
   ASSERT_EQ(d["clients"].Size(), 2u);
@@ -42,9 +40,10 @@ TEST(MvaCommand, SingleClassRowsByHand) {
 }
 
 TEST(MvaCommand, DelayStationsHaveNoUtilisationColumn) {
-  auto d = Json({"models", "mva", "--station", "cpu:demand_ms=10,servers=4",
-                 "--station", "lan:demand_ms=5,kind=delay", "--think-ms",
-                 "1000", "--clients", "3", "--format", "json"});
+  auto d =
+      RunCliJson({"models", "mva", "--station", "cpu:demand_ms=10,servers=4",
+                  "--station", "lan:demand_ms=5,kind=delay", "--think-ms",
+                  "1000", "--clients", "3", "--format", "json"});
   const auto& row = d["clients"][0];
   EXPECT_TRUE(row.HasMember("cpu_utilisation"));
   EXPECT_FALSE(row.HasMember("lan_utilisation"));
@@ -54,9 +53,9 @@ TEST(MvaCommand, DelayStationsHaveNoUtilisationColumn) {
 TEST(MvaCommand, TwoClassesOfOneClientEach) {
   // One client per class, one station: a class-a arrival finds the b client
   // there with probability Q_b(0, 1) = D_b / (D_b + Z_b) = 0.2 / 1.2.
-  auto d = Json({"models", "mva", "--class", "a:clients=1,think_ms=1000",
-                 "--class", "b:clients=1,think_ms=1000", "--station",
-                 "cpu:demand_ms=100/200", "--format", "json"});
+  auto d = RunCliJson({"models", "mva", "--class", "a:clients=1,think_ms=1000",
+                       "--class", "b:clients=1,think_ms=1000", "--station",
+                       "cpu:demand_ms=100/200", "--format", "json"});
   ASSERT_EQ(d["classes"].Size(), 2u);
   // Exact MVA at (1, 1): R_a = 0.1 (1 + 0.2 / 1.2) = 0.11667 s and R_b =
   // 0.2 (1 + 0.1 / 1.1) = 0.21818 s.
@@ -77,8 +76,8 @@ TEST(MvaCommand, DemandsThatGiveNoNumberAreRefused) {
          "--clients", "3"},
         "s; accepted: 0 or a number in [1e-12, 1e+09] s");
   }
-  auto j = Json({"models", "mva", "--station", "cpu:demand_ms=1e-9",
-                 "--clients", "3", "--format", "json"});
+  auto j = RunCliJson({"models", "mva", "--station", "cpu:demand_ms=1e-9",
+                       "--clients", "3", "--format", "json"});
   EXPECT_NEAR(j["clients"][0]["throughput_per_s"].GetDouble(), 1e12, 1e-3);
 }
 

@@ -40,8 +40,6 @@ namespace {
 using capstone::kDefaultCalibrationPath;
 // Where capstone.{md,csv,json} go when no --out-dir is given.
 constexpr char kDefaultOutDir[] = "reports";
-// The formats both commands render; md is compare::ToMarkdown's.
-std::vector<std::string> Formats() { return {"table", "json", "csv", "md"}; }
 
 struct CapstoneArgs {
   std::string calibration;
@@ -423,12 +421,12 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                               DefaultText(a->cost.target_utilisation)))
       ->check(PositiveAtMost(1));
   cmd->add_option("--format", a->format,
-                  WithDefault("output: " + absl::StrJoin(Formats(), ", "),
+                  WithDefault("output: " + absl::StrJoin(TableFormats(), ", "),
                               DefaultText(a->format)))
-      ->check(CLI::IsMember(Formats()));
+      ->check(CLI::IsMember(TableFormats()));
 }
 
-// Formats() rendered: md by compare::ToMarkdown, the others by core.
+// TableFormats() rendered: md by compare::ToMarkdown, the others by core.
 std::string RenderWithMarkdown(const core::Document& doc,
                                const std::string& f) {
   if (f == "md") return compare::ToMarkdown(doc);
@@ -503,9 +501,9 @@ void AddCalibrateCommand(CLI::App& root, Registry& registry) {
   cal->add_flag("--schema", c->schema,
                 "print the fields (unit, meaning, benchmark) instead");
   cal->add_option("--format", c->format,
-                  WithDefault("output: " + absl::StrJoin(Formats(), ", "),
+                  WithDefault("output: " + absl::StrJoin(TableFormats(), ", "),
                               DefaultText(c->format)))
-      ->check(CLI::IsMember(Formats()));
+      ->check(CLI::IsMember(TableFormats()));
   cal->callback([&registry, c] {
     registry.chosen() = Registry::Choice{
         [c]() { return c->schema ? Schema(*c) : RunCalibrate(*c); },

@@ -2,10 +2,19 @@
 #ifndef PERFLAB_TOOLS_PERFLAB_COMMANDS_H_
 #define PERFLAB_TOOLS_PERFLAB_COMMANDS_H_
 
+#include <string>
+#include <vector>
+
 #include "CLI/CLI.hpp"
 #include "tools/perflab/cli.h"
 
 namespace perflab::cli {
+
+// The --format values of the commands whose results are tables (capstone,
+// calibrate, compare): md is compare::ToMarkdown's, the others core::Render's.
+inline std::vector<std::string> TableFormats() {
+  return {"table", "json", "csv", "md"};
+}
 
 void AddModelsCommands(CLI::App& root,
                        Registry& registry);               // models_commands.cc

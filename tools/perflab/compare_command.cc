@@ -32,9 +32,6 @@ struct Args {
   int exit_code = 0;
 };
 
-// md is compare::ToMarkdown's; the others core::Render's.
-std::vector<std::string> Formats() { return {"table", "json", "csv", "md"}; }
-
 absl::StatusOr<std::string> Slurp(const std::string& role,
                                   const std::string& path) {
   return core::ReadInputFile(role, path);
@@ -130,9 +127,9 @@ void AddCompareCommands(CLI::App& root, Registry& registry) {
                   WithDefault("real_time, cpu_time or a counter name",
                               DefaultText(a->options.metric)));
   cmd->add_option("--format", a->format,
-                  WithDefault("output: " + absl::StrJoin(Formats(), ", "),
+                  WithDefault("output: " + absl::StrJoin(TableFormats(), ", "),
                               DefaultText(a->format)))
-      ->check(CLI::IsMember(Formats()));
+      ->check(CLI::IsMember(TableFormats()));
   cmd->callback([&registry, a] {
     registry.chosen() = Registry::Choice{[a]() { return Run(*a); }, &a->format};
     Registry::Extras& extras = registry.extras();
