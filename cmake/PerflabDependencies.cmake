@@ -35,6 +35,13 @@ endif()
 find_package(PostgreSQL QUIET)
 if(PostgreSQL_FOUND)
   set(PERFLAB_POSTGRESQL ON)
+  # Its headers only: perflab::orders_pg loads the library at run time
+  # (bench/order_service/pg_libpq.h).
+  if(NOT TARGET perflab_libpq_headers)
+    add_library(perflab_libpq_headers INTERFACE)
+    target_include_directories(perflab_libpq_headers SYSTEM INTERFACE
+      $<TARGET_PROPERTY:PostgreSQL::PostgreSQL,INTERFACE_INCLUDE_DIRECTORIES>)
+  endif()
 else()
   set(PERFLAB_POSTGRESQL OFF)
   message(STATUS "perflab: libpq not found (apt-get install libpq-dev): "
