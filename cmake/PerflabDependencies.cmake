@@ -12,9 +12,36 @@ macro(perflab_require package debian_package)
   endif()
 endmacro()
 
+# Static archives where Debian ships them (libssl-dev, zlib1g-dev and
+# libsqlite3-dev do): every shared library is mapped and relocated by the
+# dynamic loader at each start of every perflab process, a fixed cost that a
+# scenario, a sweep cell or a capstone step pays whole (OpenSSL alone was
+# about 7 ms of it). A build tree configured before this caches the shared
+# libraries' paths: those entries are forgotten so that they are searched
+# for again.
+set(OPENSSL_USE_STATIC_LIBS TRUE)
+set(ZLIB_USE_STATIC_LIBS TRUE)
+foreach(cached OPENSSL_CRYPTO_LIBRARY OPENSSL_SSL_LIBRARY ZLIB_LIBRARY_RELEASE
+               SQLite3_LIBRARY)
+  if(DEFINED CACHE{${cached}} AND NOT "$CACHE{${cached}}" MATCHES "\\.a$")
+    unset(${cached} CACHE)
+  endif()
+endforeach()
+
 perflab_require(benchmark libbenchmark-dev)
 perflab_require(GTest "libgtest-dev libgmock-dev")
+# FindSQLite3 has no static switch: the archive is preferred by its suffix
+# (the shared library still serves where there is none), and given what
+# SQLite itself calls (libm, dlopen for extensions, threads).
+set(perflab_saved_suffixes ${CMAKE_FIND_LIBRARY_SUFFIXES})
+list(PREPEND CMAKE_FIND_LIBRARY_SUFFIXES .a)
 perflab_require(SQLite3 libsqlite3-dev)
+set(CMAKE_FIND_LIBRARY_SUFFIXES ${perflab_saved_suffixes})
+if(SQLite3_LIBRARY MATCHES "\\.a$")
+  find_package(Threads REQUIRED)
+  set_property(TARGET SQLite::SQLite3 APPEND PROPERTY INTERFACE_LINK_LIBRARIES
+               m ${CMAKE_DL_LIBS} Threads::Threads)
+endif()
 perflab_require(simdjson libsimdjson-dev)
 perflab_require(RapidJSON rapidjson-dev)
 perflab_require(ZLIB zlib1g-dev)

@@ -2,8 +2,9 @@
 # perflab's main runs are a fixed cost of every perflab process (a scenario,
 # a sweep cell, a capstone step). Fails when perflab's ELF header asks for
 # one that only a rarely used command needs and that it loads itself when
-# asked for (libpq: bench/order_service/pg_libpq.h).
-# Run by ctest with -DREADELF= -DPERFLAB= .
+# asked for (libpq: bench/order_service/pg_libpq.h), or one the build linked
+# from its static archive. Run by ctest with -DREADELF= -DPERFLAB=
+# -DABSENT=libpq,libssl,... (the libraries' names, comma-separated).
 cmake_minimum_required(VERSION 3.25)
 
 execute_process(COMMAND ${READELF} --dynamic ${PERFLAB}
@@ -12,7 +13,8 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "\\(NEEDED\\)")
   message(FATAL_ERROR "readelf --dynamic ${PERFLAB} failed (${rc}):\n${err}")
 endif()
 string(REGEX MATCHALL "Shared library: \\[[^]]*\\]" needed "${out}")
-foreach(lib IN ITEMS libpq)
+string(REPLACE "," ";" absent "${ABSENT}")
+foreach(lib IN LISTS absent)
   if(needed MATCHES "\\[${lib}\\.so")
     message(FATAL_ERROR "perflab links ${lib} at start-up:\n${needed}")
   endif()
