@@ -19,3 +19,16 @@ foreach(lib IN LISTS absent)
     message(FATAL_ERROR "perflab links ${lib} at start-up:\n${needed}")
   endif()
 endforeach()
+
+# The static TLS block: the loader allocates and zeroes it at start-up for
+# the main thread, and again for every thread, so a large thread_local
+# array in the executable is paid by every process (a 256 KiB arena was).
+execute_process(COMMAND ${READELF} --program-headers --wide ${PERFLAB}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(out MATCHES "\n *TLS +0x[0-9a-f]+ 0x[0-9a-f]+ 0x[0-9a-f]+ 0x[0-9a-f]+ 0x([0-9a-f]+)")
+  math(EXPR tls_bytes "0x${CMAKE_MATCH_1}")
+  if(tls_bytes GREATER 16384)
+    message(FATAL_ERROR "perflab's static TLS block is ${tls_bytes} bytes "
+                        "(at most 16384): a large thread_local belongs on the heap")
+  endif()
+endif()
