@@ -1,7 +1,6 @@
 #include "bench/order_service/pg_cluster.h"
 
 #include <arpa/inet.h>
-#include <libpq-fe.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
@@ -28,6 +27,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/order_service/pg_libpq.h"
 #include "core/interrupt.h"
 
 namespace perflab::orders {
@@ -267,6 +267,10 @@ absl::StatusOr<std::unique_ptr<PgCluster>> PgCluster::Start(
   } else if (!HasServer(bin)) {
     return Missing(absl::StrCat("'", bin, "'"));
   }
+  // Before initdb, so that a missing libpq leaves nothing behind.
+  if (absl::StatusOr<const Libpq*> pq = LoadLibpq(); !pq.ok()) {
+    return pq.status();
+  }
   std::optional<Account> account;
   if (::geteuid() == 0) {
     auto a = ServerAccount();
@@ -296,7 +300,7 @@ absl::StatusOr<std::unique_ptr<PgCluster>> PgCluster::Start(
   const std::string probe = cluster->UnixConninfo();
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(options.start_timeout_ms);
-  while (PQping(probe.c_str()) != PQPING_OK) {
+  while (Pq().PQping(probe.c_str()) != PQPING_OK) {
     const bool exited = Exited(cluster->pid());
     if (exited || std::chrono::steady_clock::now() > deadline) {
       std::string last = cluster->LastLogLine();
@@ -382,23 +386,24 @@ absl::Status PgCluster::CreateDatabase(const std::string& name,
                        "'; accepted: 1 to 63 letters, digits or '_'"));
     }
   }
-  PGconn* conn = PQconnectdb(UnixConninfo().c_str());
+  PGconn* conn = Pq().PQconnectdb(UnixConninfo().c_str());
   absl::Status status;
-  if (PQstatus(conn) != CONNECTION_OK) {
+  if (Pq().PQstatus(conn) != CONNECTION_OK) {
     status = absl::UnavailableError(
-        absl::StrCat("cannot connect: ", LastLine(PQerrorMessage(conn))));
+        absl::StrCat("cannot connect: ", LastLine(Pq().PQerrorMessage(conn))));
   } else {
     PGresult* r =
-        PQexec(conn, absl::StrCat("CREATE DATABASE ", name,
-                                  from.empty() ? "" : " TEMPLATE ", from)
-                         .c_str());
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-      status = absl::FailedPreconditionError(absl::StrCat(
-          "CREATE DATABASE ", name, ": ", LastLine(PQresultErrorMessage(r))));
+        Pq().PQexec(conn, absl::StrCat("CREATE DATABASE ", name,
+                                       from.empty() ? "" : " TEMPLATE ", from)
+                              .c_str());
+    if (Pq().PQresultStatus(r) != PGRES_COMMAND_OK) {
+      status = absl::FailedPreconditionError(
+          absl::StrCat("CREATE DATABASE ", name, ": ",
+                       LastLine(Pq().PQresultErrorMessage(r))));
     }
-    PQclear(r);
+    Pq().PQclear(r);
   }
-  PQfinish(conn);
+  Pq().PQfinish(conn);
   return status;
 }
 

@@ -82,7 +82,7 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
 std::string ServerError(PGconn* conn, const PGresult* r,
                         absl::string_view what) {
   const char* msg =
-      r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(conn);
+      r != nullptr ? Pq().PQresultErrorMessage(r) : Pq().PQerrorMessage(conn);
   const std::vector<absl::string_view> lines =
       absl::StrSplit(msg != nullptr ? msg : "", '\n', absl::SkipWhitespace());
   return absl::StrCat(what, ": ",
@@ -140,7 +140,7 @@ void AppendField(std::string& out, sqlite3_stmt* s, int col, char kind) {
 
 absl::Status SendCopy(PGconn* conn, std::string& buf) {
   if (buf.empty()) return absl::OkStatus();
-  if (PQputCopyData(conn, buf.data(), static_cast<int>(buf.size())) != 1) {
+  if (Pq().PQputCopyData(conn, buf.data(), static_cast<int>(buf.size())) != 1) {
     return absl::UnavailableError(ServerError(conn, nullptr, "COPY data"));
   }
   buf.clear();
@@ -154,10 +154,10 @@ absl::StatusOr<int64_t> CopyTable(PgConnection& pg, sqlite3* db,
   if (!stmt.ok()) return stmt.status();
   PGconn* conn = pg.get();
   PGresult* r =
-      PQexec(conn, absl::StrCat("COPY ", t.table, " FROM STDIN").c_str());
-  const bool started = PQresultStatus(r) == PGRES_COPY_IN;
+      Pq().PQexec(conn, absl::StrCat("COPY ", t.table, " FROM STDIN").c_str());
+  const bool started = Pq().PQresultStatus(r) == PGRES_COPY_IN;
   std::string err = started ? "" : ServerError(conn, r, t.table);
-  PQclear(r);
+  Pq().PQclear(r);
   if (!started) return absl::FailedPreconditionError(err);
   const int columns = static_cast<int>(std::char_traits<char>::length(t.kinds));
   std::string buf;
@@ -176,16 +176,17 @@ absl::StatusOr<int64_t> CopyTable(PgConnection& pg, sqlite3* db,
   }
   absl::Status sent =
       rc == SQLITE_DONE ? SendCopy(conn, buf) : SqliteError(db, t.select);
-  if (PQputCopyEnd(conn, sent.ok() ? nullptr : "source read failed") != 1) {
+  if (Pq().PQputCopyEnd(conn, sent.ok() ? nullptr : "source read failed") !=
+      1) {
     return absl::UnavailableError(ServerError(conn, nullptr, t.table));
   }
   absl::Status done;
-  while ((r = PQgetResult(conn)) != nullptr) {
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && done.ok()) {
+  while ((r = Pq().PQgetResult(conn)) != nullptr) {
+    if (Pq().PQresultStatus(r) != PGRES_COMMAND_OK && done.ok()) {
       done = absl::FailedPreconditionError(
           ServerError(conn, r, absl::StrCat("COPY ", t.table)));
     }
-    PQclear(r);
+    Pq().PQclear(r);
   }
   if (!sent.ok()) return sent;
   if (!done.ok()) return done;
@@ -193,13 +194,14 @@ absl::StatusOr<int64_t> CopyTable(PgConnection& pg, sqlite3* db,
 }
 
 std::string Value(const PGresult* r, int row, int col) {
-  return std::string(PQgetvalue(r, row, col), PQgetlength(r, row, col));
+  return std::string(Pq().PQgetvalue(r, row, col),
+                     Pq().PQgetlength(r, row, col));
 }
 int64_t Int(const PGresult* r, int row, int col) {
-  return std::strtoll(PQgetvalue(r, row, col), nullptr, 10);
+  return std::strtoll(Pq().PQgetvalue(r, row, col), nullptr, 10);
 }
 double Num(const PGresult* r, int row, int col) {
-  return std::strtod(PQgetvalue(r, row, col), nullptr);
+  return std::strtod(Pq().PQgetvalue(r, row, col), nullptr);
 }
 
 Order HeadFromRow(const PGresult* r, int row) {
@@ -214,11 +216,14 @@ Order HeadFromRow(const PGresult* r, int row) {
 }  // namespace
 
 absl::StatusOr<PgConnection> PgConnection::Open(const std::string& conninfo) {
-  PGconn* conn = PQconnectdb(conninfo.c_str());
-  if (PQstatus(conn) != CONNECTION_OK) {
+  if (absl::StatusOr<const Libpq*> pq = LoadLibpq(); !pq.ok()) {
+    return pq.status();
+  }
+  PGconn* conn = Pq().PQconnectdb(conninfo.c_str());
+  if (Pq().PQstatus(conn) != CONNECTION_OK) {
     std::string why =
         ServerError(conn, nullptr, "cannot connect to PostgreSQL");
-    PQfinish(conn);
+    Pq().PQfinish(conn);
     return absl::UnavailableError(why);
   }
   return PgConnection(conn);
@@ -226,42 +231,42 @@ absl::StatusOr<PgConnection> PgConnection::Open(const std::string& conninfo) {
 
 PgConnection& PgConnection::operator=(PgConnection&& other) noexcept {
   if (this != &other) {
-    if (conn_ != nullptr) PQfinish(conn_);
+    if (conn_ != nullptr) Pq().PQfinish(conn_);
     conn_ = std::exchange(other.conn_, nullptr);
   }
   return *this;
 }
 
 PgConnection::~PgConnection() {
-  if (conn_ != nullptr) PQfinish(conn_);
+  if (conn_ != nullptr) Pq().PQfinish(conn_);
 }
 
 absl::Status PgConnection::Exec(const std::string& sql) {
   absl::Status status;
-  PQsendQuery(conn_, sql.c_str());
-  while (PGresult* r = PQgetResult(conn_)) {
-    const ExecStatusType st = PQresultStatus(r);
+  Pq().PQsendQuery(conn_, sql.c_str());
+  while (PGresult* r = Pq().PQgetResult(conn_)) {
+    const ExecStatusType st = Pq().PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && status.ok()) {
       status = absl::FailedPreconditionError(ServerError(conn_, r, sql));
     }
-    PQclear(r);
+    Pq().PQclear(r);
   }
-  if (status.ok() && PQstatus(conn_) != CONNECTION_OK) {
+  if (status.ok() && Pq().PQstatus(conn_) != CONNECTION_OK) {
     status = absl::UnavailableError(ServerError(conn_, nullptr, sql));
   }
   return status;
 }
 
 absl::StatusOr<std::string> PgConnection::Scalar(const std::string& sql) {
-  PGresult* r = PQexec(conn_, sql.c_str());
+  PGresult* r = Pq().PQexec(conn_, sql.c_str());
   absl::StatusOr<std::string> out;
-  if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1 ||
-      PQnfields(r) < 1) {
+  if (Pq().PQresultStatus(r) != PGRES_TUPLES_OK || Pq().PQntuples(r) < 1 ||
+      Pq().PQnfields(r) < 1) {
     out = absl::FailedPreconditionError(ServerError(conn_, r, sql));
   } else {
     out = Value(r, 0, 0);
   }
-  PQclear(r);
+  Pq().PQclear(r);
   return out;
 }
 
@@ -312,11 +317,11 @@ absl::StatusOr<std::unique_ptr<PgOrderRepository>> PgOrderRepository::Open(
   auto conn = PgConnection::Open(conninfo);
   if (!conn.ok()) return conn.status();
   for (const auto& [name, sql] : kStatements) {
-    PGresult* r = PQprepare(conn->get(), name, sql, 0, nullptr);
-    const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PGresult* r = Pq().PQprepare(conn->get(), name, sql, 0, nullptr);
+    const bool ok = Pq().PQresultStatus(r) == PGRES_COMMAND_OK;
     std::string err =
         ok ? "" : ServerError(conn->get(), r, absl::StrCat("prepare ", name));
-    PQclear(r);
+    Pq().PQclear(r);
     if (!ok) return absl::FailedPreconditionError(err);
   }
   return std::unique_ptr<PgOrderRepository>(
@@ -326,18 +331,18 @@ absl::StatusOr<std::unique_ptr<PgOrderRepository>> PgOrderRepository::Open(
 absl::StatusOr<PGresult*> PgOrderRepository::Run(const char* name,
                                                  const std::string& param) {
   const char* values[1] = {param.c_str()};
-  PGresult* r = PQexecPrepared(conn_.get(), name, param.empty() ? 0 : 1, values,
-                               nullptr, nullptr, 0);
+  PGresult* r = Pq().PQexecPrepared(conn_.get(), name, param.empty() ? 0 : 1,
+                                    values, nullptr, nullptr, 0);
   ++stats_.statements;
-  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+  if (Pq().PQresultStatus(r) != PGRES_TUPLES_OK) {
     std::string err = ServerError(conn_.get(), r, name);
-    PQclear(r);
-    if (PQstatus(conn_.get()) != CONNECTION_OK) {
+    Pq().PQclear(r);
+    if (Pq().PQstatus(conn_.get()) != CONNECTION_OK) {
       return absl::UnavailableError(err);
     }
     return absl::FailedPreconditionError(err);
   }
-  stats_.rows_read += PQntuples(r);
+  stats_.rows_read += Pq().PQntuples(r);
   return r;
 }
 
@@ -347,10 +352,10 @@ absl::StatusOr<std::vector<Order>> PgOrderRepository::NewestOrders(
   if (!r.ok()) return r.status();
   std::vector<Order> out;
   out.reserve(kPageOrders);
-  for (int row = 0; row < PQntuples(*r); ++row) {
+  for (int row = 0; row < Pq().PQntuples(*r); ++row) {
     out.push_back(HeadFromRow(*r, row));
   }
-  PQclear(*r);
+  Pq().PQclear(*r);
   return out;
 }
 
@@ -361,7 +366,7 @@ absl::StatusOr<Page> PgOrderRepository::LoadPageNPlusOne(int64_t customer_id) {
   for (Order& o : page.orders) {
     auto items = Run(kItems, absl::StrCat(o.id));
     if (!items.ok()) return items.status();
-    for (int row = 0; row < PQntuples(*items); ++row) {
+    for (int row = 0; row < Pq().PQntuples(*items); ++row) {
       Item it;
       it.product_id = Int(*items, row, 0);
       it.qty = static_cast<int>(Int(*items, row, 1));
@@ -369,19 +374,19 @@ absl::StatusOr<Page> PgOrderRepository::LoadPageNPlusOne(int64_t customer_id) {
       // The inner N x M lookup, one statement (one round trip) per line.
       auto product = Run(kProduct, absl::StrCat(it.product_id));
       if (!product.ok()) {
-        PQclear(*items);
+        Pq().PQclear(*items);
         return product.status();
       }
-      const bool found = PQntuples(*product) == 1;
+      const bool found = Pq().PQntuples(*product) == 1;
       if (found) it.product = Value(*product, 0, 0);
-      PQclear(*product);
+      Pq().PQclear(*product);
       if (!found) {
-        PQclear(*items);
+        Pq().PQclear(*items);
         return absl::NotFoundError(absl::StrCat("product ", it.product_id));
       }
       o.items.push_back(std::move(it));
     }
-    PQclear(*items);
+    Pq().PQclear(*items);
   }
   return page;
 }
@@ -391,7 +396,7 @@ absl::StatusOr<Page> PgOrderRepository::LoadPageJoin(int64_t customer_id) {
   if (!r.ok()) return r.status();
   Page page{customer_id, {}};
   page.orders.reserve(kPageOrders);
-  for (int row = 0; row < PQntuples(*r); ++row) {
+  for (int row = 0; row < Pq().PQntuples(*r); ++row) {
     const int64_t id = Int(*r, row, 0);
     // Rows arrive grouped by order (ORDER BY o.created_at, o.id).
     if (page.orders.empty() || page.orders.back().id != id) {
@@ -404,14 +409,14 @@ absl::StatusOr<Page> PgOrderRepository::LoadPageJoin(int64_t customer_id) {
     it.price = Num(*r, row, 7);
     page.orders.back().items.push_back(std::move(it));
   }
-  PQclear(*r);
+  Pq().PQclear(*r);
   return page;
 }
 
 absl::Status PgOrderRepository::RoundTrip() {
   auto r = Run(kPing, "");
   if (!r.ok()) return r.status();
-  PQclear(*r);
+  Pq().PQclear(*r);
   return absl::OkStatus();
 }
 

@@ -22,6 +22,7 @@
 #include "bench/order_service/dataset.h"
 #include "bench/order_service/orders.h"
 #include "bench/order_service/page_store.h"
+#include "bench/order_service/pg_libpq.h"
 
 namespace perflab::orders {
 
@@ -96,7 +97,7 @@ class PgOrderRepository : public PageStore {
   // that fails this way is Unavailable; no reconnection is tried (the
   // prepared statements would be gone with the session).
   bool connection_lost() const override {
-    return PQstatus(conn_.get()) == CONNECTION_BAD;
+    return Pq().PQstatus(conn_.get()) == CONNECTION_BAD;
   }
 
  private:

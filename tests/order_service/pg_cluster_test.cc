@@ -1,6 +1,5 @@
 #include "bench/order_service/pg_cluster.h"
 
-#include <libpq-fe.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "bench/order_service/pg_libpq.h"
 #include "bench/order_service/pg_orders.h"
 #include "core/env.h"
 #include "core/subprocess.h"
@@ -129,7 +129,7 @@ TEST(PgCluster, StopEndsTheServerAndRemovesItsDirectory) {
   const std::string dir = (*cluster)->dir();
   const std::string conninfo = (*cluster)->UnixConninfo();
   EXPECT_EQ(dir.rfind(tmp.path() + "/perflab-pg-", 0), 0u) << dir;
-  EXPECT_EQ(PQping(conninfo.c_str()), PQPING_OK);
+  EXPECT_EQ(Pq().PQping(conninfo.c_str()), PQPING_OK);
   // An open connection must not hold the stop up.
   auto conn = PgConnection::Open(conninfo);
   ASSERT_TRUE(conn.ok()) << conn.status();
@@ -139,7 +139,7 @@ TEST(PgCluster, StopEndsTheServerAndRemovesItsDirectory) {
   EXPECT_EQ(errno, ESRCH);
   EXPECT_FALSE(fs::exists(dir));
   EXPECT_EQ(tmp.Entries(), 0);
-  EXPECT_NE(PQping(conninfo.c_str()), PQPING_OK);
+  EXPECT_NE(Pq().PQping(conninfo.c_str()), PQPING_OK);
   (*cluster)->Stop();  // idempotent
 }
 

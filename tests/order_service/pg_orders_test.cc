@@ -143,14 +143,16 @@ TEST(LoadPgDataset, TheIndexIsThereOnlyWhenAsked) {
   // The whole plan, one line per row: a sequential scan without the index,
   // the index with it.
   std::string plan_text;
-  PGresult* r = PQexec(without->get(), explain.c_str());
-  for (int i = 0; i < PQntuples(r); ++i) plan_text += PQgetvalue(r, i, 0);
-  PQclear(r);
+  PGresult* r = Pq().PQexec(without->get(), explain.c_str());
+  for (int i = 0; i < Pq().PQntuples(r); ++i)
+    plan_text += Pq().PQgetvalue(r, i, 0);
+  Pq().PQclear(r);
   EXPECT_THAT(plan_text, HasSubstr("Seq Scan on orders"));
   plan_text.clear();
-  r = PQexec(with->get(), explain.c_str());
-  for (int i = 0; i < PQntuples(r); ++i) plan_text += PQgetvalue(r, i, 0);
-  PQclear(r);
+  r = Pq().PQexec(with->get(), explain.c_str());
+  for (int i = 0; i < Pq().PQntuples(r); ++i)
+    plan_text += Pq().PQgetvalue(r, i, 0);
+  Pq().PQclear(r);
   EXPECT_THAT(plan_text, HasSubstr("ix_orders_cust"));
 }
 

@@ -6,13 +6,13 @@
 // fresh process (a fork of the test process would share its registry of
 // servers and temporary paths): it starts a server, opens a session, prints
 // "<server pid> <backend pid>" and raises SIGTERM.
-#include <libpq-fe.h>
 #include <signal.h>
 
 #include <cstdio>
 #include <cstring>
 
 #include "bench/order_service/pg_cluster.h"
+#include "bench/order_service/pg_libpq.h"
 #include "bench/order_service/pg_orders.h"
 #include "gtest/gtest.h"
 
@@ -24,7 +24,7 @@ int SigtermChild() {
   auto conn = perflab::orders::PgConnection::Open((*cluster)->UnixConninfo());
   if (!conn.ok()) return 4;
   std::printf("%d %d\n", static_cast<int>((*cluster)->pid()),
-              PQbackendPID(conn->get()));
+              perflab::orders::Pq().PQbackendPID(conn->get()));
   std::fflush(stdout);
   ::raise(SIGTERM);
   return 5;  // not reached: the cleanup re-raises with the default action

@@ -9,6 +9,7 @@
 
 #if PERFLAB_HAVE_POSTGRESQL
 #include "bench/order_service/pg_cluster.h"
+#include "bench/order_service/pg_libpq.h"
 #include "bench/order_service/pg_orders.h"
 #endif
 
@@ -56,6 +57,11 @@ absl::Status OrdersPostgres::CheckInstalled() {
   if (!bin.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--db postgres: ", bin.status().message()));
+  }
+  // libpq is loaded here, not at start-up (bench/order_service/pg_libpq.h).
+  if (absl::StatusOr<const orders::Libpq*> pq = orders::LoadLibpq(); !pq.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--db postgres: ", pq.status().message()));
   }
   return absl::OkStatus();
 }

@@ -27,8 +27,9 @@ struct OrdersPostgresOptions {
 
 class OrdersPostgres {
  public:
-  // Whether the server binaries can be found: InvalidArgument naming the
-  // package when not (checked before anything is generated or started).
+  // Whether the server binaries can be found and libpq loaded (on this
+  // first call, never at start-up): InvalidArgument naming the package when
+  // not (checked before anything is generated or started).
   static absl::Status CheckInstalled();
   // Starts the cluster and loads the dataset, with one line on stderr.
   // Missing binaries are InvalidArgument; a server that does not start is
