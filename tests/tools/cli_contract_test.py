@@ -244,6 +244,14 @@ def probes(partials):
         ("usl-fit third column",
          [p, "models", "usl-fit", "--point", "1:2:3", "--point", "2:3",
           "--point", "4:5"], "two numbers", {}),
+        # A numbers file of more points than a fit takes is refused from a
+        # count of its lines, before they are parsed (FitUsl's own refusal
+        # says "USL fit: got ...").
+        ("usl-fit input of 1000001 points",
+         [p, "models", "usl-fit", "--input", "points.txt"],
+         "perflab models usl-fit: --input 'points.txt': 1000001 points; "
+         "accepted: 3..1000000 (N,THROUGHPUT lines and --point)\n",
+         {"points.txt": "n,throughput\n" + "1,2\n" * 1000001}),
         ("usl kappa 1e-320",
          [p, "models", "usl", "--sigma", "0.05", "--kappa", "1e-320"], "2^53",
          {}),
