@@ -329,6 +329,22 @@ def probes(partials):
          "perflab sim mmc: keys customers = '100000000', warmup_customers = "
          "'100000': 1.001e+08 customers; accepted customers + "
          "warmup_customers <= 50000000\n", {}),
+        # A sweep adds its runs' work up: 100000 x 1.1e6 / 5e7 = 2200.
+        ("sweep mmc 100000 replications",
+         [p, "sweep", "mmc", "--replications", "100000", "--jobs", "1"],
+         "perflab sweep: --replications 100000 over 1 grid point(s): the "
+         "runs' work adds up to 2200 times the mmc run at its work bound; "
+         "accepted: at most 2, or add --force\n", {}),
+        # Every grid point is checked before the first run: the first point
+        # runs for seconds (its progress line would come first), the second
+        # is refused.
+        ("sweep refuses its second point first",
+         [p, "sweep", "mmc", "--set", "customers=20000000", "--set",
+          "service_cv=1,2", "--replications", "1", "--jobs", "1"],
+         "perflab sweep: grid point 1 (customers=20000000 service_cv=2): key "
+         "'service_cv' = '2' with service = exp: only service=lognormal "
+         "reads it (exp has cv 1, det cv 0); accepted service=lognormal, or "
+         "leave service_cv at 1\n", {}),
         ("usl kappa 1e-320",
          [p, "models", "usl", "--sigma", "0.05", "--kappa", "1e-320"], "2^53",
          {}),
