@@ -5,7 +5,9 @@
 // pause, concurrent marking while the live set is above G1's initiating
 // occupancy, request work that varies (so clients do not march in step after
 // every pause), and a load generator with cores of its own.
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -214,6 +216,33 @@ absl::StatusOr<core::Document> RunGc(const Params& p, uint64_t seed) {
   return doc;
 }
 
+// The closed loop's requests, at most its ceiling (the least of what the
+// clients, the cores and the generator allow) for every heap: about 1e6 a
+// second here. With no limit at all (no CPU, no wait, a free generator) the
+// loop never lets time pass: infinite, refused.
+double CeilingPerS(const Params& p) {
+  const double cpu_ms = p.Number("cpu_per_request_ms");
+  const double io_ms = p.Number("io_ms");
+  const double generator_ms = p.Number("generator_cpu_per_request_ms");
+  const auto generator = static_cast<double>(p.Integer("generator_cores"));
+  double per_ms = std::numeric_limits<double>::infinity();
+  if (cpu_ms + io_ms > 0) {
+    per_ms = std::min(
+        per_ms, static_cast<double>(p.Integer("clients")) / (cpu_ms + io_ms));
+  }
+  if (cpu_ms > 0) {
+    per_ms = std::min(per_ms, static_cast<double>(p.Integer("cores")) / cpu_ms);
+  }
+  if (generator > 0 && generator_ms > 0) {
+    per_ms = std::min(per_ms, generator / generator_ms);
+  }
+  return 1000 * per_ms;
+}
+double Requests(const Params& p) {
+  return static_cast<double>(p.Numbers("heaps_mib").size()) *
+         (p.Number("warmup_s") + p.Number("duration_s")) * CeilingPerS(p);
+}
+
 }  // namespace
 
 Scenario GcHeapScenario() {
@@ -251,7 +280,17 @@ Scenario GcHeapScenario() {
        NumKey("duration_s", "20", 0, 86400, "measured window (s)",
               LowerBound::kOpen),
        MaxPendingKey()},
-      RunGc};
+      RunGc,
+      {"count(heaps_mib) x (warmup_s + duration_s) x ceiling_per_s", 8e6,
+       "requests", Requests,
+       "ceiling_per_s = 1000 x min(clients / (cpu_per_request_ms + io_ms), "
+       "cores / cpu_per_request_ms, generator_cores / "
+       "generator_cpu_per_request_ms), a term with 0 / 0 or generator_cores "
+       "= 0 left out (inf with none)",
+       [](const Params& p) {
+         return absl::StrCat("ceiling_per_s = ",
+                             absl::StrFormat("%.6g", CeilingPerS(p)));
+       }}};
 }
 
 const ScenarioRegistration kGcHeap(GcHeapScenario);

@@ -124,6 +124,14 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   return doc;
 }
 
+// Every rate runs once per server timeout: about 5e6 requests a second here.
+double Requests(const Params& p) {
+  double rates = 0;
+  for (double r : p.Numbers("rates_per_s")) rates += r;
+  return rates * p.Number("duration_s") *
+         static_cast<double>(p.Numbers("server_keepalive_ms").size());
+}
+
 }  // namespace
 
 Scenario KeepaliveRaceScenario() {
@@ -143,7 +151,9 @@ Scenario KeepaliveRaceScenario() {
        NumKey("duration_s", "3600", 0, 864000, "traffic duration (s)",
               LowerBound::kOpen),
        MaxPendingKey()},
-      Run};
+      Run,
+      {"sum(rates_per_s) x duration_s x count(server_keepalive_ms)", 3e7,
+       "requests", Requests}};
 }
 
 const ScenarioRegistration kKeepaliveRace(KeepaliveRaceScenario);

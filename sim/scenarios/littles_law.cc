@@ -153,6 +153,20 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   return doc;
 }
 
+// Each row (a rate and a service time, and the pool-sizing row) simulates
+// its arrivals and an in-flight sample every sample_ms over the warm-up and
+// the window: about 2e6 a second here.
+double RequestsAndSamples(const Params& p) {
+  double rates = 0;
+  for (double r : p.Numbers("rates_per_s")) rates += r;
+  const auto services = static_cast<double>(p.Numbers("service_ms").size());
+  const double rows =
+      static_cast<double>(p.Numbers("rates_per_s").size()) * services + 1;
+  return (p.Number("warmup_s") + p.Number("duration_s")) *
+         (services * rates + p.Number("pool_rate_per_s") +
+          1000 / p.Number("sample_ms") * rows);
+}
+
 }  // namespace
 
 Scenario LittlesLawScenario() {
@@ -182,7 +196,12 @@ Scenario LittlesLawScenario() {
               "pool sizing: accepted share of requests that wait (Erlang C)",
               LowerBound::kOpen),
        MaxPendingKey()},
-      Run};
+      Run,
+      {"(warmup_s + duration_s) x (count(service_ms) x sum(rates_per_s) + "
+       "pool_rate_per_s + 1000 / sample_ms x rows)",
+       1.5e7, "requests and samples", RequestsAndSamples,
+       "rows = count(rates_per_s) x count(service_ms) + 1 (the pool-sizing "
+       "row)"}};
 }
 
 const ScenarioRegistration kLittlesLaw(LittlesLawScenario);

@@ -197,6 +197,27 @@ std::vector<KeySpec> CommonKeys() {
           MaxPendingKey()};
 }
 
+// Each rate's run simulates its arrivals over the warm-up and the window,
+// and a timeline row every timeline_s: about 1.3e6 a second here.
+double RequestsAndRows(const Params& p) {
+  double rates = 0;
+  for (double r : p.Numbers("rates_per_s")) rates += r;
+  const double span_s = p.Number("warmup_s") + p.Number("duration_s");
+  const double timeline_s = p.Number("timeline_s");
+  const double rows =
+      timeline_s > 0
+          ? static_cast<double>(p.Numbers("rates_per_s").size()) / timeline_s
+          : 0;
+  return span_s * (rates + rows);
+}
+
+WorkBound PoolWork() {
+  return {"(warmup_s + duration_s) x (sum(rates_per_s) + timeline_rows_per_s)",
+          1e7, "requests and timeline rows", RequestsAndRows,
+          "timeline_rows_per_s = count(rates_per_s) / timeline_s, or 0 when "
+          "timeline_s = 0"};
+}
+
 }  // namespace
 
 Scenario PoolStarvationScenario() {
@@ -215,11 +236,13 @@ Scenario PoolStarvationScenario() {
   return {
       "pool-starvation",
       "a Hikari pool of 10 held 50 ms: fine at 100 req/s, timeouts past 200",
-      keys, [](const Params& p, uint64_t seed) {
+      keys,
+      [](const Params& p, uint64_t seed) {
         return RunPool(
             p, seed,
             {"Pool starvation: offered load against pool / hold", "hold_ms"});
-      }};
+      },
+      PoolWork()};
 }
 
 Scenario ClientPoolScenario() {
@@ -242,7 +265,8 @@ Scenario ClientPoolScenario() {
         return RunPool(
             p, seed,
             {"Client pool: calls offered against pool / call time", "call_ms"});
-      }};
+      },
+      PoolWork()};
 }
 
 const ScenarioRegistration kPoolStarvation(PoolStarvationScenario);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -256,7 +257,66 @@ absl::Status BudgetRefusal(const Scenario& scenario, const Params& params,
       absl::StrCat(breach.message(), "; accepted: ", accepted));
 }
 
+// The keys the work bound's formula names, as the user set them.
+std::string FormulaKeys(const Scenario& scenario, const Params& params) {
+  std::vector<std::string> named;
+  for (const KeySpec& k : scenario.keys) {
+    if (NamesKey(scenario.work.formula, k.name)) {
+      named.push_back(absl::StrCat(k.name, " = '", params.Text(k.name), "'"));
+    }
+  }
+  return absl::StrJoin(named, ", ");
+}
+
+absl::Status CheckParams(const Scenario& scenario, const Params& params) {
+  if (scenario.check) {
+    if (absl::Status s = scenario.check(params); !s.ok()) return s;
+  }
+  if (!scenario.work.estimate) return absl::OkStatus();
+  const double work = scenario.work.estimate(params);
+  // !(<=): a NaN estimate is refused too.
+  if (!(work <= scenario.work.max)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("keys ", FormulaKeys(scenario, params), ": ",
+                     absl::StrFormat("%.6g", work), " ", scenario.work.unit,
+                     scenario.work.values
+                         ? absl::StrCat(" (", scenario.work.values(params), ")")
+                         : "",
+                     "; ", WorkBoundText(scenario.work)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+bool NamesKey(std::string_view formula, std::string_view key) {
+  const auto word = [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (size_t at = formula.find(key); at != std::string_view::npos;
+       at = formula.find(key, at + 1)) {
+    const size_t end = at + key.size();
+    if ((at == 0 || !word(formula[at - 1])) &&
+        (end == formula.size() || !word(formula[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string WorkBoundText(const WorkBound& bound) {
+  return absl::StrCat("accepted ", bound.formula,
+                      " <= ", DefaultText(bound.max));
+}
+
+absl::StatusOr<double> CheckSettings(const Scenario& scenario,
+                                     const std::vector<std::string>& sets) {
+  absl::StatusOr<Params> params = ParseParams(scenario, sets);
+  if (!params.ok()) return params.status();
+  if (absl::Status s = CheckParams(scenario, *params); !s.ok()) return s;
+  if (!scenario.work.estimate) return 0.0;
+  return scenario.work.estimate(*params) / scenario.work.max;
+}
 
 absl::StatusOr<core::Document> RunScenario(std::string_view name,
                                            const std::vector<std::string>& sets,
@@ -271,6 +331,7 @@ absl::StatusOr<core::Document> RunScenario(std::string_view name,
   }
   absl::StatusOr<Params> params = ParseParams(*scenario, sets);
   if (!params.ok()) return params.status();
+  if (absl::Status s = CheckParams(*scenario, *params); !s.ok()) return s;
   absl::StatusOr<core::Document> doc = scenario->run(*params, seed);
   if (doc.status().code() == absl::StatusCode::kResourceExhausted) {
     return BudgetRefusal(*scenario, *params, doc.status());
@@ -291,6 +352,14 @@ std::string KeysHelp(const Scenario& scenario) {
     absl::StrAppend(&out, "  ", absl::StrFormat("%-22s", k.name), " ",
                     absl::StrFormat("%-6s", TypeName(k.type)), " default ",
                     k.fallback, "; ", RangeText(k), "\n      ", k.help, "\n");
+    if (scenario.work.estimate && NamesKey(scenario.work.formula, k.name)) {
+      absl::StrAppend(&out, "      with the other keys: ",
+                      WorkBoundText(scenario.work), "\n");
+    }
+  }
+  if (!scenario.work.terms.empty()) {
+    absl::StrAppend(&out, "\nWork bound: ", WorkBoundText(scenario.work),
+                    ",\n  where ", scenario.work.terms, "\n");
   }
   return out;
 }

@@ -73,11 +73,32 @@ class Params {
 using ScenarioFn =
     std::function<absl::StatusOr<core::Document>(const Params&, uint64_t seed)>;
 
+// A run's work, estimated from its keys before it starts: a run whose
+// estimate is over `max` is refused (InvalidArgument) before its first
+// event, and a sweep before its first run. `formula` is written in the keys'
+// names; the refusal and the --help of every key it names print it, so the
+// bound has one definition. `max` is set so that a run at it takes seconds.
+struct WorkBound {
+  std::string formula;  // "6 x calls"
+  double max = 0;       // accepted: formula <= max
+  std::string unit;     // what the estimate counts: "GETs"
+  std::function<double(const Params&)> estimate;
+  // What the formula's terms that are not keys stand for, for --help
+  // ("ceiling_per_s = 1000 x min(...)"); empty when it has none.
+  std::string terms = {};
+  // Those terms' values for a run, for its refusal ("ceiling_per_s = 6066").
+  std::function<std::string(const Params&)> values = {};
+};
+
 struct Scenario {
   std::string name;
   std::string summary;  // one line for the listing
   std::vector<KeySpec> keys;
   ScenarioFn run;
+  WorkBound work = {};  // no estimate when `estimate` is empty
+  // Checks of keys taken together (one key's range is its KeySpec's), made
+  // with the work bound before the run; may be empty.
+  std::function<absl::Status(const Params&)> check = {};
 };
 
 // A namespace-scope constant of this type adds a scenario to the registry.
@@ -94,6 +115,14 @@ const Scenario* FindScenario(std::string_view name);
 // types and out-of-range values are InvalidArgument naming key, value, range.
 absl::StatusOr<Params> ParseParams(const Scenario& scenario,
                                    const std::vector<std::string>& sets);
+
+// Parses `sets` and makes every check RunScenario makes before running:
+// each key's range, the scenario's checks of keys taken together and its
+// work bound. For sweep, which checks every grid point before its first run.
+// Returns the run's estimated work as a share of the bound (1: at it), 0
+// for a scenario without an estimate.
+absl::StatusOr<double> CheckSettings(const Scenario& scenario,
+                                     const std::vector<std::string>& sets);
 
 // Parses, runs and stamps the scenario name, seed and parameters. A run its
 // keys push past the simulator's budget is InvalidArgument, as any other bad

@@ -263,6 +263,16 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   return doc;
 }
 
+// Open arrivals at rate_per_s, or the closed loop at most at its ceiling,
+// over the warm-up and the window: about 1e6 requests a second here.
+double ArrivalsPerS(const Params& p) {
+  if (p.Text("load") != "closed") return p.Number("rate_per_s");
+  return CeilingOf(p, p.Integer("db_pool") > 0).per_s;
+}
+double Requests(const Params& p) {
+  return (p.Number("warmup_s") + p.Number("duration_s")) * ArrivalsPerS(p);
+}
+
 }  // namespace
 
 Scenario ThreadPoolScenario() {
@@ -298,7 +308,16 @@ Scenario ThreadPoolScenario() {
        NumKey("duration_s", "30", 0, 86400, "measured window (s)",
               LowerBound::kOpen),
        MaxPendingKey()},
-      Run};
+      Run,
+      {"(warmup_s + duration_s) x arrivals_per_s", 8e6, "requests", Requests,
+       "arrivals_per_s = rate_per_s, or for load=closed the ceiling 1000 x "
+       "min(clients / (handler_ms + db_hold_ms + think_ms), threads / "
+       "(handler_ms + db_hold_ms), db_pool / db_hold_ms, cores / "
+       "cpu_per_request_ms), db_hold_ms counted when db_pool > 0",
+       [](const Params& p) {
+         return absl::StrCat("arrivals_per_s = ",
+                             absl::StrFormat("%.6g", ArrivalsPerS(p)));
+       }}};
 }
 
 const ScenarioRegistration kThreadPool(ThreadPoolScenario);

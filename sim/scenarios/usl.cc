@@ -7,6 +7,7 @@
 #include "models/usl.h"
 
 #include <cmath>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -113,6 +114,27 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   return doc;
 }
 
+// A job at N workers is N shares and N (N - 1) exchanges, each a delay:
+// about 8e6 of them a second here.
+double Delays(const Params& p) {
+  double per_job = 0;
+  for (double n : p.Numbers("workers")) per_job += n * n;
+  return static_cast<double>(p.Integer("jobs")) * per_job;
+}
+
+// The fit needs three worker counts: refused before simulating the others.
+absl::Status CheckWorkers(const Params& p) {
+  const std::set<double> counts(p.Numbers("workers").begin(),
+                                p.Numbers("workers").end());
+  if (counts.size() < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key 'workers' = '", p.Text("workers"), "': ", counts.size(),
+        " different worker count(s); accepted at least 3 (the USL fit needs "
+        "3 points)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Scenario UslScenario() {
@@ -131,7 +153,9 @@ Scenario UslScenario() {
        NumKey("jitter_cv", "0", 0, 10,
               "variation of each worker's share (lognormal cv)"),
        MaxPendingKey()},
-      Run};
+      Run,
+      {"jobs x sum(workers^2)", 5e7, "worker delays", Delays},
+      CheckWorkers};
 }
 
 const ScenarioRegistration kUsl(UslScenario);

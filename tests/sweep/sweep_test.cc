@@ -75,7 +75,12 @@ TEST(SweepExperiment, BadInputNamesTheValue) {
   Limits forced;
   forced.force = true;
   EXPECT_TRUE(MakeExperiment("mmc", {many}, 100, 1, forced).ok());
-  EXPECT_TRUE(MakeExperiment("mmc", {many}, 99, 1).ok());  // 99,099 runs
+  // 99,099 runs, light enough: 99 x (1 + ... + 1001) customers = 0.99 of
+  // one mmc run at its work bound (5e7), under kMaxSweepWork.
+  EXPECT_TRUE(MakeExperiment("mmc", {many, "warmup_customers=0"}, 99, 1).ok());
+  // With the default warm-up of 100,000 customers a run, 99 x 1001 x 1e5
+  // / 5e7 = 198 bounds of work: refused without --force.
+  EXPECT_NE(err({many}, 99).find("work adds up to"), std::string::npos);
 }
 
 // A fake scenario: value = seed mod 7, and a histogram of `seed mod 5 + 1`

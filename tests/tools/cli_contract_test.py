@@ -244,6 +244,107 @@ def probes(partials):
         ("usl-fit third column",
          [p, "models", "usl-fit", "--point", "1:2:3", "--point", "2:3",
           "--point", "4:5"], "two numbers", {}),
+        # A numbers file of more points than a fit takes is refused from a
+        # count of its lines, before they are parsed (FitUsl's own refusal
+        # says "USL fit: got ...").
+        ("usl-fit input of 1000001 points",
+         [p, "models", "usl-fit", "--input", "points.txt"],
+         "perflab models usl-fit: --input 'points.txt': 1000001 points; "
+         "accepted: 3..1000000 (N,THROUGHPUT lines and --point)\n",
+         {"points.txt": "n,throughput\n" + "1,2\n" * 1000001}),
+        # Work bounds (sim/scenarios/scenario.h WorkBound): each refusal
+        # line worked out by hand from its formula and the defaults.
+        ("sim cache lookups 1e8",
+         [p, "sim", "cache", "--set", "lookups=100000000"],
+         # 3 x 4 sizes x (max(1e8, 60 x 1000) + 1e8) = 2.4e9
+         "perflab sim cache: keys sizes = '100,500,1000,5000', rate_per_s = "
+         "'1000', lookups = '100000000', warmup_s = '60': 2.4e+09 lookups; accepted "
+         "3 x count(sizes) x (max(lookups, warmup_s x rate_per_s) + lookups) "
+         "<= 50000000\n", {}),
+        ("sim http-connections calls 1e8",
+         [p, "sim", "http-connections", "--set", "calls=100000000"],
+         "perflab sim http-connections: key 'calls' = '100000000': accepted "
+         "an integer in [1, 10000000]\n", {}),
+        ("sim latency-mixture samples 2e7",
+         [p, "sim", "latency-mixture", "--set", "samples=20000000"],
+         "perflab sim latency-mixture: key 'samples' = '20000000': accepted "
+         "an integer in [100, 5000000]\n", {}),
+        ("sim usl one worker count",
+         [p, "sim", "usl", "--set", "workers=4096"],
+         "perflab sim usl: key 'workers' = '4096': 1 different worker "
+         "count(s); accepted at least 3 (the USL fit needs 3 points)\n", {}),
+        ("sim usl workers 4096",
+         [p, "sim", "usl", "--set", "workers=1,2,4096"],
+         # 200 x (1 + 4 + 4096^2) = 3355444200
+         "perflab sim usl: keys workers = '1,2,4096', jobs = '200': "
+         "3.35544e+09 worker delays; accepted jobs x sum(workers^2) <= "
+         "50000000\n", {}),
+        ("sim keepalive-race rate 1e6",
+         [p, "sim", "keepalive-race", "--set", "rates_per_s=1e6"],
+         # 1e6 x 3600 x 6 timeouts = 2.16e10
+         "perflab sim keepalive-race: keys rates_per_s = '1e6', "
+         "server_keepalive_ms = '1000,2000,2500,3000,4000,5000', duration_s = "
+         "'3600': 2.16e+10 requests; accepted sum(rates_per_s) x duration_s x "
+         "count(server_keepalive_ms) <= 30000000\n", {}),
+        ("sim littles-law rate 1e6",
+         [p, "sim", "littles-law", "--set", "rates_per_s=1e6"],
+         # 62 s x (3 x 1e6 + 250 + 1000 / 5 x (1 x 3 + 1)) = 186065100
+         "perflab sim littles-law: keys rates_per_s = '1e6', service_ms = "
+         "'20,60,200', sample_ms = '5', warmup_s = '2', duration_s = '60', "
+         "pool_rate_per_s = '250': 1.86065e+08 requests and samples; "
+         "accepted (warmup_s + duration_s) x (count(service_ms) x "
+         "sum(rates_per_s) + pool_rate_per_s + 1000 / sample_ms x rows) <= "
+         "15000000\n", {}),
+        ("sim client-pool a day",
+         [p, "sim", "client-pool", "--set", "duration_s=86400"],
+         # 86400 s x 2500/s = 2.16e8
+         "perflab sim client-pool: keys rates_per_s = '250,500,750,1000', "
+         "duration_s = '86400', warmup_s = '0': 2.16e+08 requests and "
+         "timeline rows; accepted (warmup_s + duration_s) x (sum(rates_per_s) "
+         "+ timeline_rows_per_s) <= 10000000\n", {}),
+        ("sim gc-heap a day",
+         [p, "sim", "gc-heap", "--set", "duration_s=86400"],
+         # min(32 / 0.4, 8 / 0.4, 4 / 0.6594) per ms = 6066.12/s (the
+         # generator); 3 heaps x 86402 s x 6066.12 = 1572374886
+         "perflab sim gc-heap: keys heaps_mib = '256,512,768', warmup_s = '2', "
+         "duration_s = '86400': 1.57237e+09 requests (ceiling_per_s = "
+         "6066.12); accepted count(heaps_mib) x (warmup_s + duration_s) x "
+         "ceiling_per_s <= 8000000\n", {}),
+        ("sim order-service a day",
+         [p, "sim", "order-service", "--set", "warmup_s=86400"],
+         # CPU 339.6 + 60.1 + 44246.4 + 80 x 39.1 us = 47.7741 ms: 8 cores
+         # serve 167.455/s; 86415 s x 167.455 x 82 = 1186589378
+         "perflab sim order-service: keys warmup_s = '86400', duration_s = "
+         "'15': 1.18659e+09 requests and statements (arrivals_per_s = "
+         "167.455, statements = 81); accepted (warmup_s + duration_s) x "
+         "arrivals_per_s x (1 + statements) <= 5000000\n", {}),
+        ("sim thread-pool a day",
+         [p, "sim", "thread-pool", "--set", "duration_s=86400"],
+         # min(400 / 50 ms, 200 / 50 ms, 12 / 2 ms) = 4000/s x 86405 s
+         "perflab sim thread-pool: keys warmup_s = '5', duration_s = "
+         "'86400': 3.4562e+08 requests (arrivals_per_s = 4000); accepted "
+         "(warmup_s + duration_s) x arrivals_per_s <= 8000000\n", {}),
+        ("sim mmc customers 1e8",
+         [p, "sim", "mmc", "--set", "customers=100000000"],
+         "perflab sim mmc: keys customers = '100000000', warmup_customers = "
+         "'100000': 1.001e+08 customers; accepted customers + "
+         "warmup_customers <= 50000000\n", {}),
+        # A sweep adds its runs' work up: 100000 x 1.1e6 / 5e7 = 2200.
+        ("sweep mmc 100000 replications",
+         [p, "sweep", "mmc", "--replications", "100000", "--jobs", "1"],
+         "perflab sweep: --replications 100000 over 1 grid point(s): the "
+         "runs' work adds up to 2200 times the mmc run at its work bound; "
+         "accepted: at most 2, or add --force\n", {}),
+        # Every grid point is checked before the first run: the first point
+        # runs for seconds (its progress line would come first), the second
+        # is refused.
+        ("sweep refuses its second point first",
+         [p, "sweep", "mmc", "--set", "customers=20000000", "--set",
+          "service_cv=1,2", "--replications", "1", "--jobs", "1"],
+         "perflab sweep: grid point 1 (customers=20000000 service_cv=2): key "
+         "'service_cv' = '2' with service = exp: only service=lognormal "
+         "reads it (exp has cv 1, det cv 0); accepted service=lognormal, or "
+         "leave service_cv at 1\n", {}),
         ("usl kappa 1e-320",
          [p, "models", "usl", "--sigma", "0.05", "--kappa", "1e-320"], "2^53",
          {}),
@@ -367,6 +468,19 @@ def help_states_range(argv, err):
     return []
 
 
+def help_states_work_bound(argv, err):
+    """A sim work bound's refusal ("keys ...; accepted FORMULA <= MAX") is
+    what `perflab sim NAME --help` shows beside each key it names."""
+    if argv[:2] != [PERFLAB, "sim"] or not re.search(r": keys \w+ = ", err):
+        return []
+    accepted = "accepted " + err.rstrip("\n").split("; accepted ", 1)[1]
+    shown = subprocess.run([PERFLAB, "sim", argv[2], "--help"],
+                           capture_output=True, text=True, check=False).stdout
+    if f"with the other keys: {accepted}" not in shown:
+        return [f"sim {argv[2]} --help does not state {accepted!r}"]
+    return []
+
+
 def run_with_stdout(argv, work, env, stdout_to, fsize=None):
     """Runs a probe with stdout captured, or on /dev/full, or closed; under
     a file size limit when fsize is given."""
@@ -426,6 +540,7 @@ def check(name, argv, mentions, files, outside):
             if raw in err:
                 failures.append(f"CLI11's own words {raw!r} reach the user: {err[:300]!r}")
         failures += help_states_range(argv, err)
+        failures += help_states_work_bound(argv, err)
         after = snapshot(work)
         if after != before:
             changed = sorted(set(after.items()) ^ set(before.items()))

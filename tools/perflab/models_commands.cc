@@ -290,6 +290,19 @@ void AddUsl(CLI::App* models, Registry& reg) {
   });
 }
 
+// The lines of a usl-fit input that hold a point: not blank, not a comment
+// ('#') nor the header ("n,..."). Counted before any is parsed, so a file
+// of more points than a fit takes is refused at once, not after seconds of
+// parsing.
+size_t PointLines(absl::string_view text) {
+  size_t count = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    const absl::string_view t = absl::StripLeadingAsciiWhitespace(line);
+    if (!t.empty() && t[0] != '#' && t[0] != 'n') ++count;
+  }
+  return count;
+}
+
 void AddUslFit(CLI::App* models, Registry& reg) {
   struct Flags {
     std::vector<std::string> points;
@@ -311,6 +324,12 @@ void AddUslFit(CLI::App* models, Registry& reg) {
           "--input", f->input,
           {.max_bytes = core::kMaxNumbersInputBytes, .allow_stdin = true});
       if (!text.ok()) return text.status();
+      if (const size_t n = specs.size() + PointLines(*text);
+          n > models::kMaxUslFitPoints) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input '", f->input, "': ", n, " points; accepted: 3..",
+            models::kMaxUslFitPoints, " (N,THROUGHPUT lines and --point)"));
+      }
       std::istringstream in(*text);
       for (std::string line; std::getline(in, line);) {
         absl::string_view t = absl::StripAsciiWhitespace(line);

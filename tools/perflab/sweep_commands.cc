@@ -174,7 +174,14 @@ void AddSweepCommands(CLI::App& root, Registry& registry) {
       ->check(Seed());
   cmd->add_option("--shard", a->shard,
                   "I/N: run only runs k with k mod N = I - 1, write a partial");
-  cmd->add_flag("--force", a->force, "allow more than 100000 runs");
+  cmd->add_flag(
+      "--force", a->force,
+      absl::StrCat("allow more than ", sweep::Limits().max_runs,
+                   " runs, and runs whose estimated work adds up to more "
+                   "than ",
+                   DefaultText(sweep::kMaxSweepWork),
+                   " times one run at the scenario's work bound (perflab sim "
+                   "SCENARIO --help)"));
   auto out = std::shared_ptr<std::string>(a, &a->out);
   auto partial = std::make_shared<std::string>();
   cmd->add_option_function<std::string>(

@@ -23,6 +23,8 @@ absl::Status Bad(const std::string& what) {
   return absl::InvalidArgumentError(what);
 }
 
+std::string DefaultTextOf(double v) { return absl::StrFormat("%g", v); }
+
 // The scenario, or the error naming the accepted ones; R checked too.
 absl::StatusOr<const sim::Scenario*> ScenarioAndReplications(
     const std::string& scenario, int64_t replications) {
@@ -101,6 +103,33 @@ absl::Status CheckRuns(const Experiment& e, const Limits& limits) {
   return absl::OkStatus();
 }
 
+// Every grid point checked as its runs would be, before the first run, and
+// the work of all runs summed (R runs a point).
+absl::Status CheckPoints(const sim::Scenario& s, const Experiment& e,
+                         const Limits& limits) {
+  double work = 0;
+  const int64_t points = GridPoints(e);
+  for (int64_t point = 0; point < points; ++point) {
+    const std::vector<std::string> sets = PointSets(e, point);
+    absl::StatusOr<double> share = sim::CheckSettings(s, sets);
+    if (!share.ok()) {
+      return Bad(absl::StrCat("grid point ", point, " (",
+                              absl::StrJoin(sets, " "),
+                              "): ", share.status().message()));
+    }
+    work += static_cast<double>(e.replications) * *share;
+  }
+  if (work > kMaxSweepWork && !limits.force) {
+    return Bad(absl::StrCat("--replications ", e.replications, " over ", points,
+                            " grid point(s): the runs' work adds up to ",
+                            absl::StrFormat("%.4g", work), " times the ",
+                            e.scenario,
+                            " run at its work bound; accepted: at most ",
+                            DefaultTextOf(kMaxSweepWork), ", or add --force"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status KeyGivenTwice(const std::string& key) {
   return Bad(absl::StrCat("--set key '", key,
                           "' given twice; accepted: each key once, with "
@@ -134,6 +163,7 @@ absl::StatusOr<Experiment> MakeExperiment(const std::string& scenario,
     e.axes.push_back(std::move(axis));
   }
   if (absl::Status c = CheckRuns(e, limits); !c.ok()) return c;
+  if (absl::Status c = CheckPoints(**s, e, limits); !c.ok()) return c;
   return e;
 }
 

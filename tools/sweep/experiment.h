@@ -34,9 +34,14 @@ inline constexpr int64_t kMaxReplications = 10'000'000;   // R
 inline constexpr int64_t kMaxForcedRuns = 1'000'000'000;  // even with force
 inline constexpr int64_t kMaxShards = 100'000;            // N of --shard I/N
 
+// Without force, the bound on the runs' estimated work summed, each as a
+// share of its scenario's work bound (sim::WorkBound: seconds at 1), so an
+// accepted sweep takes well under a minute on one busy core.
+inline constexpr double kMaxSweepWork = 2;
+
 struct Limits {
   int64_t max_runs = 100000;  // a bigger grid needs force = true
-  bool force = false;         // accept any number of runs
+  bool force = false;  // accept any number of runs and any work (kMaxSweepWork)
 };
 
 // Parses `--set key=v1,v2,...` into axes for `scenario` and validates every
@@ -45,7 +50,10 @@ struct Limits {
 // names the key and value for: an unknown scenario or key, a value out of
 // range, an empty list or element, a key given twice, R outside
 // [1, kMaxReplications], more runs than limits.max_runs without
-// limits.force, or more than kMaxForcedRuns runs at all.
+// limits.force, or more than kMaxForcedRuns runs at all; and, for every
+// grid point, what sim::CheckSettings refuses (keys taken together, a run's
+// work bound) and, without limits.force, runs whose work adds up to more
+// than kMaxSweepWork.
 absl::StatusOr<Experiment> MakeExperiment(const std::string& scenario,
                                           const std::vector<std::string>& sets,
                                           int64_t replications, uint64_t seed,

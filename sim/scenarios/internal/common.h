@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -89,6 +90,13 @@ inline MeterOptions MeterOptionsFrom(const Params& p) {
   mo.window = SecToNs(p.Number("duration_s"));
   return mo;
 }
+
+// Whether `formula` names `key` as a whole word ("lookups" in
+// "2 x lookups", not in "warm_lookups").
+bool NamesKey(std::string_view formula, std::string_view key);
+// "accepted FORMULA <= MAX": the work bound as its refusal and the --help of
+// each key it names print it.
+std::string WorkBoundText(const WorkBound& bound);
 
 // Columns and cells of a run summary, for scenarios that print one row per run.
 std::vector<core::Column> SummaryColumns();
