@@ -200,12 +200,7 @@ class Cpu {
     }
   };
   int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
-  // Virtual (per-job) ns of work per real ns: 1, or cores / n once the n
-  // runnable jobs outnumber the cores.
-  double Rate() const { return rate_; }
-  // Sets rate_ after the runnable jobs changed, from a table by n: a
-  // division is slow and n takes few values.
-  void NoteRunnable();
+  double Rate() const;  // virtual (per-job) ns of work per real ns
   void Advance();
   void Reschedule();
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
@@ -277,8 +272,6 @@ class Cpu {
   Simulation::TimerId timer_;
   std::unique_ptr<Sliced> sliced_;
   std::priority_queue<Job, std::vector<Job>, std::greater<Job>> jobs_;
-  double rate_ = 1.0;              // Rate() for jobs_.size() jobs
-  std::vector<double> rate_of_n_;  // cores / n at [n], for n > cores
   // Core-nanoseconds of progress since the reset: exact integer total (so a
   // run without pauses or charges reports exactly the time-weighted
   // min(n, C)), and a per-use split.

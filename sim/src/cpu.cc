@@ -28,18 +28,10 @@ int64_t Cpu::switches() const { return sliced_ ? sliced_->switches : 0; }
 int64_t Cpu::slices() const { return sliced_ ? sliced_->slices : 0; }
 Time Cpu::run_queue_wait_ns() const { return sliced_ ? sliced_->waited : 0; }
 
-void Cpu::NoteRunnable() {
-  const int64_t n = ps_runnable();
-  if (n <= cores_) {
-    rate_ = 1.0;
-    return;
-  }
-  const auto i = static_cast<size_t>(n);
-  while (rate_of_n_.size() <= i) {
-    rate_of_n_.push_back(static_cast<double>(cores_) /
-                         static_cast<double>(rate_of_n_.size()));
-  }
-  rate_ = rate_of_n_[i];
+double Cpu::Rate() const {
+  const int64_t n = static_cast<int64_t>(jobs_.size());
+  if (n <= cores_) return 1.0;
+  return static_cast<double>(cores_) / static_cast<double>(n);
 }
 
 std::string_view CpuUseName(CpuUse use) {
@@ -185,7 +177,7 @@ void Cpu::Reschedule() {
   // the rate is 1.0 and a division by it is exact, so it is skipped.
   double left = jobs_.top().tag - vtime_;
   const int64_t n = ps_runnable();
-  if (n > cores_) left /= rate_;
+  if (n > cores_) left /= static_cast<double>(cores_) / static_cast<double>(n);
   const Time wait = CeilWait(left);
   const Time start = std::max(sim_->now(), frozen_until_);
   sim_->SetTimer(timer_, SaturatingAdd(start, wait), sim_->TakeSeq());
@@ -195,7 +187,6 @@ void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
   Advance();
   ++runnable_by_use_[static_cast<int>(use)];
   jobs_.push({vtime_ + static_cast<double>(work), seq_++, use, h});
-  NoteRunnable();
   Reschedule();
 }
 
@@ -219,7 +210,6 @@ void Cpu::OnTick(void* ctx, uint64_t) {
     last_seq = sim.TakeSeq();
     cpu->jobs_.pop();
   }
-  cpu->NoteRunnable();
   cpu->Reschedule();
   if (last) sim.ResumeLast(last, last_seq);
 }
