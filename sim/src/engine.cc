@@ -86,8 +86,9 @@ void Simulation::SetTimer(TimerId id, Time at, uint64_t seq) {
   t.at = at;
   t.seq = seq;
   if (was_first) {
-    if (!earlier) {
-      FindFirstTimer();  // another may be first now
+    // Moved later, another may be first now; alone, it stays first.
+    if (!earlier && timers_set_ > 1) {
+      FindFirstTimer();
       return;
     }
   } else if (first_timer_ >= 0 && !Before(at, seq, timer_at_, timer_seq_)) {
@@ -107,18 +108,24 @@ void Simulation::ClearTimer(TimerId id) {
 }
 
 void Simulation::FindFirstTimer() {
-  first_timer_ = -1;
-  timer_at_ = kForever;
-  timer_seq_ = UINT64_MAX;
-  for (size_t i = 0; i < timers_.size(); ++i) {
+  // The best so far in locals: a store to a member may alias the timers the
+  // loop reads, so the compiler would reload the vector after each.
+  int64_t first = -1;
+  Time first_at = kForever;
+  uint64_t first_seq = UINT64_MAX;
+  const size_t n = timers_set_ == 0 ? 0 : timers_.size();
+  for (size_t i = 0; i < n; ++i) {
     const Timer& t = timers_[i];
     if (t.at == kForever) continue;
-    if (first_timer_ < 0 || Before(t.at, t.seq, timer_at_, timer_seq_)) {
-      first_timer_ = static_cast<int64_t>(i);
-      timer_at_ = t.at;
-      timer_seq_ = t.seq;
+    if (first < 0 || Before(t.at, t.seq, first_at, first_seq)) {
+      first = static_cast<int64_t>(i);
+      first_at = t.at;
+      first_seq = t.seq;
     }
   }
+  first_timer_ = first;
+  timer_at_ = first_at;
+  timer_seq_ = first_seq;
 }
 
 void Simulation::FireTimer(internal::Event* out) {

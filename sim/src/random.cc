@@ -117,7 +117,17 @@ void LognormalDraws::Compute(Mean& m, int from) const {
   }
   const int to = std::min(from + m.block, kAhead);
   const double mu = m.mu;
-  for (int i = from; i < to; ++i) {
+  int i = from;
+#if defined(__SSE2__)
+  for (; i + 1 < to; i += 2) {
+    const double x[2] = {mu + scaled_[i], mu + scaled_[i + 1]};
+    double e[2];
+    core::ExpPair(x, e);
+    m.ns[i] = random_internal::RoundNs(e[0]);
+    m.ns[i + 1] = random_internal::RoundNs(e[1]);
+  }
+#endif
+  for (; i < to; ++i) {
     m.ns[i] = random_internal::RoundNs(core::Exp(mu + scaled_[i]));
   }
   m.from = from;

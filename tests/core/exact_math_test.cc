@@ -73,6 +73,42 @@ TEST(ExactMathTest, ExpWithinTwoUlpsOfLibm) {
   EXPECT_NEAR(Exp(-740) / std::exp(-740), 1, 1e-10);
 }
 
+#if defined(__SSE2__)
+// ExpPair's lanes against Exp, bit for bit (the simulator's lognormal draws
+// use either): random arguments over the whole range, both signs of the
+// rounding of k (x log2 e at and near whole and half integers, where
+// RoundHalfAway's tie and the sign of a zero k decide), and the arguments
+// beyond 690 or NaN that fall back to Exp.
+TEST(ExactMathTest, ExpPairIsExpBitForBit) {
+  auto same = [](double a, double b) {
+    const double x[2] = {a, b};
+    double out[2];
+    ExpPair(x, out);
+    EXPECT_EQ(std::bit_cast<uint64_t>(out[0]), std::bit_cast<uint64_t>(Exp(a)))
+        << a;
+    EXPECT_EQ(std::bit_cast<uint64_t>(out[1]), std::bit_cast<uint64_t>(Exp(b)))
+        << b;
+  };
+  SplitMix64 g(5);
+  for (int i = 0; i < 200000; ++i) {
+    same(-745 + 1455 * g.Uniform01(), -30 + 60 * g.Uniform01());
+  }
+  constexpr double kLn2 = 0.6931471805599453;
+  for (int k = -997; k <= 997; ++k) {
+    for (const double f : {-0.5, -0.25, 0.0, 0.25, 0.5}) {
+      const double x = (k + f) * kLn2;
+      same(x, std::nextafter(x, 0.0));
+      same(-x, std::nextafter(x, 1e9));
+    }
+  }
+  same(0.0, -0.0);
+  same(-1e-300, 1e-300);
+  same(690, -690);
+  same(690.5, std::numeric_limits<double>::quiet_NaN());
+  same(-746, 710);
+}
+#endif
+
 TEST(ExactMathTest, LogWithinOneUlpOfLibm) {
   SplitMix64 g(3);
   int64_t worst = 0;

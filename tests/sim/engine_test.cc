@@ -259,6 +259,38 @@ TEST(EngineTest, TimersFireAtTheirLatestTimesEarliestFirst) {
   EXPECT_EQ(sim.pending_events(), 0u);
 }
 
+// The only timer set, moved later twice (SetTimer skips the search for the
+// first timer when no other is set): it fires once, at its last time, after
+// a plain event that its first time preceded.
+TEST(EngineTest, LoneTimerMovedLaterFiresAtItsLastTime) {
+  struct Log {
+    Simulation* sim;
+    std::vector<std::pair<Time, int>> fired;
+  };
+  Simulation sim;
+  Log log{&sim, {}};
+  const Simulation::TimerId t = sim.AddTimer(
+      [](void* c, uint64_t) {
+        auto* l = static_cast<Log*>(c);
+        l->fired.emplace_back(l->sim->now(), 0);
+      },
+      &log);
+  sim.AddTimer([](void*, uint64_t) {}, nullptr);  // never set
+  sim.SetTimer(t, 10, sim.TakeSeq());
+  sim.Schedule(
+      20,
+      [](void* c, uint64_t) {
+        auto* l = static_cast<Log*>(c);
+        l->fired.emplace_back(l->sim->now(), 1);
+      },
+      &log);
+  sim.SetTimer(t, 25, sim.TakeSeq());
+  sim.SetTimer(t, 30, sim.TakeSeq());
+  ASSERT_TRUE(sim.Run(kForever).ok());
+  EXPECT_EQ(log.fired, (std::vector<std::pair<Time, int>>{{20, 1}, {30, 0}}));
+  EXPECT_EQ(sim.pending_events(), 0u);
+}
+
 // A timer and a plain event at the same time run in seq order, whichever
 // was set first (the timer marks 0 in the log, the event 1).
 std::vector<int> TieAtTen(bool timer_first) {
