@@ -92,9 +92,8 @@ set(PERFLAB_TEST_DATASET_ENV
     PERFLAB_DATASET_DIR=${PROJECT_BINARY_DIR}/fixtures/datasets)
 
 # perflab_test(NAME LABELS ... SOURCES ... DEPS ...): a GoogleTest binary whose
-# tests are registered one by one with ctest under the given labels.
-# NO_PRETTY_VALUES: a parameterized test is named by its INSTANTIATE_TEST_SUITE_P
-# name generator (or index), never by a dump of its parameter's bytes.
+# tests are registered with ctest under the given labels (see
+# perflab_register_gtest below).
 include(GoogleTest)
 
 # GoogleTest's and GoogleMock's headers are parsed once per build tree, into
@@ -114,14 +113,34 @@ function(perflab_test_pch_host)
     <gmock/gmock.h> <gtest/gtest.h> <string> <vector> <memory> <utility>)
 endfunction()
 
-function(perflab_test name)
-  cmake_parse_arguments(ARG "" "" "LABELS;SOURCES;DEPS" ${ARGN})
-  perflab_test_pch_host()
-  add_executable(${name} ${ARG_SOURCES})
-  perflab_defaults(${name})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
-  target_precompile_headers(${name} REUSE_FROM perflab_test_pch)
+# Under the sanitizers a test process costs about 0.09 s before its first
+# test (ASan's shadow memory, LSan's scan at exit): one process per test was
+# 80 of the asan-ubsan phase's 590 CPU seconds, most of its 885 tests taking
+# less than that themselves. PERFLAB_TEST_SHARDS > 0 (the sanitizer presets)
+# runs each binary as that many GoogleTest shards instead, one ctest test
+# each (NAME/shard-K), so both cores still share a long binary.
+set(PERFLAB_TEST_SHARDS 0 CACHE STRING
+    "0: one ctest test per GoogleTest test; N: each test binary as N shards")
+
+# perflab_register_gtest(NAME LABELS PREFIX): NAME's tests with ctest, one by
+# one or as PERFLAB_TEST_SHARDS shards. PREFIX starts every test's name.
+# NO_PRETTY_VALUES: a parameterized test is named by its
+# INSTANTIATE_TEST_SUITE_P name generator (or index), never by a dump of its
+# parameter's bytes.
+function(perflab_register_gtest name labels prefix)
+  if(PERFLAB_TEST_SHARDS GREATER 0)
+    math(EXPR last "${PERFLAB_TEST_SHARDS} - 1")
+    foreach(k RANGE ${last})
+      set(test ${prefix}${name}/shard-${k})
+      add_test(NAME ${test} COMMAND ${name} --gtest_brief=1
+        WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+      set_tests_properties(${test} PROPERTIES LABELS "${labels}"
+        ENVIRONMENT "${PERFLAB_TEST_DATASET_ENV};GTEST_TOTAL_SHARDS=${PERFLAB_TEST_SHARDS};GTEST_SHARD_INDEX=${k}")
+    endforeach()
+    return()
+  endif()
   gtest_discover_tests(${name}
+    TEST_PREFIX "${prefix}"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     TEST_LIST ${name}_TESTS
     NO_PRETTY_VALUES
@@ -134,10 +153,20 @@ function(perflab_test name)
   set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
   file(WRITE ${labels_file}
     "if(${name}_TESTS)\n"
-    "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\"\n"
+    "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${labels}\"\n"
     "    ENVIRONMENT \"${PERFLAB_TEST_DATASET_ENV}\")\n"
     "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
+endfunction()
+
+function(perflab_test name)
+  cmake_parse_arguments(ARG "" "" "LABELS;SOURCES;DEPS" ${ARGN})
+  perflab_test_pch_host()
+  add_executable(${name} ${ARG_SOURCES})
+  perflab_defaults(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  target_precompile_headers(${name} REUSE_FROM perflab_test_pch)
+  perflab_register_gtest(${name} "${ARG_LABELS}" "")
   # Multi-threaded tests (label threads) also build under one target, so the
   # tsan preset builds only them: `cmake --build --preset tsan`.
   if("threads" IN_LIST ARG_LABELS)

@@ -171,7 +171,7 @@ TEST_F(CapstoneCli, AnOverrideIsPartOfTheCalibrationsIdentity) {
   const std::string file_hash = capstone::ContentHash(bytes.str());
   ASSERT_EQ(file_hash.rfind("sha256:", 0), 0u);
   const std::vector<std::string> run = {
-      "capstone", "--calibration", kReference,  "--steps",    "index",
+      "capstone", "--calibration", kReference,  "--steps",    "join",
       "--format", "json",          "--out-dir", out_.string()};
   CliResult plain = RunCli(run);
   ASSERT_EQ(plain.code, 0) << plain.err;
@@ -216,7 +216,7 @@ TEST_F(CapstoneCli, CpuDisciplinePsIsTheQuantumAtZero) {
   edited.replace(at + quantum.size(), end - at - quantum.size(), "0");
   const std::string ps_file = Bad("seed-h2-ps.json", edited);
   auto table = [this](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"capstone", "--steps",   "index,join",
+    std::vector<std::string> args = {"capstone", "--steps",   "join",
                                      "--format", "json",      "--jobs",
                                      "1",        "--out-dir", out_.string()};
     args.insert(args.end(), extra.begin(), extra.end());
