@@ -29,6 +29,7 @@ class ScenarioDeterminism : public testing::TestWithParam<std::string> {};
 const std::map<std::string, std::vector<std::string>>& Small() {
   static const auto* m = new std::map<std::string, std::vector<std::string>>{
       {"mmc", {"customers=50000", "warmup_customers=5000"}},
+      {"cache", {"lookups=20000", "warmup_s=10"}},
       {"hockey-stick", {"customers=20000"}},
       {"thread-pool", {"threads=virtual", "duration_s=2", "warmup_s=1"}},
       {"littles-law", {"arrivals=poisson", "duration_s=5"}},
