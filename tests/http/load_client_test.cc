@@ -76,9 +76,11 @@ TEST(LoadClient, ClosedLoopOmitsTheFrozenSlots) {
   EXPECT_LE(r.ok, 76);
   // The request that meets the freeze waits out what is left of it: ~500 ms
   // when sent on time, less when a late client sends it into the freeze
-  // (436 ms with both cores busy), so the bound is half the freeze.
+  // (436 ms with both cores busy), so the bound is half the freeze. Above,
+  // a load of 10 on both cores once added 105 ms to the thaw; a client
+  // timing from the run's start would see up to 1,200 ms, so 900 is the cap.
   EXPECT_GE(static_cast<double>(r.latency_ns.Max()) / 1e6, 250);
-  EXPECT_LE(static_cast<double>(r.latency_ns.Max()) / 1e6, 600);
+  EXPECT_LE(static_cast<double>(r.latency_ns.Max()) / 1e6, 900);
   EXPECT_LT(PMs(r, 50), 10);
 }
 
