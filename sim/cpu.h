@@ -183,6 +183,11 @@ class Cpu {
   // waited runnable in the queue, summed over jobs.
   int64_t slices() const;
   Time run_queue_wait_ns() const;
+  // Time-sliced, since construction (0 under processor sharing): the steps
+  // the scheduler's loops over cores took, one per word of its map of busy
+  // or held cores read. Its work grows with the cores in use, not with all
+  // the cores there are.
+  int64_t scheduler_steps() const;
   void ResetStats();
   // Mean cores busy since ResetStats(): jobs' progress plus charged work.
   double CoresUsed() const;
@@ -233,6 +238,11 @@ class Cpu {
   struct Sliced {
     CpuScheduling scheduling;
     std::vector<Core> cores;
+    // Bit i of word i / 64: core i is busy or held. Every loop over cores
+    // visits these alone, in core order: an event costs the cores in use
+    // (and a word per 64 cores), not every core there is.
+    std::vector<uint64_t> active;
+    int64_t steps = 0;            // words of `active` read
     std::deque<SlicedJob> queue;  // runnable jobs waiting for a core, FIFO
     int64_t busy = 0;             // cores running a job
     uint64_t next_key = 0;
@@ -249,6 +259,10 @@ class Cpu {
                  int64_t working_set_bytes, uint64_t thread);
   static void OnSliceTick(void* ctx, uint64_t);
   void SlicedAdvance();  // credits every core's progress up to now
+  // The first busy or held core at index `from` or after it; cores.size()
+  // when there is none.
+  size_t NextActive(size_t from) const;
+  void Track(const Core& c);  // sets c's bit in `active` from its state
   void SlicedReschedule();
   Time SliceEnd(const Core& c) const;
   void Credit(Core& c, Time now);

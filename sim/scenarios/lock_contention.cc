@@ -132,6 +132,17 @@ absl::StatusOr<core::Document> Run(const Params& p, uint64_t seed) {
   return doc;
 }
 
+// Both variants run every user's requests, each at most one per work_ms
+// (the lock only slows them), and the writer wakes every batch_ms; every
+// user is a process of its own in each: about 3e6 a second here.
+double RequestsAndWakeUps(const Params& p) {
+  const double users = static_cast<double>(p.Integer("users"));
+  return (p.Number("warmup_s") + p.Number("duration_s")) *
+             (2 * users * 1000 / p.Number("work_ms") +
+              1000 / p.Number("batch_ms")) +
+         2 * users;
+}
+
 }  // namespace
 
 Scenario LockContentionScenario() {
@@ -151,7 +162,10 @@ Scenario LockContentionScenario() {
        NumKey("duration_s", "120", 0, 86400, "measured window (s)",
               LowerBound::kOpen),
        MaxPendingKey()},
-      Run};
+      Run,
+      {"(warmup_s + duration_s) x (2 x users x 1000 / work_ms + 1000 / "
+       "batch_ms) + 2 x users",
+       1.5e7, "requests, writer wake-ups and users", RequestsAndWakeUps}};
 }
 
 const ScenarioRegistration kLockContention(LockContentionScenario);

@@ -143,6 +143,19 @@ int64_t CustomersFor(double rho, int64_t reference, int64_t cap) {
                                     static_cast<double>(reference) * scale)));
 }
 
+// Every point's customers and its warm-up (a tenth of them, RunMmc's
+// default), each an arrival and a departure: about 1.2e7 customers a second
+// here, as for mmc.
+double HockeyStickCustomers(const Params& p) {
+  double per_server_count = 0;
+  for (double rho : p.Numbers("utilisations")) {
+    per_server_count += static_cast<double>(
+        CustomersFor(rho, p.Integer("customers"), p.Integer("max_customers")));
+  }
+  return 1.1 * static_cast<double>(p.Numbers("servers").size()) *
+         per_server_count;
+}
+
 absl::StatusOr<core::Document> RunHockeyStick(const Params& p, uint64_t seed) {
   core::Document doc("Hockey stick: latency against utilisation");
   core::Table& t = doc.AddTable("rows", "Rows",
@@ -283,7 +296,12 @@ Scenario HockeyStickScenario() {
                   "stated width: 95 % half-width (% of W) to stay within",
                   LowerBound::kOpen),
            MaxPendingKey()},
-          RunHockeyStick};
+          RunHockeyStick,
+          {"1.1 x count(servers) x sum over utilisations of "
+           "min(max_customers, customers x scale)",
+           8e7, "customers", HockeyStickCustomers,
+           "scale = 1 for rho <= 0.5, else (0.5 / (1 - rho))^2, rho each of "
+           "utilisations; 1.1: a tenth more for the warm-up"}};
 }
 
 const ScenarioRegistration kMmc(MmcScenario);

@@ -15,6 +15,7 @@ Cpu::Cpu(Simulation& sim, int64_t cores, const CpuScheduling& scheduling)
     sliced_ = std::make_unique<Sliced>();
     sliced_->scheduling = scheduling;
     sliced_->cores.resize(static_cast<size_t>(std::max<int64_t>(cores, 1)));
+    sliced_->active.resize((sliced_->cores.size() + 63) / 64);
   }
 }
 
@@ -27,6 +28,7 @@ CpuDiscipline Cpu::discipline() const {
 int64_t Cpu::switches() const { return sliced_ ? sliced_->switches : 0; }
 int64_t Cpu::slices() const { return sliced_ ? sliced_->slices : 0; }
 Time Cpu::run_queue_wait_ns() const { return sliced_ ? sliced_->waited : 0; }
+int64_t Cpu::scheduler_steps() const { return sliced_ ? sliced_->steps : 0; }
 
 double Cpu::Rate() const {
   const int64_t n = static_cast<int64_t>(jobs_.size());

@@ -5,6 +5,7 @@
 // quantum of the job's work. All of it is integer nanoseconds, so the CPU
 // used is exact: the jobs' work plus the overheads, nothing rounded.
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <utility>
 
@@ -122,9 +123,38 @@ void Cpu::Credit(Core& c, Time now) {
   used_by_use_[static_cast<int>(c.job.use)] += static_cast<double>(r);
 }
 
+size_t Cpu::NextActive(size_t from) const {
+  Sliced& s = *sliced_;
+  size_t w = from / 64;
+  if (w >= s.active.size()) return s.cores.size();
+  uint64_t bits = s.active[w] & (~uint64_t{0} << (from % 64));
+  while (true) {
+    ++s.steps;
+    if (bits != 0) return w * 64 + static_cast<size_t>(std::countr_zero(bits));
+    if (++w == s.active.size()) return s.cores.size();
+    bits = s.active[w];
+  }
+}
+
+void Cpu::Track(const Core& c) {
+  Sliced& s = *sliced_;
+  const auto i = static_cast<size_t>(&c - s.cores.data());
+  const uint64_t bit = uint64_t{1} << (i % 64);
+  if (c.busy || c.held) {
+    s.active[i / 64] |= bit;
+  } else {
+    s.active[i / 64] &= ~bit;
+  }
+}
+
+// An idle core's progress is nothing, and its `from` is set again when a job
+// is put on it: only the cores in use are credited.
 void Cpu::SlicedAdvance() {
   const Time now = sim_->now();
-  for (Core& c : sliced_->cores) Credit(c, now);
+  std::vector<Core>& cores = sliced_->cores;
+  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
+    Credit(cores[i], now);
+  }
 }
 
 // What SlicedAdvance() would credit, without changing anything.
@@ -133,7 +163,9 @@ void Cpu::SlicedTotals(__int128& used,
   used = used_;
   by_use = used_by_use_;
   const Time now = sim_->now();
-  for (const Core& c : sliced_->cores) {
+  const std::vector<Core>& cores = sliced_->cores;
+  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
+    const Core& c = cores[i];
     const Time start = std::max(c.from, frozen_until_);
     if (!c.busy || now <= start) continue;
     const Time p = now - start;
@@ -179,6 +211,7 @@ void Cpu::Dispatch(Core& c, const SlicedJob& job) {
   }
   c.quantum_left = sliced_->scheduling.quantum_ns;
   c.slice_left = std::min(c.quantum_left, job.left);
+  Track(c);
 }
 
 // The thread's next job on the core it held: no switch, no new slice, the
@@ -205,7 +238,9 @@ void Cpu::Continue(Core& c, const SlicedJob& job) {
 
 void Cpu::SlicedReschedule() {
   Time next = kForever;
-  for (const Core& c : sliced_->cores) {
+  const std::vector<Core>& cores = sliced_->cores;
+  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
+    const Core& c = cores[i];
     if (c.held) next = sim_->now();
     if (c.busy) next = std::min(next, SliceEnd(c));
   }
@@ -225,7 +260,8 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
   const uint64_t key =
       thread != 0 ? thread : (uint64_t{1} << 63) | ++s.next_key;
   const SlicedJob job{work, RefillNs(s.scheduling.refill, ws), key, use, h};
-  for (Core& c : s.cores) {
+  for (size_t i = NextActive(0); i < s.cores.size(); i = NextActive(i + 1)) {
+    Core& c = s.cores[i];
     if (c.held && c.last_key == key) {
       Continue(c, job);
       SlicedReschedule();
@@ -233,14 +269,19 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
     }
   }
   // An idle core that no thread holds means an empty queue (the tick after
-  // a hold gives it the head), so a woken job takes it or joins the tail.
-  if (s.busy < static_cast<int64_t>(s.cores.size())) {
-    for (Core& c : s.cores) {
-      if (c.busy || c.held) continue;
-      Dispatch(c, job);
-      SlicedReschedule();
-      return;
-    }
+  // a hold gives it the head), so a woken job takes it (the first such core)
+  // or joins the tail.
+  for (size_t w = 0;
+       s.busy < static_cast<int64_t>(s.cores.size()) && w < s.active.size();
+       ++w) {
+    ++s.steps;
+    if (s.active[w] == ~uint64_t{0}) continue;
+    const size_t i =
+        w * 64 + static_cast<size_t>(std::countr_zero(~s.active[w]));
+    if (i >= s.cores.size()) break;
+    Dispatch(s.cores[i], job);
+    SlicedReschedule();
+    return;
   }
   Enqueue(job);
 }
@@ -261,6 +302,7 @@ void Cpu::EndSlice(Core& c, Time now) {
     } else if (!s.queue.empty()) {
       Dispatch(c, PopHead());
     }
+    Track(c);
   } else if (!s.queue.empty()) {
     Enqueue(c.job);
     Dispatch(c, PopHead());
@@ -286,16 +328,21 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
   Sliced& s = *cpu->sliced_;
   const Time now = cpu->sim_->now();
   ++s.ticks;
-  // Cores whose slices end together, in core order: deterministic.
-  for (Core& c : s.cores) {
+  // Cores whose slices end together, in core order: deterministic. Each
+  // step changes only its own core's bit, so the walk goes on from it.
+  const size_t n = s.cores.size();
+  for (size_t i = cpu->NextActive(0); i < n; i = cpu->NextActive(i + 1)) {
+    Core& c = s.cores[i];
     if (c.busy && cpu->SliceEnd(c) <= now) cpu->EndSlice(c, now);
   }
   // Holds from an earlier tick: the thread's resumption ran before this
   // tick and did not continue, so the queue's head takes the core.
-  for (Core& c : s.cores) {
+  for (size_t i = cpu->NextActive(0); i < n; i = cpu->NextActive(i + 1)) {
+    Core& c = s.cores[i];
     if (!c.held || c.held_at_tick == s.ticks) continue;
     c.held = false;
     if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
+    cpu->Track(c);
   }
   cpu->SlicedReschedule();
   if (s.finished) {

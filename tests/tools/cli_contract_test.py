@@ -313,11 +313,26 @@ def probes(partials):
         ("sim order-service a day",
          [p, "sim", "order-service", "--set", "warmup_s=86400"],
          # CPU 339.6 + 60.1 + 44246.4 + 80 x 39.1 us = 47.7741 ms: 8 cores
-         # serve 167.455/s; 86415 s x 167.455 x 82 = 1186589378
-         "perflab sim order-service: keys warmup_s = '86400', duration_s = "
-         "'15': 1.18659e+09 requests and statements (arrivals_per_s = "
-         "167.455, statements = 81); accepted (warmup_s + duration_s) x "
-         "arrivals_per_s x (1 + statements) <= 5000000\n", {}),
+         # serve 167.455/s; 86415 s x 167.455 x 82 = 1186589378, x (1 +
+         # 8 / 512) = 1205129524
+         "perflab sim order-service: keys cores = '8', warmup_s = '86400', "
+         "duration_s = '15': 1.20513e+09 requests and statements "
+         "(arrivals_per_s = 167.455, statements = 81); accepted (warmup_s + "
+         "duration_s) x arrivals_per_s x (1 + statements) x (1 + cores / "
+         "512) <= 5000000\n", {}),
+        ("sim order-service 4096 cores, 10 s",
+         [p, "sim", "order-service", "--set", "index=1", "--set",
+          "keep_alive=1", "--set", "tcp_nodelay=1", "--set", "threads=virtual",
+          "--set", "db_pool=1000", "--set", "cores=4096", "--set",
+          "clients=1000", "--set", "duration_s=2", "--set", "warmup_s=8"],
+         # The generator's ceiling: floor(4 / 659.4e-6) = 6066/s (4096 cores
+         # serve far more); 10 s x 6066 x 82 = 4974120, under 5e6 without
+         # the cores' weight (this ran 330 s); x (1 + 4096 / 512) = 44767080
+         "perflab sim order-service: keys cores = '4096', warmup_s = '8', "
+         "duration_s = '2': 4.47671e+07 requests and statements "
+         "(arrivals_per_s = 6066, statements = 81); accepted (warmup_s + "
+         "duration_s) x arrivals_per_s x (1 + statements) x (1 + cores / "
+         "512) <= 5000000\n", {}),
         ("sim thread-pool a day",
          [p, "sim", "thread-pool", "--set", "duration_s=86400"],
          # min(400 / 50 ms, 200 / 50 ms, 12 / 2 ms) = 4000/s x 86405 s
@@ -329,6 +344,30 @@ def probes(partials):
          "perflab sim mmc: keys customers = '100000000', warmup_customers = "
          "'100000': 1.001e+08 customers; accepted customers + "
          "warmup_customers <= 50000000\n", {}),
+        ("sim hockey-stick customers 1e9",
+         [p, "sim", "hockey-stick", "--set", "customers=1000000000"],
+         # every point capped at max_customers 1e7: 1.1 x 2 x 7 x 1e7
+         "perflab sim hockey-stick: keys servers = '1,4', utilisations = "
+         "'0.1,0.3,0.5,0.7,0.8,0.9,0.95', customers = '1000000000', "
+         "max_customers = '10000000': 1.54e+08 customers; accepted 1.1 x "
+         "count(servers) x sum over utilisations of min(max_customers, "
+         "customers x scale) <= 80000000\n", {}),
+        ("sim lock-contention a day",
+         [p, "sim", "lock-contention", "--set", "duration_s=86400"],
+         # 86420 s x (2 x 100 x 1000 / 1000 + 1000 / 100) + 2 x 100
+         # = 18148200 + 200 = 18148400
+         "perflab sim lock-contention: keys users = '100', work_ms = '1000', "
+         "batch_ms = '100', warmup_s = '20', duration_s = '86400': "
+         "1.81484e+07 requests, writer wake-ups and users; accepted "
+         "(warmup_s + duration_s) x (2 x users x 1000 / work_ms + 1000 / "
+         "batch_ms) + 2 x users <= 15000000\n", {}),
+        ("sim coordinated-omission rate 1e5",
+         [p, "sim", "coordinated-omission", "--set", "rate_per_s=1e5"],
+         # 1e5 x (60 + 20 x 5000 / 1000) = 1e5 x 160 = 1.6e7
+         "perflab sim coordinated-omission: keys rate_per_s = '1e5', "
+         "duration_s = '60', freeze_ms = '5000': 1.6e+07 requests; accepted "
+         "rate_per_s x (duration_s + 20 x freeze_ms / 1000) <= 10000000\n",
+         {}),
         # A sweep adds its runs' work up: 100000 x 1.1e6 / 5e7 = 2200.
         ("sweep mmc 100000 replications",
          [p, "sweep", "mmc", "--replications", "100000", "--jobs", "1"],
