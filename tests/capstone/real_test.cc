@@ -52,25 +52,28 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->real.size(), 3u);
   ASSERT_EQ(c->composed.size(), 3u);
-  // The index removes the scan: several times the throughput on both sides
-  // (about 4x real at this scale, about 16x composed; 2x leaves room for a
-  // busy machine but not for a service that ignored --index, ~1x). Under
-  // ASan our per-statement code is instrumented and Debian's SQLite is not,
-  // so the 81 statements slow down more than the scan and the gain is 1.5x
-  // to 2x (1.49x once on a busy machine): 1.25x is the bound there. The cache
-  // must rise on both sides; the composed rise is small (its misses still pay
-  // N+1), so only the order is checked there. Under ASan the real cache step
-  // is not faster for a reason the test cannot help: what the cache saves is
-  // uninstrumented SQLite, and what both steps still pay is our instrumented
-  // code and ASan's allocator (2.6 ms against 2.4 ms of CPU per request in a
-  // CI run, 1.13x). There the real rise is left to the release suite and
-  // the queries the cache saves are checked below.
-  const double index_gain = testing::kSanitized ? 1.25 : 2;
-  EXPECT_GT(c->real[1].rps, index_gain * c->real[0].rps);
-  EXPECT_GT(c->composed[1].rps, 2 * c->composed[0].rps);
+  // The index removes the scan and the cache the page's statements. On the
+  // real side that is checked as the service's CPU per request (its threads'
+  // schedstat), not its RPS: the RPS is what the core it is pinned to gives
+  // it, and a test beside it takes a share of that core (a release run
+  // with 0.59 of a core at the index step got 1.65x the baseline's RPS for
+  // 2.5x less CPU per request). Measured per request: 1,243 -> 493 -> 39 us
+  // in release, 7,355 -> 2,605 -> 2,374 us under ASan, where what the cache
+  // saves is uninstrumented SQLite and both steps still pay our instrumented
+  // code and ASan's allocator; and beside a loaded ASan suite the baseline
+  // spent only 3,899 us, 1.5x the index's. So only release checks the CPU;
+  // the sanitizers check the statements below. A service that ignored
+  // --index or the cache would be about 1x.
   if (!testing::kSanitized) {
-    EXPECT_GT(c->real[2].rps, 1.5 * c->real[1].rps);
+    EXPECT_LT(c->real[1].cpu_us_per_request,
+              c->real[0].cpu_us_per_request / 1.5);
+    EXPECT_LT(c->real[2].cpu_us_per_request,
+              c->real[1].cpu_us_per_request / 1.5);
   }
+  // The composed side is simulated, so its RPS does not move with the load:
+  // the index about 16x at this calibration, the cache a small rise (its
+  // misses still pay N+1), so only the order is checked there.
+  EXPECT_GT(c->composed[1].rps, 2 * c->composed[0].rps);
   EXPECT_GT(c->composed[2].rps, c->composed[1].rps);
   // N+1 without the cache: 1 + 20 + 60 statements per page (by hand).
   EXPECT_NEAR(c->real[0].queries_per_request, 81, 0.5);
