@@ -114,9 +114,10 @@ function(perflab_test_pch_host)
 endfunction()
 
 # Under the sanitizers a test process costs about 0.09 s before its first
-# test (ASan's shadow memory, LSan's scan at exit): one process per test was
-# 80 of the asan-ubsan phase's 590 CPU seconds, most of its 885 tests taking
-# less than that themselves. PERFLAB_TEST_SHARDS > 0 (the sanitizer presets)
+# test (ASan's shadow memory, LSan's scan at exit), more than most of its
+# 885 tests take themselves (core_test's 86: 8.6 s one by one, 0.74 s as one
+# process; the asan-ubsan tests 294 s cold as processes, 173 s as two shards
+# a binary). PERFLAB_TEST_SHARDS > 0 (the sanitizer presets)
 # runs each binary as that many GoogleTest shards instead, one ctest test
 # each (NAME/shard-K), so both cores still share a long binary.
 set(PERFLAB_TEST_SHARDS 0 CACHE STRING
