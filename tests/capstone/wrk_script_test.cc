@@ -10,6 +10,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -24,15 +25,28 @@ namespace fs = std::filesystem;
 
 using ::perflab::testing::FileText;
 
-// Gives `env` a fresh, empty TMPDIR of the test's own, so the test sees only
-// its scripts; returns it.
-std::string UseOwnTmpdir(core::FakeEnv& env) {
-  std::string dir = ::testing::TempDir() + "wrk_script_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  env.SetVar("TMPDIR", dir);
-  return dir;
-}
+// A fresh, empty TMPDIR of the test's own, set in `env`, so the test sees only
+// its scripts; removed with the object. ctest runs each test as a process of
+// its own, side by side, so a fixed name would be emptied by one test under
+// another's feet.
+class OwnTmpdir {
+ public:
+  explicit OwnTmpdir(core::FakeEnv& env)
+      : dir_(::testing::TempDir() + "wrk_script_test_XXXXXX") {
+    EXPECT_NE(::mkdtemp(dir_.data()), nullptr) << dir_;
+    env.SetVar("TMPDIR", dir_);
+  }
+  OwnTmpdir(const OwnTmpdir&) = delete;
+  OwnTmpdir& operator=(const OwnTmpdir&) = delete;
+  ~OwnTmpdir() {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
 
 TEST(WrkScript, TextAsksForSkewedCustomerPagesWithTheSeed) {
   EXPECT_EQ(WrkScriptText(1000, 7),
@@ -46,7 +60,8 @@ TEST(WrkScript, TextAsksForSkewedCustomerPagesWithTheSeed) {
 
 TEST(WrkScript, LivesInAFreshPrivateDirectoryThatGoesWithItsOwner) {
   core::FakeEnv env;
-  const std::string tmp = UseOwnTmpdir(env);
+  const OwnTmpdir own(env);
+  const std::string& tmp = own.dir();
   std::string dir, path;
   {
     absl::StatusOr<WrkScript> script = WrkScript::Create(5000, 42, env);
@@ -79,7 +94,7 @@ TEST(WrkScript, LivesInAFreshPrivateDirectoryThatGoesWithItsOwner) {
 
 TEST(WrkScript, AMovedScriptIsRemovedOnceByItsNewOwner) {
   core::FakeEnv env;
-  UseOwnTmpdir(env);
+  const OwnTmpdir own(env);
   absl::StatusOr<WrkScript> script = WrkScript::Create(10, 1, env);
   ASSERT_TRUE(script.ok()) << script.status();
   const std::string dir = script->dir();
