@@ -133,6 +133,34 @@ TEST(CoordinatedOmissionTest, FewerThanOneRequestPerRunIsRefused) {
                   .ok());
 }
 
+// Each user is a live process with one event pending, and the budget counts
+// both, and the writer's process and event and the meter's event: 999 users
+// need 1,998 + 3 of a max_pending of 2,000 and are refused before any is
+// spawned; 998 (1,999) run to the end within it.
+TEST(LockContentionTest, UsersPastHalfTheBudgetAreRefusedAtOnce) {
+  absl::StatusOr<core::Document> doc =
+      RunScenario("lock-contention", {"users=999", "max_pending=2000"}, 1);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(
+      doc.status().message().find("accepted 2 x users + 3 <= max_pending"),
+      std::string::npos)
+      << doc.status();
+  doc = RunScenario("lock-contention",
+                    {"users=998", "max_pending=2000", "duration_s=10"}, 1);
+  EXPECT_TRUE(doc.ok()) << doc.status();
+}
+
+// A run that is not a whole number of intervals still sends its last slot:
+// 4/s over 1.1 s is the slots at 0, 0.25, 0.5, 0.75 and 1.0 s, five, where
+// 1.1 / 0.25 rounded down would give four.
+TEST(CoordinatedOmissionTest, APartIntervalAtTheEndStillHasItsSlot) {
+  core::Document doc = RunDoc(
+      "coordinated-omission",
+      {"rate_per_s=4", "duration_s=1.1", "freeze_start_s=0", "freeze_ms=0"});
+  EXPECT_EQ(Field(doc, "target_requests"), 5);
+  EXPECT_EQ(Numbers(doc, "clients", "samples"), (std::vector<double>{5, 5, 5}));
+}
+
 // The cache's warm-up lookups are bounded like its measured ones (1e9/s for
 // 60 s would be 6e10 per row), and the lookups' span of virtual time must
 // fit the clock: 2 x 1000 lookups at 1e-6/s span 2e9 s, past 1e9.
