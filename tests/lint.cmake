@@ -20,6 +20,9 @@ add_test(NAME lint.clang_tidy
           ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(lint.clang_tidy PROPERTIES
   LABELS lint SKIP_RETURN_CODE 77 TIMEOUT 1800)
+add_test(NAME lint.clang_tidy.selftest
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/lint/clang_tidy_check_test.py)
+set_tests_properties(lint.clang_tidy.selftest PROPERTIES LABELS lint TIMEOUT 60)
 
 # lint.function_length: no function over 100 lines in core/ models/ sim/
 # bench/ tools/ beyond tests/lint/function_length_allowlist, whose entries may
