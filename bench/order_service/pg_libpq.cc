@@ -26,20 +26,29 @@ bool Bind(void* handle, const char* name, Fn& fn) {
   return fn != nullptr;
 }
 
+// A library that loads but lacks a function is closed again: nothing of it
+// is kept, and a later load (of the right one) starts afresh.
+absl::Status Unbound(void* handle, const std::string& soname) {
+  absl::Status s = Unloadable(soname, ::dlerror());
+  ::dlclose(handle);
+  return s;
+}
+
 std::mutex g_load_mutex;
 std::atomic<const Libpq*> g_loaded{nullptr};
 
 }  // namespace
 
 absl::StatusOr<Libpq> LoadLibpqFrom(const std::string& soname) {
-  // Never closed: the functions stay in use until the process ends.
+  // Never closed once bound: the functions stay in use until the process
+  // ends.
   // RTLD_LOCAL: libpq's own dependencies do not join the global scope.
   void* handle = ::dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return Unloadable(soname, ::dlerror());
   Libpq pq{};
   // The name is the member's, so the two cannot drift apart.
 #define PERFLAB_BIND_PQ(fn) \
-  if (!Bind(handle, #fn, pq.fn)) return Unloadable(soname, ::dlerror())
+  if (!Bind(handle, #fn, pq.fn)) return Unbound(handle, soname)
   PERFLAB_BIND_PQ(PQconnectdb);
   PERFLAB_BIND_PQ(PQstatus);
   PERFLAB_BIND_PQ(PQerrorMessage);

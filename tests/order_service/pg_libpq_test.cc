@@ -27,6 +27,16 @@ TEST(PgLibpqTest, ALibraryWithoutTheFunctionsIsRefused) {
   EXPECT_THAT(pq.status().message(), HasSubstr("PQconnectdb"));
 }
 
+// libexpat loads (nothing here links it) but has no PQconnectdb: refused,
+// and unloaded again, so RTLD_NOLOAD no longer finds it.
+TEST(PgLibpqTest, ALibraryRefusedIsClosedAgain) {
+  ASSERT_EQ(::dlopen("libexpat.so.1", RTLD_NOW | RTLD_NOLOAD), nullptr);
+  absl::StatusOr<Libpq> pq = LoadLibpqFrom("libexpat.so.1");
+  ASSERT_FALSE(pq.ok());
+  EXPECT_THAT(pq.status().message(), HasSubstr("PQconnectdb"));
+  EXPECT_EQ(::dlopen("libexpat.so.1", RTLD_NOW | RTLD_NOLOAD), nullptr);
+}
+
 TEST(PgLibpqTest, BindsEachFunctionToItsOwnName) {
   absl::StatusOr<const Libpq*> pq = LoadLibpq();
   ASSERT_TRUE(pq.ok()) << pq.status();
