@@ -184,8 +184,9 @@ class Page:
     def call(self, method, params=None):
         return self.chrome.call(method, params, self.session)
 
-    def eval(self, expression):
-        r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    def eval(self, expression, await_promise=False):
+        r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                           "awaitPromise": await_promise})
         if "exceptionDetails" in r:
             raise RuntimeError(f"{expression}: {r['exceptionDetails']}")
         return r["result"].get("value")
@@ -209,6 +210,12 @@ class Page:
             elif m["method"] == "Network.loadingFailed":
                 out.append(f"load failed: {p.get('errorText')}")
         return out
+
+    def next_frames(self):
+        """Returns once the page has produced two more frames: what it painted
+        before is then on screen, whatever the machine's load."""
+        self.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+                  await_promise=True)
 
     def screenshot(self, clip=None):
         params = {"format": "png", "captureBeyondViewport": True}
