@@ -5,6 +5,7 @@
 // text by hand, or an Options default changed without the help, fails here.
 #include "tools/perflab/cli.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "bench/http/http_server.h"
 #include "bench/http/load_client.h"
 #include "bench/order_service/dataset.h"
@@ -32,6 +34,7 @@
 #include "tools/calibration/calibration_io.h"
 #include "tools/capstone/composer.h"
 #include "tools/compare/compare.h"
+#include "tools/perflab/commands.h"
 #include "tools/perflab/serve_flags.h"
 #include "tools/sweep/experiment.h"
 
@@ -412,6 +415,51 @@ TEST(CliContract, EmptyValuesAndUnknownOptionsNamedFirst) {
   testing::ExpectOneLineExit2({"models", "mmc", "--bogus", "1"},
                               "unknown option '--bogus'; accepted: --servers");
   testing::ExpectOneLineExit2({"sim", "mmc", "--set", "a\nb=1"}, "a\\nb");
+}
+
+// CLI11 lists an option's Excludes and Needs from a set of pointers, so in
+// the order the options happened to be allocated: sorted here, words of
+// the rest of their line with them.
+std::string WithSortedLinks(const std::string& help) {
+  std::vector<std::string> lines = absl::StrSplit(help, '\n');
+  for (std::string& line : lines) {
+    for (const char* link : {" Excludes: ", " Needs: "}) {
+      const size_t at = line.find(link);
+      if (at == std::string::npos) continue;
+      const size_t from = at + std::string(link).size();
+      std::vector<std::string> names =
+          absl::StrSplit(line.substr(from), ' ', absl::SkipEmpty());
+      std::sort(names.begin(), names.end());
+      line = line.substr(0, from) + absl::StrJoin(names, " ");
+    }
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
+// Named first, a command is built alone (AddCommandsFor): every command of
+// the whole tree must then parse and help exactly as it does within it.
+TEST(CliFamilies, EachCommandAloneHelpsAsInTheWholeTree) {
+  CLI::App whole{"whole", "perflab"};
+  whole.set_help_all_flag("--help-all", "show help for every subcommand");
+  Registry registry;
+  AddCommandsFor("", whole, registry);
+  const std::vector<CLI::App*> commands = whole.get_subcommands({});
+  ASSERT_EQ(commands.size(), 13u);  // models ... history, as --help lists
+  for (const CLI::App* command : commands) {
+    const std::string name = command->get_name();
+    const testing::CliResult r = RunCli({name, "--help"});
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_EQ(WithSortedLinks(r.out), WithSortedLinks(command->help())) << name;
+    CLI::App alone{"alone", "perflab"};
+    Registry alone_registry;
+    AddCommandsFor(name, alone, alone_registry);
+    EXPECT_LT(alone.get_subcommands({}).size(), commands.size()) << name;
+  }
+  // Not a command: every family, so the error can list what is accepted.
+  CLI::App typo{"typo", "perflab"};
+  Registry typo_registry;
+  AddCommandsFor("simm", typo, typo_registry);
+  EXPECT_EQ(typo.get_subcommands({}).size(), commands.size());
 }
 
 // A number that does not apply is left out of the record, never null.

@@ -1,10 +1,12 @@
 #include "tools/perflab/cli.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <ostream>
 #include <set>
+#include <string_view>
 #include <system_error>
 
 #include "absl/strings/match.h"
@@ -397,6 +399,42 @@ void Registry::Produces(CLI::App* cmd, Runner run, bool csv, Emit emit) {
 
 namespace {
 
+// The command families in the order `perflab --help` lists them, each with
+// the top-level commands it adds.
+struct Family {
+  std::array<std::string_view, 3> commands;
+  void (*add)(CLI::App& root, Registry& registry);
+};
+constexpr std::array<Family, 9> kFamilies = {{
+    {{"models"}, &AddModelsCommands},
+    {{"sim"}, &AddSimCommands},
+    {{"fixtures"}, &AddFixturesCommands},
+    {{"serve", "load", "reality"}, &AddRealityCommands},
+    {{"compare"}, &AddCompareCommands},
+    {{"sweep", "sweep-merge"}, &AddSweepCommands},
+    {{"capstone", "calibrate"}, &AddCapstoneCommands},
+    {{"orders-service"}, &AddOrdersCommands},
+    {{"history"}, &AddHistoryCommands},
+}};
+
+}  // namespace
+
+void AddCommandsFor(std::string_view first_arg, CLI::App& root,
+                    Registry& registry) {
+  for (const Family& family : kFamilies) {
+    if (first_arg.empty()) break;
+    for (std::string_view command : family.commands) {
+      if (command == first_arg) {
+        family.add(root, registry);
+        return;
+      }
+    }
+  }
+  for (const Family& family : kFamilies) family.add(root, registry);
+}
+
+namespace {
+
 int RunMain(int argc, const char* const* argv, std::ostream& out,
             std::ostream& err) {
   CLI::App app{
@@ -406,15 +444,7 @@ int RunMain(int argc, const char* const* argv, std::ostream& out,
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "show help for every subcommand");
   Registry registry;
-  AddModelsCommands(app, registry);
-  AddSimCommands(app, registry);
-  AddFixturesCommands(app, registry);
-  AddRealityCommands(app, registry);
-  AddCompareCommands(app, registry);
-  AddSweepCommands(app, registry);
-  AddCapstoneCommands(app, registry);
-  AddOrdersCommands(app, registry);
-  AddHistoryCommands(app, registry);
+  AddCommandsFor(argc > 1 ? argv[1] : "", app, registry);
 
   try {
     app.parse(argc, argv);

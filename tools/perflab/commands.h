@@ -3,6 +3,7 @@
 #define PERFLAB_TOOLS_PERFLAB_COMMANDS_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -33,6 +34,14 @@ void AddOrdersCommands(CLI::App& root,
                        Registry& registry);  // orders_commands.cc
 void AddHistoryCommands(CLI::App& root,
                         Registry& registry);  // history_command.cc
+
+// The commands of the family whose top-level command `first_arg` names, or
+// of every family when it names none (help, no command, a typo), so that the
+// root's help and errors still list them all. CLI11 builds every option of
+// every command it is given, which cost more than half the instructions of a
+// short run's whole process (`perflab sim mmc` with one customer).
+void AddCommandsFor(std::string_view first_arg, CLI::App& root,
+                    Registry& registry);
 
 // `models mva`, added under `models` by AddModelsCommands (mva_command.cc).
 void AddMvaCommand(CLI::App* models, Registry& registry);
