@@ -4,10 +4,12 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "models/histogram.h"
+#include "sim/internal/ring_queue.h"
 #include "sim/random.h"
 #include "sim/resource.h"
 
@@ -22,11 +24,26 @@ constexpr int kBatches = 20;
 // freedom (a table value, not computed: no std:: distribution may be used).
 constexpr double kStudentT95Df19 = 2.093;
 
+// A customer in the system: when it arrived, and its place in arrival order.
+struct Customer {
+  Time arrived;
+  int64_t index;
+};
+
+// Customers are records and the c servers processes, as in Cimba's own
+// benchmark: a customer as a process of its own costs a frame, a spawn and
+// a hand-over event, about a third of the work of a run. The counts are
+// those of a Resource of c units that each customer would acquire (busy
+// servers, waiting customers), changed at the same instants.
 struct Model {
   Simulation sim;
-  Resource servers;
+  int64_t servers;
   Rng arrivals, service;
   Dist interarrival, service_time;
+  TimeWeighted busy, waiting;
+  internal::RingQueue<Customer> queue;        // waiting, in arrival order
+  std::vector<std::coroutine_handle<>> idle;  // servers waiting for one
+  Customer handed{};  // the arrival an idle or new server serves first
   int64_t total = 0, warmup = 0, done = 0, measured = 0, waited = 0;
   int64_t departed = 0;  // departures of any customer since t0
   // The batch BatchOf found last and its measured indices [start, end).
@@ -36,14 +53,17 @@ struct Model {
   std::array<__int128, kBatches> batch_wait_sum{};
   Time t0 = 0, t_end = 0;
   std::optional<models::Histogram> hist;
+  int64_t max_pending;
+  absl::Status budget;  // a breach by waiting customers (see Arrive)
 
   Model(const MmcOptions& o, Dist ia, Dist st)
       : sim(o.budget),
-        servers(sim, "servers", o.servers),
+        servers(o.servers),
         arrivals(o.seed, "arrivals"),
         service(o.seed, "service"),
         interarrival(ia),
-        service_time(st) {}
+        service_time(st),
+        max_pending(o.budget.max_pending) {}
 };
 
 // floor(i kBatches / n) for the measured customer i of n, without a
@@ -62,19 +82,16 @@ int64_t BatchOf(Model& m, int64_t i) {
   return m.batch;
 }
 
-Process Customer(Model& m, int64_t index) {
-  const Time arrived = m.sim.now();
-  co_await m.servers.Acquire();
-  const Time wait = m.sim.now() - arrived;
-  co_await m.sim.Delay(SampleNs(m.service_time, m.service));
-  m.servers.Release();
+// The customer's figures once its service ends; the last one stops the run.
+void Depart(Model& m, const Customer& c, Time wait) {
   m.departed += m.started;
-  if (index >= m.warmup) {
+  if (c.index >= m.warmup) {
     ++m.measured;
     m.wait_sum += wait;
-    m.batch_wait_sum[static_cast<size_t>(BatchOf(m, index - m.warmup))] += wait;
+    m.batch_wait_sum[static_cast<size_t>(BatchOf(m, c.index - m.warmup))] +=
+        wait;
     m.waited += wait > 0;
-    const Time response = m.sim.now() - arrived;
+    const Time response = m.sim.now() - c.arrived;
     m.response_sum += response;
     if (m.hist) m.hist->Record(response);
   }
@@ -84,15 +101,75 @@ Process Customer(Model& m, int64_t index) {
   }
 }
 
+// co_await NextArrival{&m}: an idle server's wait for the Source's hand.
+struct NextArrival {
+  Model* m;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) const { m->idle.push_back(h); }
+  Customer await_resume() const noexcept { return m->handed; }
+};
+
+// Serves the customer it was started for, then the queue's head while there
+// is one, else waits idle for the next arrival.
+Process Server(Model& m) {
+  Customer c = m.handed;
+  while (true) {
+    const Time wait = m.sim.now() - c.arrived;
+    co_await m.sim.Delay(SampleNs(m.service_time, m.service));
+    Depart(m, c, wait);
+    if (!m.queue.empty()) {
+      c = m.queue.front();
+      m.queue.pop_front();
+      m.waiting.Set(m.sim.now(), static_cast<int64_t>(m.queue.size()));
+    } else {
+      m.busy.Add(m.sim.now(), -1);
+      c = co_await NextArrival{&m};
+    }
+  }
+}
+
+// A customer arrives: served at once by a free server if none is queued
+// (an idle one, or a new one while fewer than c were needed), else queued.
+// Waiting customers count against max_pending as the processes they would
+// be, with the engine's pending events and live processes.
+void Arrive(Model& m, const Customer& c) {
+  const Time now = m.sim.now();
+  if (m.busy.value() < m.servers && m.queue.empty()) {
+    m.busy.Add(now, 1);
+    m.handed = c;
+    if (m.idle.empty()) {
+      m.sim.Spawn(Server(m));
+    } else {
+      const std::coroutine_handle<> server = m.idle.back();
+      m.idle.pop_back();
+      m.sim.ResumeNested(server);
+    }
+    return;
+  }
+  m.queue.push_back(c);
+  const auto waiting = static_cast<int64_t>(m.queue.size());
+  m.waiting.Set(now, waiting);
+  const auto pending = static_cast<int64_t>(m.sim.pending_events());
+  if (waiting + pending + m.sim.live_processes() > m.max_pending) {
+    m.budget = absl::ResourceExhaustedError(
+        absl::StrCat("memory budget exceeded: ", waiting,
+                     " waiting customers + ", pending, " pending events + ",
+                     m.sim.live_processes(), " live processes > max_pending ",
+                     m.max_pending, " at t = ", ToSec(now), " s"));
+    m.sim.Stop();
+  }
+}
+
 Process Source(Model& m) {
   for (int64_t i = 0; i < m.total; ++i) {
     co_await m.sim.Delay(SampleNs(m.interarrival, m.arrivals));
     if (i == m.warmup) {
-      m.servers.ResetStats();
+      m.busy.Reset(m.sim.now());
+      m.waiting.Reset(m.sim.now());
       m.t0 = m.sim.now();
       m.started = true;
     }
-    m.sim.Spawn(Customer(m, i));
+    Arrive(m, {m.sim.now(), i});
   }
 }
 
@@ -147,6 +224,7 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
   }
   m->sim.Spawn(Source(*m));
   if (absl::Status s = m->sim.Run(kForever); !s.ok()) return s;
+  if (!m->budget.ok()) return m->budget;
 
   MmcResult r;
   r.rho = o.arrival_rate_per_s /
@@ -158,9 +236,9 @@ absl::StatusOr<MmcResult> RunMmc(const MmcOptions& o) {
   r.mean_wait_s = static_cast<double>(m->wait_sum) / n / kSec;
   r.mean_response_s = static_cast<double>(m->response_sum) / n / kSec;
   r.p_wait = static_cast<double>(m->waited) / n;
-  const ResourceStats s = m->servers.Stats();
-  r.utilisation = s.utilisation;
-  r.mean_queue_length = s.mean_queue_length;
+  const Time end = m->sim.now();
+  r.utilisation = m->busy.Mean(end) / static_cast<double>(o.servers);
+  r.mean_queue_length = m->waiting.Mean(end);
   // Departures over the window: when rho >= 1 this is the service capacity,
   // not the (higher) arrival rate.
   r.throughput_per_s =
