@@ -5,6 +5,7 @@
 // solved as a Markov chain in the test; its options and their validation.
 #include "sim/cpu.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -45,6 +46,78 @@ TEST(CpuTest, LateArrivalSharesTheRemainingWork) {
   ASSERT_TRUE(sim.Run(1000).ok());
   EXPECT_EQ(a, 150);  // 50 alone + 50 remaining at half speed
   EXPECT_EQ(b, 200);  // 50 at half speed by 150, then 50 alone
+}
+
+Process RecordedJob(Simulation& sim, Cpu& cpu, Time at, Time work, int id,
+                    std::vector<int>& order, std::vector<Time>& done) {
+  co_await sim.Delay(at);
+  co_await cpu.Run(work);
+  order.push_back(id);
+  done[static_cast<size_t>(id)] = sim.now();
+}
+
+// More runnable jobs than the sorted array holds (Cpu keeps a heap then),
+// arriving after nine of an earlier wave finished, six of them with equal
+// work; then two more once the CPU is idle again. On one core, jobs started
+// together with works w(1) <= ... <= w(n) finish at T(k) = T(k - 1) +
+// (w(k) - w(k - 1)) (n - k + 1): the k-th is done once every job still
+// running has received w(k) (worked here by the formula, not by the CPU);
+// equal works end together, in start order.
+TEST(CpuTest, ManyJobsFinishInOrderOfWorkThenOfStart) {
+  // Wave 1 at 0: works 1..9 ns end at 10, 19, 27, 34, 40, 45, 49, 52, 54;
+  // the long one (id 9) has 100,000 - 9 - (1,000 - 54) ns left at 1,000.
+  // Wave 2 at 1,000: 40 jobs, each shorter than that, so 41 share the core.
+  constexpr int kWave = 40;
+  constexpr Time kLong = 100'000;
+  std::vector<Time> works;
+  for (int i = 1; i <= 9; ++i) works.push_back(i);
+  works.push_back(kLong);
+  for (int i = 0; i < kWave; ++i)
+    works.push_back(1000 + 100 * ((i * 17) % kWave));
+  for (int i = 20; i < 25; ++i) works[10 + i] = works[10 + 3];
+  works.push_back(10);  // at 1 ms, alone with the next: ends at +20
+  works.push_back(20);  // then alone: ends at +30
+  const int n = static_cast<int>(works.size());
+
+  std::vector<int> expected;
+  std::vector<Time> expected_done(n);
+  const Time wave1[] = {10, 19, 27, 34, 40, 45, 49, 52, 54};
+  for (int i = 0; i < 9; ++i) {
+    expected.push_back(i);
+    expected_done[i] = wave1[i];
+  }
+  std::vector<int> wave2(kWave);
+  for (int i = 0; i < kWave; ++i) wave2[i] = 10 + i;
+  std::stable_sort(wave2.begin(), wave2.end(),
+                   [&](int a, int b) { return works[a] < works[b]; });
+  Time t = 1000, previous = 0;
+  for (int k = 0; k < kWave; ++k) {
+    const Time w = works[wave2[k]];
+    t += (w - previous) * (kWave + 1 - k);
+    previous = w;
+    expected_done[wave2[k]] = t;
+    expected.push_back(wave2[k]);
+  }
+  const Time long_left = kLong - 9 - (1000 - 54);
+  expected_done[9] = t + long_left - previous;
+  expected.push_back(9);
+  expected_done[n - 2] = kMs + 20;
+  expected_done[n - 1] = kMs + 30;
+  expected.push_back(n - 2);
+  expected.push_back(n - 1);
+  ASSERT_LT(expected_done[9], kMs);
+
+  Simulation sim;
+  Cpu cpu(sim, 1);
+  std::vector<int> order;
+  std::vector<Time> done(n, -1);
+  for (int i = 0; i < n; ++i) {
+    const Time at = i < 10 ? 0 : i < 10 + kWave ? 1000 : kMs;
+    sim.Spawn(RecordedJob(sim, cpu, at, works[i], i, order, done));
+  }
+  ASSERT_TRUE(sim.Run(2 * kMs).ok());
+  EXPECT_EQ(order, expected);
+  EXPECT_EQ(done, expected_done);
 }
 
 using testing_helpers::CpuJob;
