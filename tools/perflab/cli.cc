@@ -3,16 +3,19 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/number.h"
 #include "core/parallel.h"
 #include "tools/perflab/commands.h"
@@ -417,7 +420,35 @@ constexpr std::array<Family, 9> kFamilies = {{
     {{"history"}, &AddHistoryCommands},
 }};
 
+// CLI11 lists an option's Needs and Excludes from a set of pointers, so in
+// the order the options happened to be allocated: sorted by name here, so
+// that a help reads the same on every run.
+class SortedLinksFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    std::vector<std::string> words =
+        absl::StrSplit(CLI::Formatter::make_option_opts(opt), ' ');
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (words[i] != get_label("Needs") + ":" &&
+          words[i] != get_label("Excludes") + ":") {
+        continue;
+      }
+      size_t end = i + 1;
+      while (end < words.size() && absl::StartsWith(words[end], "-")) ++end;
+      std::sort(words.begin() + static_cast<ptrdiff_t>(i) + 1,
+                words.begin() + static_cast<ptrdiff_t>(end));
+      i = end - 1;
+    }
+    return absl::StrJoin(words, " ");
+  }
+};
+
 }  // namespace
+
+void SetUpRoot(CLI::App& root) {
+  root.set_help_all_flag("--help-all", "show help for every subcommand");
+  root.formatter(std::make_shared<SortedLinksFormatter>());
+}
 
 void AddCommandsFor(std::string_view first_arg, CLI::App& root,
                     Registry& registry) {
@@ -442,7 +473,7 @@ int RunMain(int argc, const char* const* argv, std::ostream& out,
       "Every command prints an aligned table; add --format json for scripts.",
       "perflab"};
   app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "show help for every subcommand");
+  SetUpRoot(app);
   Registry registry;
   AddCommandsFor(argc > 1 ? argv[1] : "", app, registry);
 

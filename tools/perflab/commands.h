@@ -35,6 +35,9 @@ void AddOrdersCommands(CLI::App& root,
 void AddHistoryCommands(CLI::App& root,
                         Registry& registry);  // history_command.cc
 
+// The root's own flags (--help-all) and help layout, for every tree built.
+void SetUpRoot(CLI::App& root);
+
 // The commands of the family whose top-level command `first_arg` names, or
 // of every family when it names none (help, no command, a typo), so that the
 // root's help and errors still list them all. CLI11 builds every option of
