@@ -17,9 +17,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
 
 namespace perflab::core {
 
@@ -124,61 +121,6 @@ inline void ExpPair(const double* x, double* out) {
   const __m128d pow2 =
       _mm_castsi128_pd(_mm_slli_epi64(_mm_castpd_si128(biased), 52));
   _mm_storeu_pd(out, _mm_mul_pd(er, pow2));
-}
-#endif
-
-// Exp of four arguments at once, the same bits as Exp of each: ExpPair's
-// operations on the four lanes of AVX2 registers. Only for a caller that
-// checked the processor has AVX2 (HasAvx2); the build's baseline is SSE2,
-// so the instructions are enabled for this function alone. No FMA: the
-// target names AVX2 only, and -ffp-contract=off would forbid the fusion.
-#if defined(__x86_64__) && defined(__GNUC__)
-#define PERFLAB_HAVE_EXP_QUAD 1
-[[gnu::target("avx2")]] inline void ExpQuad(const double* x, double* out) {
-  namespace in = exact_math_internal;
-  const __m256d v = _mm256_loadu_pd(x);
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  const __m256d ax = _mm256_andnot_pd(sign, v);
-  // NaN fails the compare too (ordered).
-  if (_mm256_movemask_pd(
-          _mm256_cmp_pd(ax, _mm256_set1_pd(690.0), _CMP_LE_OQ)) != 15) {
-    for (int i = 0; i < 4; ++i) out[i] = Exp(x[i]);
-    return;
-  }
-  const __m256d y = _mm256_mul_pd(v, _mm256_set1_pd(in::kLog2e));
-  const __m256d ay = _mm256_andnot_pd(sign, y);
-  const __m256d t = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(ay));
-  const __m256d half_up =
-      _mm256_cmp_pd(_mm256_sub_pd(ay, t), _mm256_set1_pd(0.5), _CMP_GE_OQ);
-  const __m256d mag =
-      _mm256_add_pd(t, _mm256_and_pd(half_up, _mm256_set1_pd(1.0)));
-  const __m256d dk = _mm256_add_pd(_mm256_or_pd(mag, _mm256_and_pd(sign, y)),
-                                   _mm256_setzero_pd());
-  const __m256d r = _mm256_sub_pd(
-      _mm256_sub_pd(v, _mm256_mul_pd(dk, _mm256_set1_pd(in::kLn2Hi))),
-      _mm256_mul_pd(dk, _mm256_set1_pd(in::kLn2Lo)));
-  constexpr double c[] = {1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800,
-                          1.0 / 3628800,    1.0 / 362880,    1.0 / 40320,
-                          1.0 / 5040,       1.0 / 720,       1.0 / 120,
-                          1.0 / 24,         1.0 / 6,         1.0 / 2};
-  __m256d p = _mm256_set1_pd(c[0]);
-#pragma GCC unroll 11
-  for (int i = 1; i < 12; ++i) {
-    p = _mm256_add_pd(_mm256_mul_pd(p, r), _mm256_set1_pd(c[i]));
-  }
-  const __m256d er =
-      _mm256_add_pd(_mm256_set1_pd(1.0),
-                    _mm256_add_pd(r, _mm256_mul_pd(r, _mm256_mul_pd(r, p))));
-  const __m256d biased = _mm256_add_pd(dk, _mm256_set1_pd(0x1.0p52 + 1023));
-  const __m256d pow2 =
-      _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(biased), 52));
-  _mm256_storeu_pd(out, _mm256_mul_pd(er, pow2));
-}
-
-// Whether this processor runs ExpQuad's instructions (asked once).
-inline bool HasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
 }
 #endif
 

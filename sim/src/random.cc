@@ -105,26 +105,6 @@ LognormalDraws::Mean& LognormalDraws::Find(double mean) {
   return m;
 }
 
-#if defined(PERFLAB_HAVE_EXP_QUAD)
-namespace {
-// e^(mu + scaled[i]) rounded to ns into ns[i], four at a time from `from`
-// while four are left before `to`; returns the first slot not computed.
-// The same bits as Compute's pairs: each lane is Exp's own operations.
-[[gnu::target("avx2")]] int ComputeQuads(double mu, const double* scaled,
-                                         int64_t* ns, int from, int to) {
-  int i = from;
-  for (; i + 3 < to; i += 4) {
-    const double x[4] = {mu + scaled[i], mu + scaled[i + 1], mu + scaled[i + 2],
-                         mu + scaled[i + 3]};
-    double e[4];
-    core::ExpQuad(x, e);
-    for (int j = 0; j < 4; ++j) ns[i + j] = random_internal::RoundNs(e[j]);
-  }
-  return i;
-}
-}  // namespace
-#endif
-
 // Independent iterations: the processor overlaps their e^x chains. A block
 // that served fewer than half its draws halves the next (down to 1), one
 // that served all doubles it (up to kBlock): which slots get computed never
@@ -138,9 +118,6 @@ void LognormalDraws::Compute(Mean& m, int from) const {
   const int to = std::min(from + m.block, kAhead);
   const double mu = m.mu;
   int i = from;
-#if defined(PERFLAB_HAVE_EXP_QUAD)
-  if (core::HasAvx2()) i = ComputeQuads(mu, scaled_, m.ns, from, to);
-#endif
 #if defined(__SSE2__)
   for (; i + 1 < to; i += 2) {
     const double x[2] = {mu + scaled_[i], mu + scaled_[i + 1]};

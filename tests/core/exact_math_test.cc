@@ -109,48 +109,6 @@ TEST(ExactMathTest, ExpPairIsExpBitForBit) {
 }
 #endif
 
-#if defined(PERFLAB_HAVE_EXP_QUAD)
-// ExpQuad's four lanes against Exp, bit for bit, as ExpPair's two are: the
-// lognormal draws take either, by processor. Each case puts its arguments in
-// every lane, so a lane wired to the wrong input or a fallback taken for
-// one lane only shows. Skipped on a processor without AVX2.
-TEST(ExactMathTest, ExpQuadIsExpBitForBit) {
-  if (!HasAvx2()) GTEST_SKIP() << "no AVX2 on this processor";
-  auto same = [](double a, double b, double c, double d) {
-    const double x[4] = {a, b, c, d};
-    double out[4];
-    ExpQuad(x, out);
-    for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(std::bit_cast<uint64_t>(out[i]),
-                std::bit_cast<uint64_t>(Exp(x[i])))
-          << "lane " << i << ": " << x[i];
-    }
-  };
-  SplitMix64 g(7);
-  for (int i = 0; i < 200000; ++i) {
-    same(-745 + 1455 * g.Uniform01(), -30 + 60 * g.Uniform01(),
-         -3 + 6 * g.Uniform01(), 12 * g.Uniform01());
-  }
-  constexpr double kLn2 = 0.6931471805599453;
-  for (int k = -997; k <= 997; ++k) {
-    for (const double f : {-0.5, -0.25, 0.0, 0.25, 0.5}) {
-      const double x = (k + f) * kLn2;
-      same(x, std::nextafter(x, 0.0), -x, std::nextafter(x, 1e9));
-      same(-x, x, std::nextafter(x, 1e9), std::nextafter(x, 0.0));
-    }
-  }
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  same(0.0, -0.0, -1e-300, 1e-300);
-  same(690, -690, 1, -1);
-  for (const double odd : {690.5, nan, -746.0, 710.0}) {
-    same(odd, 1, 2, 3);
-    same(1, odd, 2, 3);
-    same(1, 2, odd, 3);
-    same(1, 2, 3, odd);
-  }
-}
-#endif
-
 TEST(ExactMathTest, LogWithinOneUlpOfLibm) {
   SplitMix64 g(3);
   int64_t worst = 0;
