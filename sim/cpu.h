@@ -185,8 +185,8 @@ class Cpu {
   Time run_queue_wait_ns() const;
   // Time-sliced, since construction (0 under processor sharing): the steps
   // the scheduler's loops over cores took, one per word of its map of busy
-  // or held cores read. Its work grows with the cores in use, not with all
-  // the cores there are.
+  // or held cores read and one per core of the map visited. Its work grows
+  // with the cores in use, not with all the cores there are.
   int64_t scheduler_steps() const;
   void ResetStats();
   // Mean cores busy since ResetStats(): jobs' progress plus charged work.
@@ -242,7 +242,7 @@ class Cpu {
     // visits these alone, in core order: an event costs the cores in use
     // (and a word per 64 cores), not every core there is.
     std::vector<uint64_t> active;
-    int64_t steps = 0;            // words of `active` read
+    int64_t steps = 0;            // words of `active` read, cores in it visited
     std::deque<SlicedJob> queue;  // runnable jobs waiting for a core, FIFO
     int64_t busy = 0;             // cores running a job
     uint64_t next_key = 0;
@@ -258,10 +258,7 @@ class Cpu {
   void AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
                  int64_t working_set_bytes, uint64_t thread);
   static void OnSliceTick(void* ctx, uint64_t);
-  void SlicedAdvance();  // credits every core's progress up to now
-  // The first busy or held core at index `from` or after it; cores.size()
-  // when there is none.
-  size_t NextActive(size_t from) const;
+  void SlicedAdvance();       // credits every core's progress up to now
   void Track(const Core& c);  // sets c's bit in `active` from its state
   void SlicedReschedule();
   Time SliceEnd(const Core& c) const;

@@ -123,18 +123,26 @@ void Cpu::Credit(Core& c, Time now) {
   used_by_use_[static_cast<int>(c.job.use)] += static_cast<double>(r);
 }
 
-size_t Cpu::NextActive(size_t from) const {
-  Sliced& s = *sliced_;
-  size_t w = from / 64;
-  if (w >= s.active.size()) return s.cores.size();
-  uint64_t bits = s.active[w] & (~uint64_t{0} << (from % 64));
-  while (true) {
-    ++s.steps;
-    if (bits != 0) return w * 64 + static_cast<size_t>(std::countr_zero(bits));
-    if (++w == s.active.size()) return s.cores.size();
-    bits = s.active[w];
+namespace {
+
+// Calls visit(i) for each busy or held core i, in core order, and returns the
+// walk's steps: one per word of the map read, one per core visited. Each word
+// is read once and its bits taken in turn from that copy, so visit(i) may
+// change core i's own bit, and no other.
+template <typename Visit>
+int64_t ForEachActive(const std::vector<uint64_t>& active, Visit&& visit) {
+  const size_t words = active.size();
+  int64_t steps = static_cast<int64_t>(words);
+  for (size_t w = 0; w < words; ++w) {
+    for (uint64_t bits = active[w]; bits != 0; bits &= bits - 1) {
+      ++steps;
+      visit(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+    }
   }
+  return steps;
 }
+
+}  // namespace
 
 void Cpu::Track(const Core& c) {
   Sliced& s = *sliced_;
@@ -150,11 +158,10 @@ void Cpu::Track(const Core& c) {
 // An idle core's progress is nothing, and its `from` is set again when a job
 // is put on it: only the cores in use are credited.
 void Cpu::SlicedAdvance() {
+  Sliced& s = *sliced_;
   const Time now = sim_->now();
-  std::vector<Core>& cores = sliced_->cores;
-  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
-    Credit(cores[i], now);
-  }
+  s.steps +=
+      ForEachActive(s.active, [&](size_t i) { Credit(s.cores[i], now); });
 }
 
 // What SlicedAdvance() would credit, without changing anything.
@@ -163,17 +170,17 @@ void Cpu::SlicedTotals(__int128& used,
   used = used_;
   by_use = used_by_use_;
   const Time now = sim_->now();
-  const std::vector<Core>& cores = sliced_->cores;
-  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
-    const Core& c = cores[i];
+  Sliced& s = *sliced_;
+  s.steps += ForEachActive(s.active, [&](size_t i) {
+    const Core& c = s.cores[i];
     const Time start = std::max(c.from, frozen_until_);
-    if (!c.busy || now <= start) continue;
+    if (!c.busy || now <= start) return;
     const Time p = now - start;
     const Time o = std::min(p, c.overhead_left);
     used += p;
     by_use[static_cast<int>(CpuUse::kScheduling)] += static_cast<double>(o);
     by_use[static_cast<int>(c.job.use)] += static_cast<double>(p - o);
-  }
+  });
 }
 
 namespace {
@@ -237,13 +244,14 @@ void Cpu::Continue(Core& c, const SlicedJob& job) {
 }
 
 void Cpu::SlicedReschedule() {
+  Sliced& s = *sliced_;
+  const Time now = sim_->now();
   Time next = kForever;
-  const std::vector<Core>& cores = sliced_->cores;
-  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
-    const Core& c = cores[i];
-    if (c.held) next = sim_->now();
+  s.steps += ForEachActive(s.active, [&](size_t i) {
+    const Core& c = s.cores[i];
+    if (c.held) next = now;
     if (c.busy) next = std::min(next, SliceEnd(c));
-  }
+  });
   if (next == kForever) {
     sim_->ClearTimer(timer_);
     return;
@@ -260,12 +268,16 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
   const uint64_t key =
       thread != 0 ? thread : (uint64_t{1} << 63) | ++s.next_key;
   const SlicedJob job{work, RefillNs(s.scheduling.refill, ws), key, use, h};
-  for (size_t i = NextActive(0); i < s.cores.size(); i = NextActive(i + 1)) {
-    Core& c = s.cores[i];
-    if (c.held && c.last_key == key) {
-      Continue(c, job);
-      SlicedReschedule();
-      return;
+  for (size_t w = 0; w < s.active.size(); ++w) {
+    ++s.steps;
+    for (uint64_t bits = s.active[w]; bits != 0; bits &= bits - 1) {
+      ++s.steps;
+      Core& c = s.cores[w * 64 + static_cast<size_t>(std::countr_zero(bits))];
+      if (c.held && c.last_key == key) {
+        Continue(c, job);
+        SlicedReschedule();
+        return;
+      }
     }
   }
   // An idle core that no thread holds means an empty queue (the tick after
@@ -329,21 +341,20 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
   const Time now = cpu->sim_->now();
   ++s.ticks;
   // Cores whose slices end together, in core order: deterministic. Each
-  // step changes only its own core's bit, so the walk goes on from it.
-  const size_t n = s.cores.size();
-  for (size_t i = cpu->NextActive(0); i < n; i = cpu->NextActive(i + 1)) {
+  // step changes only its own core's bit, so the walk's copy of a word holds.
+  s.steps += ForEachActive(s.active, [&](size_t i) {
     Core& c = s.cores[i];
     if (c.busy && cpu->SliceEnd(c) <= now) cpu->EndSlice(c, now);
-  }
+  });
   // Holds from an earlier tick: the thread's resumption ran before this
   // tick and did not continue, so the queue's head takes the core.
-  for (size_t i = cpu->NextActive(0); i < n; i = cpu->NextActive(i + 1)) {
+  s.steps += ForEachActive(s.active, [&](size_t i) {
     Core& c = s.cores[i];
-    if (!c.held || c.held_at_tick == s.ticks) continue;
+    if (!c.held || c.held_at_tick == s.ticks) return;
     c.held = false;
     if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
     cpu->Track(c);
-  }
+  });
   cpu->SlicedReschedule();
   if (s.finished) {
     const std::coroutine_handle<> h = std::exchange(s.finished, nullptr);
