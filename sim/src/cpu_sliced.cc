@@ -227,6 +227,7 @@ void Cpu::Dispatch(Core& c, const SlicedJob& job) {
 void Cpu::Continue(Core& c, const SlicedJob& job) {
   Sliced& s = *sliced_;
   c.held = false;
+  --s.held;
   if (c.quantum_left <= 0) {
     if (!s.queue.empty()) {
       Enqueue(job);
@@ -243,15 +244,21 @@ void Cpu::Continue(Core& c, const SlicedJob& job) {
   c.slice_left = std::min(c.quantum_left, job.left);
 }
 
+void Cpu::FoldNext(const Core& c, Time now, Time& next) const {
+  if (c.held) next = now;
+  if (c.busy) next = std::min(next, SliceEnd(c));
+}
+
 void Cpu::SlicedReschedule() {
   Sliced& s = *sliced_;
   const Time now = sim_->now();
   Time next = kForever;
-  s.steps += ForEachActive(s.active, [&](size_t i) {
-    const Core& c = s.cores[i];
-    if (c.held) next = now;
-    if (c.busy) next = std::min(next, SliceEnd(c));
-  });
+  s.steps += ForEachActive(s.active,
+                           [&](size_t i) { FoldNext(s.cores[i], now, next); });
+  SetSliceTimer(next);
+}
+
+void Cpu::SetSliceTimer(Time next) {
   if (next == kForever) {
     sim_->ClearTimer(timer_);
     return;
@@ -268,7 +275,8 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
   const uint64_t key =
       thread != 0 ? thread : (uint64_t{1} << 63) | ++s.next_key;
   const SlicedJob job{work, RefillNs(s.scheduling.refill, ws), key, use, h};
-  for (size_t w = 0; w < s.active.size(); ++w) {
+  // Only a held core continues: with none, there is nothing to look for.
+  for (size_t w = 0; s.held > 0 && w < s.active.size(); ++w) {
     ++s.steps;
     for (uint64_t bits = s.active[w]; bits != 0; bits &= bits - 1) {
       ++s.steps;
@@ -310,6 +318,7 @@ void Cpu::EndSlice(Core& c, Time now) {
     --s.busy;
     if (IsThread(c.job.key)) {
       c.held = true;
+      ++s.held;
       c.held_at_tick = s.ticks;
     } else if (!s.queue.empty()) {
       Dispatch(c, PopHead());
@@ -340,22 +349,33 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
   Sliced& s = *cpu->sliced_;
   const Time now = cpu->sim_->now();
   ++s.ticks;
+  // The cores held now are the holds from an earlier tick: this tick's
+  // slices only add holds of its own.
+  const bool earlier_holds = s.held > 0;
+  Time next = kForever;
   // Cores whose slices end together, in core order: deterministic. Each
-  // step changes only its own core's bit, so the walk's copy of a word holds.
+  // step changes only its own core, so, with no earlier hold to give away
+  // after this walk, a core's next tick is known once its step is done.
   s.steps += ForEachActive(s.active, [&](size_t i) {
     Core& c = s.cores[i];
     if (c.busy && cpu->SliceEnd(c) <= now) cpu->EndSlice(c, now);
+    if (!earlier_holds) cpu->FoldNext(c, now, next);
   });
   // Holds from an earlier tick: the thread's resumption ran before this
   // tick and did not continue, so the queue's head takes the core.
-  s.steps += ForEachActive(s.active, [&](size_t i) {
-    Core& c = s.cores[i];
-    if (!c.held || c.held_at_tick == s.ticks) return;
-    c.held = false;
-    if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
-    cpu->Track(c);
-  });
-  cpu->SlicedReschedule();
+  if (earlier_holds) {
+    s.steps += ForEachActive(s.active, [&](size_t i) {
+      Core& c = s.cores[i];
+      if (c.held && c.held_at_tick != s.ticks) {
+        c.held = false;
+        --s.held;
+        if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
+        cpu->Track(c);
+      }
+      cpu->FoldNext(c, now, next);
+    });
+  }
+  cpu->SetSliceTimer(next);
   if (s.finished) {
     const std::coroutine_handle<> h = std::exchange(s.finished, nullptr);
     cpu->sim_->ResumeLast(h, s.finished_seq);

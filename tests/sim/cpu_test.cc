@@ -325,11 +325,11 @@ TEST(SlicedCpuTest, SchedulingWorkIsTheMapOfCoresInUseNotEveryCore) {
   ASSERT_TRUE(sim.Run(kJobs * Time{1000}).ok());
   for (int i = 0; i < kJobs; ++i) EXPECT_EQ(done[i], i * Time{1000} + 500);
   // One job at a time on core 0, in steps (a word read, a core visited).
-  // Its arrival: the held-thread walk over an empty map, 64 words; the first
-  // free core, word 0, 1; the reschedule, 64 words and core 0, 65. Its end's
-  // tick: the slices' walk, 64 words and core 0, 65; the holds' walk over
-  // the map core 0 has left, 64; the reschedule, 64. 130 + 193 = 323 a job.
-  EXPECT_EQ(cpu.scheduler_steps(), kJobs * 323);
+  // No core is ever held (no thread), so no walk looks for holds. Its
+  // arrival: the first free core, word 0, 1; the reschedule, 64 words and
+  // core 0, 65. Its end's tick: one walk, slices and reschedule together,
+  // 64 words and core 0, 65. 66 + 65 = 131 a job.
+  EXPECT_EQ(cpu.scheduler_steps(), kJobs * 131);
 }
 
 // ---- Options ----
