@@ -246,6 +246,9 @@ class Cpu {
     std::deque<SlicedJob> queue;  // runnable jobs waiting for a core, FIFO
     int64_t busy = 0;             // cores running a job
     int64_t held = 0;             // cores held for their thread
+    // The busy cores' earliest slice end when last worked out (a Credit
+    // leaves a slice's end as it is); kForever: none busy.
+    Time next_end = kForever;
     uint64_t next_key = 0;
     int64_t switches = 0;
     int64_t slices = 0;
@@ -261,11 +264,11 @@ class Cpu {
   static void OnSliceTick(void* ctx, uint64_t);
   void SlicedAdvance();       // credits every core's progress up to now
   void Track(const Core& c);  // sets c's bit in `active` from its state
-  void SlicedReschedule();    // sets the timer to the next FoldNext of all
-  // The next tick `c` asks for, folded into `next` in core order: now for a
-  // hold, its slice's end when busy.
-  void FoldNext(const Core& c, Time now, Time& next) const;
-  void SetSliceTimer(Time next);  // kForever: none
+  // Sets next_end from every busy core, then the timer (SetSliceTimer).
+  void SlicedReschedule();
+  // The same when `c` alone has changed since, and only to start a slice.
+  void RescheduleWith(const Core& c);
+  void SetSliceTimer();  // from held and next_end
   Time SliceEnd(const Core& c) const;
   void Credit(Core& c, Time now);
   void Dispatch(Core& c, const SlicedJob& job);

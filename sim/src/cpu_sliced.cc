@@ -244,21 +244,30 @@ void Cpu::Continue(Core& c, const SlicedJob& job) {
   c.slice_left = std::min(c.quantum_left, job.left);
 }
 
-void Cpu::FoldNext(const Core& c, Time now, Time& next) const {
-  if (c.held) next = now;
-  if (c.busy) next = std::min(next, SliceEnd(c));
-}
-
 void Cpu::SlicedReschedule() {
   Sliced& s = *sliced_;
-  const Time now = sim_->now();
   Time next = kForever;
-  s.steps += ForEachActive(s.active,
-                           [&](size_t i) { FoldNext(s.cores[i], now, next); });
-  SetSliceTimer(next);
+  s.steps += ForEachActive(s.active, [&](size_t i) {
+    const Core& c = s.cores[i];
+    if (c.busy) next = std::min(next, SliceEnd(c));
+  });
+  s.next_end = next;
+  SetSliceTimer();
 }
 
-void Cpu::SetSliceTimer(Time next) {
+void Cpu::RescheduleWith(const Core& c) {
+  Sliced& s = *sliced_;
+  s.next_end = std::min(s.next_end, SliceEnd(c));
+  SetSliceTimer();
+}
+
+// Now while a core is held: its thread's next job of this instant, or the
+// queue's head at the tick after. No busy core's slice ends before now when
+// this runs (the timer is never later than the earliest end), so a hold's
+// tick comes first whatever the cores' order.
+void Cpu::SetSliceTimer() {
+  Sliced& s = *sliced_;
+  const Time next = s.held > 0 ? sim_->now() : s.next_end;
   if (next == kForever) {
     sim_->ClearTimer(timer_);
     return;
@@ -283,7 +292,7 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
       Core& c = s.cores[w * 64 + static_cast<size_t>(std::countr_zero(bits))];
       if (c.held && c.last_key == key) {
         Continue(c, job);
-        SlicedReschedule();
+        RescheduleWith(c);
         return;
       }
     }
@@ -300,7 +309,7 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
         w * 64 + static_cast<size_t>(std::countr_zero(~s.active[w]));
     if (i >= s.cores.size()) break;
     Dispatch(s.cores[i], job);
-    SlicedReschedule();
+    RescheduleWith(s.cores[i]);
     return;
   }
   Enqueue(job);
@@ -354,16 +363,25 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
   const bool earlier_holds = s.held > 0;
   Time next = kForever;
   // Cores whose slices end together, in core order: deterministic. Each
-  // step changes only its own core, so, with no earlier hold to give away
-  // after this walk, a core's next tick is known once its step is done.
-  s.steps += ForEachActive(s.active, [&](size_t i) {
-    Core& c = s.cores[i];
-    if (c.busy && cpu->SliceEnd(c) <= now) cpu->EndSlice(c, now);
-    if (!earlier_holds) cpu->FoldNext(c, now, next);
-  });
+  // step changes only its own core, so a core's slice end is known once its
+  // step is done. A tick for holds alone, before any slice ends, has none.
+  if (!earlier_holds || s.next_end <= now) {
+    s.steps += ForEachActive(s.active, [&](size_t i) {
+      Core& c = s.cores[i];
+      if (!c.busy) return;
+      Time end = cpu->SliceEnd(c);
+      if (end <= now) {
+        cpu->EndSlice(c, now);
+        if (!c.busy) return;
+        end = cpu->SliceEnd(c);
+      }
+      next = std::min(next, end);
+    });
+  }
   // Holds from an earlier tick: the thread's resumption ran before this
   // tick and did not continue, so the queue's head takes the core.
   if (earlier_holds) {
+    next = kForever;
     s.steps += ForEachActive(s.active, [&](size_t i) {
       Core& c = s.cores[i];
       if (c.held && c.held_at_tick != s.ticks) {
@@ -372,10 +390,11 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
         if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
         cpu->Track(c);
       }
-      cpu->FoldNext(c, now, next);
+      if (c.busy) next = std::min(next, cpu->SliceEnd(c));
     });
   }
-  cpu->SetSliceTimer(next);
+  s.next_end = next;
+  cpu->SetSliceTimer();
   if (s.finished) {
     const std::coroutine_handle<> h = std::exchange(s.finished, nullptr);
     cpu->sim_->ResumeLast(h, s.finished_seq);

@@ -326,10 +326,10 @@ TEST(SlicedCpuTest, SchedulingWorkIsTheMapOfCoresInUseNotEveryCore) {
   for (int i = 0; i < kJobs; ++i) EXPECT_EQ(done[i], i * Time{1000} + 500);
   // One job at a time on core 0, in steps (a word read, a core visited).
   // No core is ever held (no thread), so no walk looks for holds. Its
-  // arrival: the first free core, word 0, 1; the reschedule, 64 words and
-  // core 0, 65. Its end's tick: one walk, slices and reschedule together,
-  // 64 words and core 0, 65. 66 + 65 = 131 a job.
-  EXPECT_EQ(cpu.scheduler_steps(), kJobs * 131);
+  // arrival: the first free core, word 0, 1, and no walk to reschedule (the
+  // new slice's end against the earliest). Its end's tick: one walk, slices
+  // and reschedule together, 64 words and core 0, 65. 1 + 65 = 66 a job.
+  EXPECT_EQ(cpu.scheduler_steps(), kJobs * 66);
 }
 
 // ---- Options ----
