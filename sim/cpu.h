@@ -237,6 +237,9 @@ class Cpu {
   };
   struct Sliced {
     CpuScheduling scheduling;
+    // The refill of scheduling.working_set_bytes, the one most jobs bring:
+    // worked out once, not interpolated again for each job.
+    Time default_refill_ns = 0;
     std::vector<Core> cores;
     // Bit i of word i / 64: core i is busy or held. Every loop over cores
     // visits these alone, in core order: an event costs the cores in use

@@ -278,12 +278,12 @@ void Cpu::SetSliceTimer() {
 void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
                     int64_t working_set_bytes, uint64_t thread) {
   Sliced& s = *sliced_;
-  const int64_t ws = working_set_bytes == kDefaultWorkingSet
-                         ? s.scheduling.working_set_bytes
-                         : working_set_bytes;
+  const Time refill_ns = working_set_bytes == kDefaultWorkingSet
+                             ? s.default_refill_ns
+                             : RefillNs(s.scheduling.refill, working_set_bytes);
   const uint64_t key =
       thread != 0 ? thread : (uint64_t{1} << 63) | ++s.next_key;
-  const SlicedJob job{work, RefillNs(s.scheduling.refill, ws), key, use, h};
+  const SlicedJob job{work, refill_ns, key, use, h};
   // Only a held core continues: with none, there is nothing to look for.
   for (size_t w = 0; s.held > 0 && w < s.active.size(); ++w) {
     ++s.steps;
