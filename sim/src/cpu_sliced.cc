@@ -144,7 +144,8 @@ int64_t ForEachActive(const std::vector<uint64_t>& active, Visit&& visit) {
 
 }  // namespace
 
-void Cpu::Track(const Core& c) {
+// Inline: a dispatch or a slice's end calls it, and the call cost as much.
+[[gnu::always_inline]] inline void Cpu::Track(const Core& c) {
   Sliced& s = *sliced_;
   const auto i = static_cast<size_t>(&c - s.cores.data());
   const uint64_t bit = uint64_t{1} << (i % 64);
@@ -244,6 +245,20 @@ void Cpu::Continue(Core& c, const SlicedJob& job) {
   c.slice_left = std::min(c.quantum_left, job.left);
 }
 
+// Now while a core is held: its thread's next job of this instant, or the
+// queue's head at the tick after. No busy core's slice ends before now when
+// this runs (the timer is never later than the earliest end), so a hold's
+// tick comes first whatever the cores' order.
+[[gnu::always_inline]] inline void Cpu::SetSliceTimer() {
+  Sliced& s = *sliced_;
+  const Time next = s.held > 0 ? sim_->now() : s.next_end;
+  if (next == kForever) {
+    sim_->ClearTimer(timer_);
+    return;
+  }
+  sim_->SetTimer(timer_, next, sim_->TakeSeq());
+}
+
 void Cpu::SlicedReschedule() {
   Sliced& s = *sliced_;
   Time next = kForever;
@@ -259,20 +274,6 @@ void Cpu::RescheduleWith(const Core& c) {
   Sliced& s = *sliced_;
   s.next_end = std::min(s.next_end, SliceEnd(c));
   SetSliceTimer();
-}
-
-// Now while a core is held: its thread's next job of this instant, or the
-// queue's head at the tick after. No busy core's slice ends before now when
-// this runs (the timer is never later than the earliest end), so a hold's
-// tick comes first whatever the cores' order.
-void Cpu::SetSliceTimer() {
-  Sliced& s = *sliced_;
-  const Time next = s.held > 0 ? sim_->now() : s.next_end;
-  if (next == kForever) {
-    sim_->ClearTimer(timer_);
-    return;
-  }
-  sim_->SetTimer(timer_, next, sim_->TakeSeq());
 }
 
 void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
