@@ -245,6 +245,8 @@ class Cpu {
     // visits these alone, in core order: an event costs the cores in use
     // (and a word per 64 cores), not every core there is.
     std::vector<uint64_t> active;
+    // Bit i of word i / 64: core i is held, for the walks that want holds.
+    std::vector<uint64_t> held_map;
     int64_t steps = 0;            // words of `active` read, cores in it visited
     std::deque<SlicedJob> queue;  // runnable jobs waiting for a core, FIFO
     int64_t busy = 0;             // cores running a job
@@ -267,6 +269,8 @@ class Cpu {
   static void OnSliceTick(void* ctx, uint64_t);
   void SlicedAdvance();       // credits every core's progress up to now
   void Track(const Core& c);  // sets c's bit in `active` from its state
+  // Sets c.held, and with it `held` and c's bit in held_map.
+  void SetHeld(Core& c, bool held);
   // Sets next_end from every busy core, then the timer (SetSliceTimer).
   void SlicedReschedule();
   // The same when `c` alone has changed since, and only to start a slice.

@@ -18,6 +18,7 @@ Cpu::Cpu(Simulation& sim, int64_t cores, const CpuScheduling& scheduling)
         RefillNs(scheduling.refill, scheduling.working_set_bytes);
     sliced_->cores.resize(static_cast<size_t>(std::max<int64_t>(cores, 1)));
     sliced_->active.resize((sliced_->cores.size() + 63) / 64);
+    sliced_->held_map.resize(sliced_->active.size());
   }
 }
 

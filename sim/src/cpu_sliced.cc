@@ -125,16 +125,16 @@ void Cpu::Credit(Core& c, Time now) {
 
 namespace {
 
-// Calls visit(i) for each busy or held core i, in core order, and returns the
-// walk's steps: one per word of the map read, one per core visited. Each word
-// is read once and its bits taken in turn from that copy, so visit(i) may
-// change core i's own bit, and no other.
+// Calls visit(i) for each core i of `map` (Sliced::active or held_map), in
+// core order, and returns the walk's steps: one per word of the map read, one
+// per core visited. Each word is read once and its bits taken in turn from
+// that copy, so visit(i) may change core i's own bit, and no other.
 template <typename Visit>
-int64_t ForEachActive(const std::vector<uint64_t>& active, Visit&& visit) {
-  const size_t words = active.size();
+int64_t ForEachCore(const std::vector<uint64_t>& map, Visit&& visit) {
+  const size_t words = map.size();
   int64_t steps = static_cast<int64_t>(words);
   for (size_t w = 0; w < words; ++w) {
-    for (uint64_t bits = active[w]; bits != 0; bits &= bits - 1) {
+    for (uint64_t bits = map[w]; bits != 0; bits &= bits - 1) {
       ++steps;
       visit(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
     }
@@ -156,13 +156,26 @@ int64_t ForEachActive(const std::vector<uint64_t>& active, Visit&& visit) {
   }
 }
 
+void Cpu::SetHeld(Core& c, bool held) {
+  Sliced& s = *sliced_;
+  const auto i = static_cast<size_t>(&c - s.cores.data());
+  const uint64_t bit = uint64_t{1} << (i % 64);
+  c.held = held;
+  if (held) {
+    ++s.held;
+    s.held_map[i / 64] |= bit;
+  } else {
+    --s.held;
+    s.held_map[i / 64] &= ~bit;
+  }
+}
+
 // An idle core's progress is nothing, and its `from` is set again when a job
 // is put on it: only the cores in use are credited.
 void Cpu::SlicedAdvance() {
   Sliced& s = *sliced_;
   const Time now = sim_->now();
-  s.steps +=
-      ForEachActive(s.active, [&](size_t i) { Credit(s.cores[i], now); });
+  s.steps += ForEachCore(s.active, [&](size_t i) { Credit(s.cores[i], now); });
 }
 
 // What SlicedAdvance() would credit, without changing anything.
@@ -172,7 +185,7 @@ void Cpu::SlicedTotals(__int128& used,
   by_use = used_by_use_;
   const Time now = sim_->now();
   Sliced& s = *sliced_;
-  s.steps += ForEachActive(s.active, [&](size_t i) {
+  s.steps += ForEachCore(s.active, [&](size_t i) {
     const Core& c = s.cores[i];
     const Time start = std::max(c.from, frozen_until_);
     if (!c.busy || now <= start) return;
@@ -227,8 +240,7 @@ void Cpu::Dispatch(Core& c, const SlicedJob& job) {
 // to the tail like a preempted one.
 void Cpu::Continue(Core& c, const SlicedJob& job) {
   Sliced& s = *sliced_;
-  c.held = false;
-  --s.held;
+  SetHeld(c, false);
   if (c.quantum_left <= 0) {
     if (!s.queue.empty()) {
       Enqueue(job);
@@ -262,7 +274,7 @@ void Cpu::Continue(Core& c, const SlicedJob& job) {
 void Cpu::SlicedReschedule() {
   Sliced& s = *sliced_;
   Time next = kForever;
-  s.steps += ForEachActive(s.active, [&](size_t i) {
+  s.steps += ForEachCore(s.active, [&](size_t i) {
     const Core& c = s.cores[i];
     if (c.busy) next = std::min(next, SliceEnd(c));
   });
@@ -286,12 +298,12 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
       thread != 0 ? thread : (uint64_t{1} << 63) | ++s.next_key;
   const SlicedJob job{work, refill_ns, key, use, h};
   // Only a held core continues: with none, there is nothing to look for.
-  for (size_t w = 0; s.held > 0 && w < s.active.size(); ++w) {
+  for (size_t w = 0; s.held > 0 && w < s.held_map.size(); ++w) {
     ++s.steps;
-    for (uint64_t bits = s.active[w]; bits != 0; bits &= bits - 1) {
+    for (uint64_t bits = s.held_map[w]; bits != 0; bits &= bits - 1) {
       ++s.steps;
       Core& c = s.cores[w * 64 + static_cast<size_t>(std::countr_zero(bits))];
-      if (c.held && c.last_key == key) {
+      if (c.last_key == key) {
         Continue(c, job);
         RescheduleWith(c);
         return;
@@ -327,8 +339,7 @@ void Cpu::EndSlice(Core& c, Time now) {
     c.busy = false;
     --s.busy;
     if (IsThread(c.job.key)) {
-      c.held = true;
-      ++s.held;
+      SetHeld(c, true);
       c.held_at_tick = s.ticks;
     } else if (!s.queue.empty()) {
       Dispatch(c, PopHead());
@@ -362,12 +373,13 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
   // The cores held now are the holds from an earlier tick: this tick's
   // slices only add holds of its own.
   const bool earlier_holds = s.held > 0;
-  Time next = kForever;
+  Time next = s.next_end;
   // Cores whose slices end together, in core order: deterministic. Each
   // step changes only its own core, so a core's slice end is known once its
   // step is done. A tick for holds alone, before any slice ends, has none.
   if (!earlier_holds || s.next_end <= now) {
-    s.steps += ForEachActive(s.active, [&](size_t i) {
+    next = kForever;
+    s.steps += ForEachCore(s.active, [&](size_t i) {
       Core& c = s.cores[i];
       if (!c.busy) return;
       Time end = cpu->SliceEnd(c);
@@ -380,18 +392,18 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
     });
   }
   // Holds from an earlier tick: the thread's resumption ran before this
-  // tick and did not continue, so the queue's head takes the core.
+  // tick and did not continue, so the queue's head takes the core. Only the
+  // cores it takes change, so `next` needs their slices alone.
   if (earlier_holds) {
-    next = kForever;
-    s.steps += ForEachActive(s.active, [&](size_t i) {
+    s.steps += ForEachCore(s.held_map, [&](size_t i) {
       Core& c = s.cores[i];
-      if (c.held && c.held_at_tick != s.ticks) {
-        c.held = false;
-        --s.held;
-        if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
-        cpu->Track(c);
+      if (c.held_at_tick == s.ticks) return;
+      cpu->SetHeld(c, false);
+      if (!s.queue.empty()) {
+        cpu->Dispatch(c, cpu->PopHead());
+        next = std::min(next, cpu->SliceEnd(c));
       }
-      if (c.busy) next = std::min(next, cpu->SliceEnd(c));
+      cpu->Track(c);
     });
   }
   s.next_end = next;
