@@ -184,8 +184,8 @@ class Cpu {
   int64_t slices() const;
   Time run_queue_wait_ns() const;
   // Time-sliced, since construction (0 under processor sharing): the steps
-  // the scheduler's loops over cores took, one per word of its map of busy
-  // or held cores read and one per core of the map visited. Its work grows
+  // its walks over cores took, one per word read of its map of busy or held
+  // cores (or of held ones alone) and one per core visited. Its work grows
   // with the cores in use, not with all the cores there are.
   int64_t scheduler_steps() const;
   void ResetStats();
