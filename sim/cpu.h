@@ -184,9 +184,9 @@ class Cpu {
   int64_t slices() const;
   Time run_queue_wait_ns() const;
   // Time-sliced, since construction (0 under processor sharing): the steps
-  // the scheduler's loops over cores took, one per word of its map of busy
-  // or held cores read. Its work grows with the cores in use, not with all
-  // the cores there are.
+  // its walks over cores took, one per word read of its map of busy or held
+  // cores (or of held ones alone) and one per core visited. Its work grows
+  // with the cores in use, not with all the cores there are.
   int64_t scheduler_steps() const;
   void ResetStats();
   // Mean cores busy since ResetStats(): jobs' progress plus charged work.
@@ -237,14 +237,23 @@ class Cpu {
   };
   struct Sliced {
     CpuScheduling scheduling;
+    // The refill of scheduling.working_set_bytes, the one most jobs bring:
+    // worked out once, not interpolated again for each job.
+    Time default_refill_ns = 0;
     std::vector<Core> cores;
     // Bit i of word i / 64: core i is busy or held. Every loop over cores
     // visits these alone, in core order: an event costs the cores in use
     // (and a word per 64 cores), not every core there is.
     std::vector<uint64_t> active;
-    int64_t steps = 0;            // words of `active` read
+    // Bit i of word i / 64: core i is held, for the walks that want holds.
+    std::vector<uint64_t> held_map;
+    int64_t steps = 0;            // words of `active` read, cores in it visited
     std::deque<SlicedJob> queue;  // runnable jobs waiting for a core, FIFO
     int64_t busy = 0;             // cores running a job
+    int64_t held = 0;             // cores held for their thread
+    // The busy cores' earliest slice end when last worked out (a Credit
+    // leaves a slice's end as it is); kForever: none busy.
+    Time next_end = kForever;
     uint64_t next_key = 0;
     int64_t switches = 0;
     int64_t slices = 0;
@@ -258,12 +267,15 @@ class Cpu {
   void AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
                  int64_t working_set_bytes, uint64_t thread);
   static void OnSliceTick(void* ctx, uint64_t);
-  void SlicedAdvance();  // credits every core's progress up to now
-  // The first busy or held core at index `from` or after it; cores.size()
-  // when there is none.
-  size_t NextActive(size_t from) const;
+  void SlicedAdvance();       // credits every core's progress up to now
   void Track(const Core& c);  // sets c's bit in `active` from its state
+  // Sets c.held, and with it `held` and c's bit in held_map.
+  void SetHeld(Core& c, bool held);
+  // Sets next_end from every busy core, then the timer (SetSliceTimer).
   void SlicedReschedule();
+  // The same when `c` alone has changed since, and only to start a slice.
+  void RescheduleWith(const Core& c);
+  void SetSliceTimer();  // from held and next_end
   Time SliceEnd(const Core& c) const;
   void Credit(Core& c, Time now);
   void Dispatch(Core& c, const SlicedJob& job);

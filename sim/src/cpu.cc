@@ -14,8 +14,11 @@ Cpu::Cpu(Simulation& sim, int64_t cores, const CpuScheduling& scheduling)
   if (scheduling.discipline == CpuDiscipline::kSliced) {
     sliced_ = std::make_unique<Sliced>();
     sliced_->scheduling = scheduling;
+    sliced_->default_refill_ns =
+        RefillNs(scheduling.refill, scheduling.working_set_bytes);
     sliced_->cores.resize(static_cast<size_t>(std::max<int64_t>(cores, 1)));
     sliced_->active.resize((sliced_->cores.size() + 63) / 64);
+    sliced_->held_map.resize(sliced_->active.size());
   }
 }
 

@@ -123,20 +123,29 @@ void Cpu::Credit(Core& c, Time now) {
   used_by_use_[static_cast<int>(c.job.use)] += static_cast<double>(r);
 }
 
-size_t Cpu::NextActive(size_t from) const {
-  Sliced& s = *sliced_;
-  size_t w = from / 64;
-  if (w >= s.active.size()) return s.cores.size();
-  uint64_t bits = s.active[w] & (~uint64_t{0} << (from % 64));
-  while (true) {
-    ++s.steps;
-    if (bits != 0) return w * 64 + static_cast<size_t>(std::countr_zero(bits));
-    if (++w == s.active.size()) return s.cores.size();
-    bits = s.active[w];
+namespace {
+
+// Calls visit(i) for each core i of `map` (Sliced::active or held_map), in
+// core order, and returns the walk's steps: one per word of the map read, one
+// per core visited. Each word is read once and its bits taken in turn from
+// that copy, so visit(i) may change core i's own bit, and no other.
+template <typename Visit>
+int64_t ForEachCore(const std::vector<uint64_t>& map, Visit&& visit) {
+  const size_t words = map.size();
+  int64_t steps = static_cast<int64_t>(words);
+  for (size_t w = 0; w < words; ++w) {
+    for (uint64_t bits = map[w]; bits != 0; bits &= bits - 1) {
+      ++steps;
+      visit(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+    }
   }
+  return steps;
 }
 
-void Cpu::Track(const Core& c) {
+}  // namespace
+
+// Inline: a dispatch or a slice's end calls it, and the call cost as much.
+[[gnu::always_inline]] inline void Cpu::Track(const Core& c) {
   Sliced& s = *sliced_;
   const auto i = static_cast<size_t>(&c - s.cores.data());
   const uint64_t bit = uint64_t{1} << (i % 64);
@@ -147,14 +156,26 @@ void Cpu::Track(const Core& c) {
   }
 }
 
+void Cpu::SetHeld(Core& c, bool held) {
+  Sliced& s = *sliced_;
+  const auto i = static_cast<size_t>(&c - s.cores.data());
+  const uint64_t bit = uint64_t{1} << (i % 64);
+  c.held = held;
+  if (held) {
+    ++s.held;
+    s.held_map[i / 64] |= bit;
+  } else {
+    --s.held;
+    s.held_map[i / 64] &= ~bit;
+  }
+}
+
 // An idle core's progress is nothing, and its `from` is set again when a job
 // is put on it: only the cores in use are credited.
 void Cpu::SlicedAdvance() {
+  Sliced& s = *sliced_;
   const Time now = sim_->now();
-  std::vector<Core>& cores = sliced_->cores;
-  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
-    Credit(cores[i], now);
-  }
+  s.steps += ForEachCore(s.active, [&](size_t i) { Credit(s.cores[i], now); });
 }
 
 // What SlicedAdvance() would credit, without changing anything.
@@ -163,17 +184,17 @@ void Cpu::SlicedTotals(__int128& used,
   used = used_;
   by_use = used_by_use_;
   const Time now = sim_->now();
-  const std::vector<Core>& cores = sliced_->cores;
-  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
-    const Core& c = cores[i];
+  Sliced& s = *sliced_;
+  s.steps += ForEachCore(s.active, [&](size_t i) {
+    const Core& c = s.cores[i];
     const Time start = std::max(c.from, frozen_until_);
-    if (!c.busy || now <= start) continue;
+    if (!c.busy || now <= start) return;
     const Time p = now - start;
     const Time o = std::min(p, c.overhead_left);
     used += p;
     by_use[static_cast<int>(CpuUse::kScheduling)] += static_cast<double>(o);
     by_use[static_cast<int>(c.job.use)] += static_cast<double>(p - o);
-  }
+  });
 }
 
 namespace {
@@ -219,7 +240,7 @@ void Cpu::Dispatch(Core& c, const SlicedJob& job) {
 // to the tail like a preempted one.
 void Cpu::Continue(Core& c, const SlicedJob& job) {
   Sliced& s = *sliced_;
-  c.held = false;
+  SetHeld(c, false);
   if (c.quantum_left <= 0) {
     if (!s.queue.empty()) {
       Enqueue(job);
@@ -236,14 +257,13 @@ void Cpu::Continue(Core& c, const SlicedJob& job) {
   c.slice_left = std::min(c.quantum_left, job.left);
 }
 
-void Cpu::SlicedReschedule() {
-  Time next = kForever;
-  const std::vector<Core>& cores = sliced_->cores;
-  for (size_t i = NextActive(0); i < cores.size(); i = NextActive(i + 1)) {
-    const Core& c = cores[i];
-    if (c.held) next = sim_->now();
-    if (c.busy) next = std::min(next, SliceEnd(c));
-  }
+// Now while a core is held: its thread's next job of this instant, or the
+// queue's head at the tick after. No busy core's slice ends before now when
+// this runs (the timer is never later than the earliest end), so a hold's
+// tick comes first whatever the cores' order.
+[[gnu::always_inline]] inline void Cpu::SetSliceTimer() {
+  Sliced& s = *sliced_;
+  const Time next = s.held > 0 ? sim_->now() : s.next_end;
   if (next == kForever) {
     sim_->ClearTimer(timer_);
     return;
@@ -251,21 +271,43 @@ void Cpu::SlicedReschedule() {
   sim_->SetTimer(timer_, next, sim_->TakeSeq());
 }
 
+void Cpu::SlicedReschedule() {
+  Sliced& s = *sliced_;
+  Time next = kForever;
+  s.steps += ForEachCore(s.active, [&](size_t i) {
+    const Core& c = s.cores[i];
+    if (c.busy) next = std::min(next, SliceEnd(c));
+  });
+  s.next_end = next;
+  SetSliceTimer();
+}
+
+void Cpu::RescheduleWith(const Core& c) {
+  Sliced& s = *sliced_;
+  s.next_end = std::min(s.next_end, SliceEnd(c));
+  SetSliceTimer();
+}
+
 void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
                     int64_t working_set_bytes, uint64_t thread) {
   Sliced& s = *sliced_;
-  const int64_t ws = working_set_bytes == kDefaultWorkingSet
-                         ? s.scheduling.working_set_bytes
-                         : working_set_bytes;
+  const Time refill_ns = working_set_bytes == kDefaultWorkingSet
+                             ? s.default_refill_ns
+                             : RefillNs(s.scheduling.refill, working_set_bytes);
   const uint64_t key =
       thread != 0 ? thread : (uint64_t{1} << 63) | ++s.next_key;
-  const SlicedJob job{work, RefillNs(s.scheduling.refill, ws), key, use, h};
-  for (size_t i = NextActive(0); i < s.cores.size(); i = NextActive(i + 1)) {
-    Core& c = s.cores[i];
-    if (c.held && c.last_key == key) {
-      Continue(c, job);
-      SlicedReschedule();
-      return;
+  const SlicedJob job{work, refill_ns, key, use, h};
+  // Only a held core continues: with none, there is nothing to look for.
+  for (size_t w = 0; s.held > 0 && w < s.held_map.size(); ++w) {
+    ++s.steps;
+    for (uint64_t bits = s.held_map[w]; bits != 0; bits &= bits - 1) {
+      ++s.steps;
+      Core& c = s.cores[w * 64 + static_cast<size_t>(std::countr_zero(bits))];
+      if (c.last_key == key) {
+        Continue(c, job);
+        RescheduleWith(c);
+        return;
+      }
     }
   }
   // An idle core that no thread holds means an empty queue (the tick after
@@ -280,7 +322,7 @@ void Cpu::AddSliced(std::coroutine_handle<> h, Time work, CpuUse use,
         w * 64 + static_cast<size_t>(std::countr_zero(~s.active[w]));
     if (i >= s.cores.size()) break;
     Dispatch(s.cores[i], job);
-    SlicedReschedule();
+    RescheduleWith(s.cores[i]);
     return;
   }
   Enqueue(job);
@@ -297,7 +339,7 @@ void Cpu::EndSlice(Core& c, Time now) {
     c.busy = false;
     --s.busy;
     if (IsThread(c.job.key)) {
-      c.held = true;
+      SetHeld(c, true);
       c.held_at_tick = s.ticks;
     } else if (!s.queue.empty()) {
       Dispatch(c, PopHead());
@@ -328,23 +370,44 @@ void Cpu::OnSliceTick(void* ctx, uint64_t) {
   Sliced& s = *cpu->sliced_;
   const Time now = cpu->sim_->now();
   ++s.ticks;
+  // The cores held now are the holds from an earlier tick: this tick's
+  // slices only add holds of its own.
+  const bool earlier_holds = s.held > 0;
+  Time next = s.next_end;
   // Cores whose slices end together, in core order: deterministic. Each
-  // step changes only its own core's bit, so the walk goes on from it.
-  const size_t n = s.cores.size();
-  for (size_t i = cpu->NextActive(0); i < n; i = cpu->NextActive(i + 1)) {
-    Core& c = s.cores[i];
-    if (c.busy && cpu->SliceEnd(c) <= now) cpu->EndSlice(c, now);
+  // step changes only its own core, so a core's slice end is known once its
+  // step is done. A tick for holds alone, before any slice ends, has none.
+  if (!earlier_holds || s.next_end <= now) {
+    next = kForever;
+    s.steps += ForEachCore(s.active, [&](size_t i) {
+      Core& c = s.cores[i];
+      if (!c.busy) return;
+      Time end = cpu->SliceEnd(c);
+      if (end <= now) {
+        cpu->EndSlice(c, now);
+        if (!c.busy) return;
+        end = cpu->SliceEnd(c);
+      }
+      next = std::min(next, end);
+    });
   }
   // Holds from an earlier tick: the thread's resumption ran before this
-  // tick and did not continue, so the queue's head takes the core.
-  for (size_t i = cpu->NextActive(0); i < n; i = cpu->NextActive(i + 1)) {
-    Core& c = s.cores[i];
-    if (!c.held || c.held_at_tick == s.ticks) continue;
-    c.held = false;
-    if (!s.queue.empty()) cpu->Dispatch(c, cpu->PopHead());
-    cpu->Track(c);
+  // tick and did not continue, so the queue's head takes the core. Only the
+  // cores it takes change, so `next` needs their slices alone.
+  if (earlier_holds) {
+    s.steps += ForEachCore(s.held_map, [&](size_t i) {
+      Core& c = s.cores[i];
+      if (c.held_at_tick == s.ticks) return;
+      cpu->SetHeld(c, false);
+      if (!s.queue.empty()) {
+        cpu->Dispatch(c, cpu->PopHead());
+        next = std::min(next, cpu->SliceEnd(c));
+      }
+      cpu->Track(c);
+    });
   }
-  cpu->SlicedReschedule();
+  s.next_end = next;
+  cpu->SetSliceTimer();
   if (s.finished) {
     const std::coroutine_handle<> h = std::exchange(s.finished, nullptr);
     cpu->sim_->ResumeLast(h, s.finished_seq);

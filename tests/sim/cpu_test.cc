@@ -397,12 +397,12 @@ TEST(SlicedCpuTest, SchedulingWorkIsTheMapOfCoresInUseNotEveryCore) {
   }
   ASSERT_TRUE(sim.Run(kJobs * Time{1000}).ok());
   for (int i = 0; i < kJobs; ++i) EXPECT_EQ(done[i], i * Time{1000} + 500);
-  // One job at a time on core 0, in steps (words read). Its arrival: the
-  // held-thread walk over an empty map, 64; the first free core, word 0, 1;
-  // the reschedule, core 0 then words 0..63 past it, 1 + 64. Its end's
-  // tick: core 0 then the empty rest, 1 + 64; the holds' walk, 64; the
-  // reschedule, 64. 130 + 193 = 323 a job.
-  EXPECT_EQ(cpu.scheduler_steps(), kJobs * 323);
+  // One job at a time on core 0, in steps (a word read, a core visited).
+  // No core is ever held (no thread), so no walk looks for holds. Its
+  // arrival: the first free core, word 0, 1, and no walk to reschedule (the
+  // new slice's end against the earliest). Its end's tick: one walk, slices
+  // and reschedule together, 64 words and core 0, 65. 1 + 65 = 66 a job.
+  EXPECT_EQ(cpu.scheduler_steps(), kJobs * 66);
 }
 
 // ---- Options ----
