@@ -217,10 +217,11 @@ Cpu::SlicedJob Cpu::PopHead() {
   return job;
 }
 
+// Every caller has released a held core first (SetHeld), so that the count
+// and map of held cores stay those of the cores.
 void Cpu::Dispatch(Core& c, const SlicedJob& job) {
   if (!c.busy) ++sliced_->busy;
   c.busy = true;
-  c.held = false;
   c.job = job;
   c.from = sim_->now();
   c.overhead_left = 0;

@@ -32,8 +32,8 @@ struct Customer {
 
 // Customers are records and the c servers processes, as in Cimba's own
 // benchmark: a customer as a process of its own costs a frame, a spawn and
-// a hand-over event, about a third of the work of a run. The counts are
-// those of a Resource of c units that each customer would acquire (busy
+// a hand-over event, about a quarter of the instructions of a run. The counts
+// are those of a Resource of c units that each customer would acquire (busy
 // servers, waiting customers), changed at the same instants.
 struct Model {
   Simulation sim;

@@ -88,6 +88,10 @@ TEST(MmcScenarioTest, PendingBudgetStopsAnUnstableRun) {
   EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(doc.status().message().find("> max_pending 1000"),
             std::string::npos);
+  // The queue is customers, not processes: they are what is counted.
+  EXPECT_NE(doc.status().message().find(" waiting customers + "),
+            std::string::npos)
+      << doc.status().message();
   EXPECT_NE(
       doc.status().message().find("max_pending up to 100000000 (given 1000)"),
       std::string::npos)

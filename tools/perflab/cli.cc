@@ -453,12 +453,11 @@ void SetUpRoot(CLI::App& root) {
 void AddCommandsFor(std::string_view first_arg, CLI::App& root,
                     Registry& registry) {
   for (const Family& family : kFamilies) {
-    if (first_arg.empty()) break;
-    for (std::string_view command : family.commands) {
-      if (command == first_arg) {
-        family.add(root, registry);
-        return;
-      }
+    if (!first_arg.empty() &&
+        std::find(family.commands.begin(), family.commands.end(), first_arg) !=
+            family.commands.end()) {
+      family.add(root, registry);
+      return;
     }
   }
   for (const Family& family : kFamilies) family.add(root, registry);
