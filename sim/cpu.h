@@ -207,7 +207,8 @@ class Cpu {
   int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
   double Rate() const;  // virtual (per-job) ns of work per real ns
   void Advance();
-  void Reschedule();
+  void Reschedule();              // RescheduleAs a seq taken now
+  void RescheduleAs(uint64_t seq);  // sets the timer to the next finish
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
   static void OnTick(void* ctx, uint64_t);
   double Elapsed() const;
@@ -293,6 +294,7 @@ class Cpu {
   Time last_ = 0;
   Time frozen_until_ = 0;
   uint64_t seq_ = 0;
+  uint64_t reschedules_ = 0;  // RescheduleAs calls, to tell one happened
   // Set to the next job's finish: when it is, and its place among events
   // at that time (a seq taken when the finish was last computed).
   Simulation::TimerId timer_;

@@ -173,7 +173,10 @@ Time CeilWait(double x) {
 // Every arrival moves the next finish, so the tick moves on nearly every
 // event: one engine timer, set to the finish as last computed, in the place
 // (TakeSeq) a fresh event scheduled now would take.
-void Cpu::Reschedule() {
+void Cpu::Reschedule() { RescheduleAs(sim_->TakeSeq()); }
+
+void Cpu::RescheduleAs(uint64_t seq) {
+  ++reschedules_;
   if (jobs_.empty()) {
     sim_->ClearTimer(timer_);
     return;
@@ -185,7 +188,7 @@ void Cpu::Reschedule() {
   if (n > cores_) left /= static_cast<double>(cores_) / static_cast<double>(n);
   const Time wait = CeilWait(left);
   const Time start = std::max(sim_->now(), frozen_until_);
-  sim_->SetTimer(timer_, SaturatingAdd(start, wait), sim_->TakeSeq());
+  sim_->SetTimer(timer_, SaturatingAdd(start, wait), seq);
 }
 
 void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
@@ -196,10 +199,15 @@ void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
 }
 
 // Each finished job resumes now, in finishing order. The last one's
-// position is reserved where it was found, before the next finish is set,
-// and it resumes after that (ResumeLast): at once if nothing else is due
-// now, which is where its event would have run. Most ticks finish one job,
-// so most finishes cost no event of their own.
+// position is reserved where it was found, before the next finish's, and it
+// resumes after that: at once if nothing else is due now (ContinueAt), which
+// is where its event would have run. Most ticks finish one job, so most
+// finishes cost no event of their own. The next finish is set after that
+// resumption, in the position reserved for it before: a job that resumes
+// mostly hands the CPU its next piece of work at once, whose Add sets the
+// timer again, and one setting then does for two. Nothing the resumed job
+// can see depends on the timer meanwhile, as it is never due now: every job
+// due by now has just been popped.
 void Cpu::OnTick(void* ctx, uint64_t) {
   auto* cpu = static_cast<Cpu*>(ctx);
   Simulation& sim = *cpu->sim_;
@@ -215,8 +223,15 @@ void Cpu::OnTick(void* ctx, uint64_t) {
     last_seq = sim.TakeSeq();
     cpu->jobs_.pop();
   }
-  cpu->Reschedule();
-  if (last) sim.ResumeLast(last, last_seq);
+  const uint64_t timer_seq = sim.TakeSeq();
+  if (last && sim.ContinueAt(last_seq)) {
+    const uint64_t before = cpu->reschedules_;
+    last.resume();
+    if (cpu->reschedules_ == before) cpu->RescheduleAs(timer_seq);
+    return;
+  }
+  cpu->RescheduleAs(timer_seq);
+  if (last) sim.ScheduleResumeAs(now, last_seq, last);
 }
 
 Time Freezes::Finish(Time start, Time work) const {
