@@ -9,7 +9,9 @@
 #ifndef PERFLAB_SIM_DATABASE_H_
 #define PERFLAB_SIM_DATABASE_H_
 
+#include <coroutine>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/case_study.h"
@@ -40,15 +42,72 @@ class Database : public PooledClient<DatabaseOptions, DatabaseStats> {
   Database(Simulation& sim, Cpu& cpu, DatabaseOptions options, Gc* gc = nullptr)
       : PooledClient(sim, options, "db connections", options.pool, &cpu, gc) {}
 
-  // One statement of `cpu_work` ns of CPU and `hold` ns more of holding its
-  // connection without CPU (waits inside the database); false if no
-  // connection came in time. The CPU is a job of `thread` (Cpu::Run).
-  Task<bool> Statement(Time cpu_work, Time hold = 0, uint64_t thread = 0);
+  // co_await db.Statement(cpu_work, hold, thread) -> bool: one statement of
+  // `cpu_work` ns of CPU and `hold` ns more of holding its connection
+  // without CPU (waits inside the database); false if no connection came in
+  // time. The CPU is a job of `thread` (Cpu::Run).
+  class StatementAwaiter;
+  StatementAwaiter Statement(Time cpu_work, Time hold = 0, uint64_t thread = 0);
   // Statements of `cpu_works` ns each on one connection borrowed once, held
   // `hold` ns more after the last; false if no connection came in time.
   Task<bool> Statements(std::vector<Time> cpu_works, Time hold = 0,
                         uint64_t thread = 0);
+
+ private:
+  // The whole story as a coroutine: a wait for the pool or the safepoint,
+  // a round trip, a hold.
+  Task<bool> StatementTask(Time cpu_work, Time hold, uint64_t thread);
 };
+
+// Most statements of an embedded database find a free connection and no
+// pause: they take it, run their CPU as a job that resumes the caller, and
+// give it back as the caller resumes, which is what StatementTask does step
+// for step, without a coroutine frame of its own. Anything else runs
+// StatementTask. The checks come before the first change of state, so the
+// task, when it runs, finds everything as it would have.
+class Database::StatementAwaiter {
+ public:
+  StatementAwaiter(Database* db, Time cpu_work, Time hold, uint64_t thread)
+      : db_(db), work_(cpu_work), hold_(hold), thread_(thread) {}
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) {
+    Database& db = *db_;
+    const Resource& pool = db.pool_;
+    if (hold_ == 0 && db.options_.round_trip <= 0 &&
+        pool.in_use() < pool.capacity() && pool.queued() == 0 &&
+        db.SafepointReady()) {
+      fast_ = true;
+      db.pool_.Acquire().await_ready();  // grants: a connection is free
+      Cpu::JobAwaiter run = db.cpu_->Run(work_, CpuUse::kDatabase,
+                                         Cpu::kDefaultWorkingSet, thread_);
+      if (run.await_ready()) return h;
+      run.await_suspend(h);
+      return std::noop_coroutine();
+    }
+    task_.emplace(db.StatementTask(work_, hold_, thread_));
+    return task_->await_suspend(h);
+  }
+  bool await_resume() {
+    if (!fast_) return task_->await_resume();
+    ++db_->stats_.statements;
+    db_->pool_.Release();
+    return true;
+  }
+
+ private:
+  Database* db_;
+  Time work_;
+  Time hold_;
+  uint64_t thread_;
+  bool fast_ = false;
+  std::optional<Task<bool>> task_;
+};
+
+inline Database::StatementAwaiter Database::Statement(Time cpu_work,
+                                                      Time hold,
+                                                      uint64_t thread) {
+  return {this, cpu_work, hold, thread};
+}
 
 }  // namespace perflab::sim
 

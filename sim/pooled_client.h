@@ -55,6 +55,9 @@ class PooledClient {
     void await_resume() const noexcept {}
   };
   SafepointAwaiter Safepoint() const { return {gc_}; }
+  // Whether co_await Safepoint() would go on at once (and then, as that
+  // would, counts its resumption as an event).
+  bool SafepointReady() const { return Safepoint().await_ready(); }
 
   // co_await Blocked(d): a blocking wait of d (the network); with a Gc, one
   // that ends during a pause resumes only when the pause is over.
