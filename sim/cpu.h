@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <queue>
 #include <string_view>
 #include <vector>
 
@@ -204,6 +203,21 @@ class Cpu {
       return tag > o.tag || (tag == o.tag && seq > o.seq);
     }
   };
+  // A binary min-heap of jobs by (tag, seq), which no two jobs share, so it
+  // pops them in the order any priority queue would. Its own, not
+  // std::priority_queue: that one sifts a popped hole to a leaf before
+  // sifting the last job back up, a detour where a CPU holds a few jobs.
+  class JobHeap {
+   public:
+    bool empty() const { return jobs_.empty(); }
+    size_t size() const { return jobs_.size(); }
+    const Job& top() const { return jobs_.front(); }
+    void push(const Job& job);
+    void pop();
+
+   private:
+    std::vector<Job> jobs_;
+  };
   int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
   double Rate() const;  // virtual (per-job) ns of work per real ns
   void Advance();
@@ -299,7 +313,7 @@ class Cpu {
   // at that time (a seq taken when the finish was last computed).
   Simulation::TimerId timer_;
   std::unique_ptr<Sliced> sliced_;
-  std::priority_queue<Job, std::vector<Job>, std::greater<Job>> jobs_;
+  JobHeap jobs_;
   // Core-nanoseconds of progress since the reset: exact integer total (so a
   // run without pauses or charges reports exactly the time-weighted
   // min(n, C)), and a per-use split.

@@ -33,6 +33,35 @@ int64_t Cpu::slices() const { return sliced_ ? sliced_->slices : 0; }
 Time Cpu::run_queue_wait_ns() const { return sliced_ ? sliced_->waited : 0; }
 int64_t Cpu::scheduler_steps() const { return sliced_ ? sliced_->steps : 0; }
 
+void Cpu::JobHeap::push(const Job& job) {
+  size_t hole = jobs_.size();
+  jobs_.emplace_back();
+  while (hole > 0) {
+    const size_t parent = (hole - 1) / 2;
+    if (!(jobs_[parent] > job)) break;
+    jobs_[hole] = jobs_[parent];
+    hole = parent;
+  }
+  jobs_[hole] = job;
+}
+
+void Cpu::JobHeap::pop() {
+  const Job last = jobs_.back();
+  jobs_.pop_back();
+  const size_t n = jobs_.size();
+  if (n == 0) return;
+  size_t hole = 0;
+  for (;;) {
+    size_t child = 2 * hole + 1;
+    if (child >= n) break;
+    if (child + 1 < n && jobs_[child] > jobs_[child + 1]) ++child;
+    if (!(last > jobs_[child])) break;
+    jobs_[hole] = jobs_[child];
+    hole = child;
+  }
+  jobs_[hole] = last;
+}
+
 double Cpu::Rate() const {
   const int64_t n = static_cast<int64_t>(jobs_.size());
   if (n <= cores_) return 1.0;
