@@ -165,7 +165,9 @@ class Cpu {
   void Charge(CpuUse use, Time cpu);
 
   int64_t cores() const { return cores_; }
-  CpuDiscipline discipline() const;
+  CpuDiscipline discipline() const {
+    return sliced_ ? CpuDiscipline::kSliced : CpuDiscipline::kProcessorSharing;
+  }
   // Jobs running or waiting for a core.
   int64_t runnable() const {
     if (sliced_ != nullptr) [[unlikely]] {

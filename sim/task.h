@@ -43,9 +43,20 @@ class Task {
     static void operator delete(void* p, std::size_t n) { FreeFrame(p, n); }
   };
 
+  // No coroutine: for a holder that may or may not start one (a fast
+  // path's awaiter); awaiting it is undefined.
+  Task() noexcept = default;
   Task(Task&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
+  bool started() const { return h_ != nullptr; }
   ~Task() {
     if (h_) h_.destroy();
   }
@@ -59,7 +70,7 @@ class Task {
 
  private:
   explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
-  std::coroutine_handle<promise_type> h_;
+  std::coroutine_handle<promise_type> h_ = nullptr;
 };
 
 }  // namespace perflab::sim

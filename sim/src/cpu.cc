@@ -24,10 +24,6 @@ Cpu::Cpu(Simulation& sim, int64_t cores, const CpuScheduling& scheduling)
 
 Cpu::~Cpu() { sim_->ClearTimer(timer_); }
 
-CpuDiscipline Cpu::discipline() const {
-  return sliced_ ? CpuDiscipline::kSliced : CpuDiscipline::kProcessorSharing;
-}
-
 int64_t Cpu::switches() const { return sliced_ ? sliced_->switches : 0; }
 int64_t Cpu::slices() const { return sliced_ ? sliced_->slices : 0; }
 Time Cpu::run_queue_wait_ns() const { return sliced_ ? sliced_->waited : 0; }
