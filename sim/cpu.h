@@ -316,11 +316,14 @@ class Cpu {
   Simulation::TimerId timer_;
   std::unique_ptr<Sliced> sliced_;
   JobHeap jobs_;
+  // Runnable jobs per use, as doubles (exact counts): Advance multiplies
+  // by them, and doubles take packed multiplies and adds without a
+  // conversion each.
+  std::array<double, kAllCpuUses> runnable_by_use_{};
   // Core-nanoseconds of progress since the reset: exact integer total (so a
   // run without pauses or charges reports exactly the time-weighted
   // min(n, C)), and a per-use split.
   __int128 used_ = 0;
-  std::array<int64_t, kAllCpuUses> runnable_by_use_{};
   std::array<double, kAllCpuUses> used_by_use_{};
   Time reset_at_ = 0;
 };

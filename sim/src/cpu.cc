@@ -103,7 +103,7 @@ void Cpu::Advance() {
     // counting cost as much as its body.
 #pragma GCC unroll 5
     for (int u = 0; u < kCpuUses; ++u) {
-      used_by_use_[u] += progress * static_cast<double>(runnable_by_use_[u]);
+      used_by_use_[u] += progress * runnable_by_use_[u];
     }
   }
   last_ = now;
@@ -165,7 +165,7 @@ double Cpu::CoresUsedFor(CpuUse use) const {
   double used = used_by_use_[static_cast<int>(use)];
   if (now > from) {
     used += static_cast<double>(now - from) * Rate() *
-            static_cast<double>(runnable_by_use_[static_cast<int>(use)]);
+            runnable_by_use_[static_cast<int>(use)];
   }
   return used / Elapsed();
 }
@@ -221,7 +221,7 @@ void Cpu::RescheduleAs(uint64_t seq) {
 
 void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
   Advance();
-  ++runnable_by_use_[static_cast<int>(use)];
+  runnable_by_use_[static_cast<int>(use)] += 1;
   jobs_.push({vtime_ + static_cast<double>(work), seq_++, use, h});
   Reschedule();
 }
@@ -245,7 +245,7 @@ void Cpu::OnTick(void* ctx, uint64_t) {
   uint64_t last_seq = 0;
   // Tolerance absorbs floating-point rounding of the tag arithmetic.
   while (!cpu->jobs_.empty() && cpu->jobs_.top().tag <= cpu->vtime_ + 1e-3) {
-    --cpu->runnable_by_use_[static_cast<int>(cpu->jobs_.top().use)];
+    cpu->runnable_by_use_[static_cast<int>(cpu->jobs_.top().use)] -= 1;
     if (last) sim.ScheduleResumeAs(now, last_seq, last);
     last = cpu->jobs_.top().handle;
     last_seq = sim.TakeSeq();
