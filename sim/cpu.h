@@ -223,7 +223,7 @@ class Cpu {
   int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
   double Rate() const;  // virtual (per-job) ns of work per real ns
   void Advance();
-  void Reschedule();              // RescheduleAs a seq taken now
+  void Reschedule();                // RescheduleAs a seq taken now
   void RescheduleAs(uint64_t seq);  // sets the timer to the next finish
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
   static void OnTick(void* ctx, uint64_t);

@@ -105,8 +105,7 @@ class Database::StatementAwaiter {
   Task<bool> task_;  // started only off the fast path
 };
 
-inline Database::StatementAwaiter Database::Statement(Time cpu_work,
-                                                      Time hold,
+inline Database::StatementAwaiter Database::Statement(Time cpu_work, Time hold,
                                                       uint64_t thread) {
   return {this, cpu_work, hold, thread};
 }

@@ -2,8 +2,7 @@
 
 namespace perflab::sim {
 
-Task<bool> Database::StatementTask(Time cpu_work, Time hold,
-                                   uint64_t thread) {
+Task<bool> Database::StatementTask(Time cpu_work, Time hold, uint64_t thread) {
   // (Not `if (!co_await ...)`: GCC 12 miscompiles that shape here and the
   // coroutine never starts.)
   const bool got = co_await pool_.Acquire(options_.acquire_timeout);
