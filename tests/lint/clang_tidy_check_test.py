@@ -5,13 +5,16 @@ The entries are written here, and what each must become follows from the
 docstrings of `unity_members` and `without_pch`, worked out by hand: a unity
 source is one entry per file it includes, each with the unit's command (the
 unit's path swapped for the file's) and the unit's object; any other entry
-is left as it is; the test binaries' precompiled header is dropped.
+is left as it is; the test binaries' precompiled header is dropped. And
+the copy of the database clang-tidy reads is removed when a run fails.
 """
 import importlib.machinery
 import importlib.util
 import os
+import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -62,6 +65,32 @@ class WithoutPch(unittest.TestCase):
                                "-c", "/src/x_test.cc"]}
         self.assertEqual(CHECK.without_pch(entry)["arguments"],
                          ["c++", "-include", "own.h", "-c", "/src/x_test.cc"])
+
+
+class TemporaryDatabase(unittest.TestCase):
+    def test_it_is_removed_when_the_run_fails_after_writing_it(self):
+        made = []
+        real_mkdtemp = tempfile.mkdtemp
+
+        def mkdtemp(**kwargs):
+            made.append(real_mkdtemp(**kwargs))
+            return made[-1]
+
+        def run(*args, **kwargs):  # the first command after the database
+            raise OSError("git failed")
+
+        with tempfile.TemporaryDirectory() as build:
+            with open(os.path.join(build, "compile_commands.json"), "w",
+                      encoding="utf-8") as f:
+                f.write("[]")
+            with mock.patch.object(CHECK.shutil, "which", return_value="/x"), \
+                    mock.patch.object(CHECK.tempfile, "mkdtemp", mkdtemp), \
+                    mock.patch.object(CHECK.subprocess, "run", run), \
+                    mock.patch.object(sys, "argv", ["c", "/src", build]):
+                with self.assertRaises(OSError):
+                    CHECK.main()
+        self.assertEqual(len(made), 1)
+        self.assertFalse(os.path.exists(made[0]))
 
 
 if __name__ == "__main__":
