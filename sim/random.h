@@ -132,7 +132,23 @@ class LognormalDraws {
   double scaled_[kAhead] = {};  // sigma_ x slot i's standard normal
   Mean means_[kMeans];
   int victim_ = 0;  // the next of means_ to reuse
+  int last_ = 0;    // the mean the last draw took: most often the next's too
 };
+
+// Inline, with the last draw's mean tried before the search: an N+1 loop
+// draws one of these per statement, most of them for the same mean, and the
+// call and the search cost about as much as the rest of a draw.
+inline int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
+  if (cv_ <= 0) return random_internal::RoundNs(mean);
+  if (next_ == kAhead || !(rng.state() == states_[next_])) Refill(rng);
+  const int i = next_;
+  Mean& m = means_[last_].mean == mean ? means_[last_] : Find(mean);
+  if (i < m.from || i >= m.to) Compute(m, i);
+  ++m.served;
+  rng.set_state(states_[i + 1]);
+  next_ = i + 1;
+  return m.ns[i];
+}
 
 // A weighted mixture of distributions (weights need not sum to 1).
 class Mixture {

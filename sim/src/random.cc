@@ -93,7 +93,10 @@ LognormalDraws::Mean& LognormalDraws::Find(double mean) {
   // loop's counter and branch as well.
 #pragma GCC unroll 6
   for (Mean& m : means_) {
-    if (m.mean == mean) return m;
+    if (m.mean == mean) {
+      last_ = static_cast<int>(&m - means_);
+      return m;
+    }
   }
   Mean& m = means_[victim_];
   victim_ = (victim_ + 1) % kMeans;
@@ -102,6 +105,7 @@ LognormalDraws::Mean& LognormalDraws::Find(double mean) {
   m.from = m.to = 0;
   m.block = kBlock;
   m.size = m.served = 0;
+  last_ = static_cast<int>(&m - means_);
   return m;
 }
 
@@ -134,18 +138,6 @@ void LognormalDraws::Compute(Mean& m, int from) const {
   m.to = to;
   m.size = to - from;
   m.served = 0;
-}
-
-int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
-  if (cv_ <= 0) return random_internal::RoundNs(mean);
-  if (next_ == kAhead || !(rng.state() == states_[next_])) Refill(rng);
-  const int i = next_;
-  Mean& m = Find(mean);
-  if (i < m.from || i >= m.to) Compute(m, i);
-  ++m.served;
-  rng.set_state(states_[i + 1]);
-  next_ = i + 1;
-  return m.ns[i];
 }
 
 void Mixture::Add(double weight, Dist d) {
