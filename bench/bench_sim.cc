@@ -73,8 +73,8 @@ double MallocInUseBytes() {
 
 // Each time is drawn before its co_await, not inside it: GCC 12 keeps the
 // temporaries of a co_await's full expression (here a 32-byte Dist each) in
-// the coroutine frame, which took this one from 184 to 248 bytes, past the
-// 192-byte size class, 64 bytes a client more.
+// the coroutine frame, which would make this one 248 bytes instead of 184:
+// past the frame pool's 192-byte size class, 64 bytes a client more.
 perflab::sim::Process Client(perflab::sim::Simulation& sim,
                              perflab::sim::Resource& servers,
                              perflab::sim::Rng& rng, int64_t& done) {

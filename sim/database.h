@@ -91,7 +91,7 @@ class Database::StatementAwaiter {
     return task_.await_suspend(h);
   }
   [[gnu::always_inline]] bool await_resume() {
-    if (task_.started()) return task_.await_resume();
+    if (task_.has_coroutine()) return task_.await_resume();
     ++db_->stats_.statements;
     db_->pool_.Release();
     return true;
@@ -102,7 +102,7 @@ class Database::StatementAwaiter {
   Time work_;
   Time hold_;
   uint64_t thread_;
-  Task<bool> task_;  // started only off the fast path
+  Task<bool> task_;  // holds StatementTask only off the fast path
 };
 
 inline Database::StatementAwaiter Database::Statement(Time cpu_work, Time hold,

@@ -56,7 +56,9 @@ class Task {
   }
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
-  bool started() const { return h_ != nullptr; }
+  // False for a Task made empty or moved from. A task holding one is not
+  // yet running: it starts when awaited.
+  bool has_coroutine() const { return h_ != nullptr; }
   ~Task() {
     if (h_) h_.destroy();
   }

@@ -235,7 +235,8 @@ void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
 // mostly hands the CPU its next piece of work at once, whose Add sets the
 // timer again, and one setting then does for two. Nothing the resumed job
 // can see depends on the timer meanwhile, as it is never due now: every job
-// due by now has just been popped.
+// due by now has just been popped. (The engine's pending count is one lower
+// meanwhile; setting the timer counts it again against the budget.)
 void Cpu::OnTick(void* ctx, uint64_t) {
   auto* cpu = static_cast<Cpu*>(ctx);
   Simulation& sim = *cpu->sim_;

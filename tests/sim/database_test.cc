@@ -52,6 +52,27 @@ TEST(DatabaseTest, HoldKeepsTheConnectionWithoutCpu) {
   EXPECT_NEAR(cpu.CoresUsedFor(CpuUse::kDatabase), 2.0 * kMs / kSec, 1e-12);
 }
 
+// No CPU and a free connection: the statement takes the connection and
+// gives it back at once, at time 0, without suspending on the CPU (a work
+// of 0 is ready), and a second one finds the connection free again.
+TEST(DatabaseTest, AStatementWithoutCpuReturnsItsConnectionAtOnce) {
+  Simulation sim;
+  Cpu cpu(sim, 1);
+  DatabaseOptions o;
+  o.pool = 1;
+  Database db(sim, cpu, o);
+  Time a = -1, b = -1;
+  sim.Spawn(Statement(db, 0, a, sim));
+  EXPECT_EQ(a, 0);  // done inside Spawn: nothing suspended
+  EXPECT_EQ(db.pool().in_use(), 0);
+  sim.Spawn(Statement(db, 0, b, sim));
+  ASSERT_TRUE(sim.Run(kSec).ok());
+  EXPECT_EQ(b, 0);
+  EXPECT_EQ(db.stats().statements, 2);
+  EXPECT_EQ(db.pool().Stats().grants, 2);
+  EXPECT_EQ(db.pool().in_use(), 0);
+}
+
 Process Page(Database& db, bool one_borrow, Time& done, Simulation& sim) {
   if (one_borrow) {
     // Named first: GCC 12 cannot take a braced list in a co_await's call.

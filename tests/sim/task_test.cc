@@ -42,20 +42,21 @@ TEST(TaskTest, DestroyingASuspendedProcessFreesItsTask) {
   EXPECT_EQ(at, -1);
 }
 
-// A holder that starts a task only on some paths (a fast path's awaiter):
-// an empty Task is not started, one assigned a coroutine is, and a task
-// assigned over an unawaited one frees it (ASan: no leak).
-TEST(TaskTest, AnEmptyTaskIsNotStartedUntilAssignedOne) {
+// A holder that makes a task only on some paths (a fast path's awaiter):
+// an empty Task holds no coroutine, one assigned a coroutine does, and a
+// task assigned over an unawaited one frees it (ASan: no leak).
+TEST(TaskTest, AnEmptyTaskHoldsNoCoroutineUntilAssignedOne) {
   Simulation sim;
   Task<int> task;
-  EXPECT_FALSE(task.started());
+  EXPECT_FALSE(task.has_coroutine());
   task = AddLater(sim, 1, 2);
-  EXPECT_TRUE(task.started());
+  EXPECT_TRUE(task.has_coroutine());
   task = AddLater(sim, 3, 4);
-  EXPECT_TRUE(task.started());
+  EXPECT_TRUE(task.has_coroutine());
   Task<int> moved = std::move(task);
-  EXPECT_FALSE(task.started());  // NOLINT(bugprone-use-after-move): checked
-  EXPECT_TRUE(moved.started());
+  EXPECT_FALSE(
+      task.has_coroutine());  // NOLINT(bugprone-use-after-move): checked
+  EXPECT_TRUE(moved.has_coroutine());
 }
 
 }  // namespace
