@@ -109,7 +109,7 @@ LognormalDraws::Mean& LognormalDraws::Find(double mean) {
   return m;
 }
 
-// Independent iterations: the processor overlaps their e^x chains. A block
+// Independent e^x, computed side by side in vector lanes (ExpBlock). A block
 // that served fewer than half its draws halves the next (down to 1), one
 // that served all doubles it (up to kBlock): which slots get computed never
 // changes a draw's value, only how many e^x go unused.
@@ -120,20 +120,10 @@ void LognormalDraws::Compute(Mean& m, int from) const {
     m.block = std::min(kBlock, 2 * m.block);
   }
   const int to = std::min(from + m.block, kAhead);
-  const double mu = m.mu;
-  int i = from;
-#if defined(__SSE2__)
-  for (; i + 1 < to; i += 2) {
-    const double x[2] = {mu + scaled_[i], mu + scaled_[i + 1]};
-    double e[2];
-    core::ExpPair(x, e);
-    m.ns[i] = random_internal::RoundNs(e[0]);
-    m.ns[i + 1] = random_internal::RoundNs(e[1]);
-  }
-#endif
-  for (; i < to; ++i) {
-    m.ns[i] = random_internal::RoundNs(core::Exp(mu + scaled_[i]));
-  }
+  const int n = to - from;
+  double e[kBlock];
+  core::ExpBlock(m.mu, scaled_ + from, e, n);
+  for (int j = 0; j < n; ++j) m.ns[from + j] = random_internal::RoundNs(e[j]);
   m.from = from;
   m.to = to;
   m.size = to - from;

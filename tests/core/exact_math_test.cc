@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "core/random.h"
 #include "gtest/gtest.h"
@@ -108,6 +109,51 @@ TEST(ExactMathTest, ExpPairIsExpBitForBit) {
   same(-746, 710);
 }
 #endif
+
+// ExpBlock against Exp of the sum, bit for bit, for every length up to 19 (the
+// four- lane loop, then pairs, then one), at every offset of a special value
+// (beyond 690, NaN: its quad falls back to Exp lane by lane), and over
+// arguments near where RoundHalfAway's tie and the sign of a zero k decide.
+TEST(ExactMathTest, ExpBlockIsExpBitForBit) {
+  auto check = [](const std::vector<double>& x, double offset = 0) {
+    std::vector<double> out(x.size());
+    ExpBlock(offset, x.data(), out.data(), static_cast<int>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(std::bit_cast<uint64_t>(out[i]),
+                std::bit_cast<uint64_t>(Exp(offset + x[i])))
+          << offset << " + x[" << i << "] = " << x[i] << " of " << x.size();
+    }
+  };
+  SplitMix64 g(11);
+  for (int n = 0; n < 20; ++n) {
+    for (int rep = 0; rep < 2000; ++rep) {
+      std::vector<double> x(static_cast<size_t>(n));
+      for (double& v : x) v = -3 + 6 * g.Uniform01();
+      check(x, -740 + 1448 * g.Uniform01());
+    }
+  }
+  for (int n = 1; n < 9; ++n) {
+    for (int at = 0; at < n; ++at) {
+      for (const double special :
+           {690.5, -700.0, 710.0, std::numeric_limits<double>::quiet_NaN()}) {
+        std::vector<double> x(static_cast<size_t>(n), 1.5);
+        x[static_cast<size_t>(at)] = special;
+        check(x);
+      }
+    }
+  }
+  constexpr double kLn2 = 0.6931471805599453;
+  std::vector<double> near;
+  for (int k = -997; k <= 997; ++k) {
+    for (const double f : {-0.5, -0.25, 0.0, 0.25, 0.5}) {
+      const double x = (k + f) * kLn2;
+      near.insert(near.end(),
+                  {x, std::nextafter(x, 0.0), -x, std::nextafter(x, 1e9)});
+    }
+  }
+  near.insert(near.end(), {0.0, -0.0, -1e-300, 1e-300, 690, -690});
+  check(near);
+}
 
 TEST(ExactMathTest, LogWithinOneUlpOfLibm) {
   SplitMix64 g(3);
