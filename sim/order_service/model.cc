@@ -59,19 +59,19 @@ struct Service {
   Cache* cache;       // nullptr: no cache
   int64_t customers;
   Rng keys;
-  Rng work;
+  // Request work varies (JIT, caches, row counts, scheduling): each CPU piece
+  // is lognormal around its calibrated mean, with the calibration's cv,
+  // drawn from a generator the sampler owns (stream "order/work").
+  LognormalDraws work_times;
   // The pool's idle workers, longest idle first (a condition variable wakes
   // its waiters in order), and the next thread of a request of its own.
   std::deque<uint64_t> idle_workers = {};
   uint64_t next_own_thread = kOwnThreadBase;
-  // Request work varies (JIT, caches, row counts, scheduling): each CPU piece
-  // is lognormal around its calibrated mean, with the calibration's cv.
-  LognormalDraws work_times{cal.work_cv};
 };
 
 Time Work(Service& s, double mean_us) {
   if (mean_us <= 0) return 0;
-  return s.work_times.SampleNs(mean_us * 1e3, s.work);
+  return s.work_times.SampleNs(mean_us * 1e3);
 }
 
 Task<bool> Serve(Service& s, int64_t customer, uint64_t thread) {
@@ -449,7 +449,7 @@ absl::StatusOr<OrderServiceResult> RunOrderService(
                   cache ? &*cache : nullptr,
                   load.customers,
                   Rng(seed, "order/keys"),
-                  Rng(seed, "order/work")};
+                  LognormalDraws(cal.work_cv, Rng(seed, "order/work"))};
   for (int64_t t = 1; threads && t <= config.request_threads; ++t) {
     service.idle_workers.push_back(static_cast<uint64_t>(t));
   }

@@ -76,7 +76,11 @@ double random_internal::SampleLognormal(const Dist& d, Rng& rng) {
 LognormalDraws::LognormalDraws(double cv)
     : cv_(cv), s2_(LognormalS2(cv)), sigma_(std::sqrt(s2_)) {}
 
-void LognormalDraws::Refill(const Rng& rng) {
+LognormalDraws::LognormalDraws(double cv, const Rng& rng) : LognormalDraws(cv) {
+  own_ = rng;
+}
+
+void LognormalDraws::Refill(const core::Xoshiro256& rng) {
   core::Xoshiro256 ahead = rng;
   states_[0] = ahead.state();
   for (int i = 0; i < kAhead; ++i) {

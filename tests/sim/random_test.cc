@@ -104,6 +104,24 @@ TEST(RandomTest, LognormalDrawsAreSampleNsBitForBit) {
   }
 }
 
+// The sampler with a generator of its own against the general one on a
+// copy of that generator, draw for draw across several refills, with the
+// same mix of means as above.
+TEST(RandomTest, LognormalDrawsOwnGeneratorIsSampleNsBitForBit) {
+  for (const double cv : {0.5, 0.8, 0.0}) {
+    Rng b(12, "work");
+    LognormalDraws draws(cv, b);
+    const double means[] = {0,      39.1e3, 39.1e3, 1050.9e3, 60.1e3,
+                            39.1e3, 5e6,    0.7,    1e9,      39.1e3};
+    int differ = 0;
+    for (int i = 0; i < 3000; ++i) {
+      const double mean = means[i % 10] * (i % 7 == 0 ? 1 + i * 1e-6 : 1);
+      differ += draws.SampleNs(mean) != SampleNs(Dist::Lognormal(mean, cv), b);
+    }
+    EXPECT_EQ(differ, 0) << "cv " << cv;
+  }
+}
+
 // Draws ahead must never show: with other draws from the same generator in
 // between (every 5th step), and a second generator passed in turn (every
 // 7th), each draw is still the one-by-one draw of the generator passed, and
