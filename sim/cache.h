@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <list>
 #include <optional>
-#include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "core/case_study.h"
 #include "sim/engine.h"
@@ -59,7 +59,7 @@ class Cache {
   };
   CacheOptions options_;
   std::list<Entry> lru_;  // front = most recently used
-  std::unordered_map<int64_t, std::list<Entry>::iterator> index_;
+  absl::flat_hash_map<int64_t, std::list<Entry>::iterator> index_;
   CacheStats stats_;
 };
 
