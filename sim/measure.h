@@ -30,14 +30,18 @@ class LatencyRecorder {
   double PercentileMs(double p) const;  // nearest rank, p in (0, 100]
   double MaxMs() const { return ToMs(max_); }
   const models::Histogram& histogram() const { return hist_; }
-  // The raw samples, in recording order until a percentile sorts them;
+  // The raw samples, in recording order until a percentile reorders them;
   // empty once past the exact limit.
   const std::vector<Time>& samples() const { return samples_; }
 
  private:
   size_t exact_limit_;
   mutable std::vector<Time> samples_;
-  mutable bool sorted_ = true;
+  // Ranks (0-based, ascending) whose sample is in its sorted place, with
+  // none greater before it and none smaller after (std::nth_element): a
+  // percentile selects between its two nearest, where a sort of all would
+  // cost a log factor more for the four a summary asks.
+  mutable std::vector<size_t> placed_;
   models::Histogram hist_;
   int64_t count_ = 0;
   __int128 sum_ = 0;

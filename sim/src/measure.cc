@@ -30,10 +30,11 @@ void LatencyRecorder::Record(Time latency) {
   hist_.Record(latency);
   if (samples_.size() < exact_limit_) {
     samples_.push_back(latency);
-    sorted_ = false;
+    placed_.clear();
   } else if (!samples_.empty()) {
     samples_.clear();  // too many to keep: the histogram answers from now on
     samples_.shrink_to_fit();
+    placed_.clear();
   }
 }
 
@@ -45,11 +46,20 @@ double LatencyRecorder::MeanMs() const {
 double LatencyRecorder::PercentileMs(double p) const {
   if (count_ == 0) return 0;
   if (!Exact()) return ToMs(hist_.Percentile(p));
-  if (!sorted_) {
-    std::sort(samples_.begin(), samples_.end());
-    sorted_ = true;
+  const auto k = static_cast<size_t>(models::NearestRank(p, count_) - 1);
+  const auto next = std::lower_bound(placed_.begin(), placed_.end(), k);
+  if (next == placed_.end() || *next != k) {
+    // Between the nearest placed ranks lie exactly the samples of the ranks
+    // between them, in some order.
+    const size_t from = next == placed_.begin() ? 0 : *(next - 1) + 1;
+    const size_t to = next == placed_.end() ? samples_.size() : *next;
+    const auto at = [&](size_t i) {
+      return samples_.begin() + static_cast<std::ptrdiff_t>(i);
+    };
+    std::nth_element(at(from), at(k), at(to));
+    placed_.insert(next, k);
   }
-  return ToMs(samples_[models::NearestRank(p, count_) - 1]);
+  return ToMs(samples_[k]);
 }
 
 Meter::Meter(Simulation& sim, MeterOptions options)

@@ -2,8 +2,13 @@
 // in-flight count.
 #include "sim/measure.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "sim/engine.h"
+#include "sim/random.h"
 
 namespace perflab::sim {
 namespace {
@@ -21,6 +26,30 @@ TEST(LatencyRecorderTest, ExactNearestRankThenHistogramPastTheLimit) {
   EXPECT_FALSE(small.Exact());
   EXPECT_NEAR(small.PercentileMs(99), 990, 990 * 1e-3);
   EXPECT_DOUBLE_EQ(small.MeanMs(), 500.5);
+}
+
+// Percentiles asked in any order, some twice, and again after more samples,
+// against the nearest rank of a sorted copy (by hand: ceil(p/100 n)).
+TEST(LatencyRecorderTest, PercentilesInAnyOrderAreThoseOfTheSortedSamples) {
+  Rng rng(5, "latency");
+  LatencyRecorder rec;
+  std::vector<Time> all;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 997; ++i) {
+      const auto v = static_cast<Time>(rng.Below(5000));  // many ties
+      rec.Record(v);
+      all.push_back(v);
+    }
+    std::vector<Time> sorted = all;
+    std::sort(sorted.begin(), sorted.end());
+    const double n = static_cast<double>(sorted.size());
+    for (const double p :
+         {99.0, 50.0, 99.9, 1.0, 95.0, 50.0, 100.0, 75.0, 99.9, 99.0, 1.0}) {
+      const auto rank = static_cast<size_t>(std::ceil(p / 100 * n - 1e-9));
+      EXPECT_EQ(rec.PercentileMs(p), ToMs(sorted[rank - 1]))
+          << "p" << p << " of " << sorted.size();
+    }
+  }
 }
 
 Process Visitor(Simulation& sim, Meter& m, Time at, Time stay) {
