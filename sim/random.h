@@ -112,19 +112,17 @@ class LognormalDraws {
 
  private:
   static constexpr int kAhead = 64;  // normals drawn ahead
-  static constexpr int kBlock = 16;  // e^x computed together for one mean
-  static constexpr int kMeans = 6;   // means with draws computed ahead
+  // e^x computed together for one mean, whether or not it takes them all:
+  // four lanes of ExpBlock take about as long as one, and a block of 16 as
+  // long as a shorter one that a rare mean (an N+1 page's first query among
+  // 80 item statements) would need again soon after.
+  static constexpr int kBlock = 16;
+  static constexpr int kMeans = 6;  // means with draws computed ahead
   struct Mean {
     double mean = std::numeric_limits<double>::quiet_NaN();  // none yet
     double mu = 0;  // ln(mean) - s2_ / 2
     int from = 0;   // ns[from, to) hold the draws of slots from..to-1
     int to = 0;
-    // The length of its next block, and of its last one with the draws it
-    // served: a rare mean (an N+1 page's first query among 80 item
-    // statements) would otherwise pay kBlock e^x for the one draw it takes.
-    int block = kBlock;
-    int size = 0;
-    int served = 0;
     int64_t ns[kAhead];
   };
   void Refill(const core::Xoshiro256& rng);
@@ -155,7 +153,6 @@ inline int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
   const int i = next_;
   Mean& m = means_[last_].mean == mean ? means_[last_] : Find(mean);
   if (i < m.from || i >= m.to) Compute(m, i);
-  ++m.served;
   rng.set_state(states_[i + 1]);
   next_ = i + 1;
   return m.ns[i];
@@ -170,7 +167,6 @@ inline int64_t LognormalDraws::SampleNs(double mean) {
   const int i = next_;
   Mean& m = means_[last_].mean == mean ? means_[last_] : Find(mean);
   if (i < m.from || i >= m.to) Compute(m, i);
-  ++m.served;
   next_ = i + 1;
   return m.ns[i];
 }

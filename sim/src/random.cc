@@ -107,31 +107,21 @@ LognormalDraws::Mean& LognormalDraws::Find(double mean) {
   m.mean = mean;
   m.mu = LognormalMu(mean, s2_);
   m.from = m.to = 0;
-  m.block = kBlock;
-  m.size = m.served = 0;
   last_ = static_cast<int>(&m - means_);
   return m;
 }
 
-// Independent e^x, computed side by side in vector lanes (ExpBlock). A block
-// that served fewer than half its draws halves the next (down to 1), one
-// that served all doubles it (up to kBlock): which slots get computed never
-// changes a draw's value, only how many e^x go unused.
+// Independent e^x, computed side by side in vector lanes (ExpBlock). Which
+// slots get computed never changes a draw's value, only how many e^x go
+// unused.
 void LognormalDraws::Compute(Mean& m, int from) const {
-  if (m.size > 0 && 2 * m.served < m.size) {
-    m.block = std::max(1, m.block / 2);
-  } else if (m.size > 0 && m.served == m.size) {
-    m.block = std::min(kBlock, 2 * m.block);
-  }
-  const int to = std::min(from + m.block, kAhead);
+  const int to = std::min(from + kBlock, kAhead);
   const int n = to - from;
   double e[kBlock];
   core::ExpBlock(m.mu, scaled_ + from, e, n);
   for (int j = 0; j < n; ++j) m.ns[from + j] = random_internal::RoundNs(e[j]);
   m.from = from;
   m.to = to;
-  m.size = to - from;
-  m.served = 0;
 }
 
 void Mixture::Add(double weight, Dist d) {
