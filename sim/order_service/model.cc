@@ -396,7 +396,7 @@ OrderServiceResult Measure(const Service& s, const Meter& meter,
   r.timeouts = s.db.stats().timeouts;
   FillCaps(s, static_cast<double>(sum.completed), r);
   r.events = s.sim.events_executed();
-  r.latency = meter.latencies().histogram();
+  if (load.latency_histogram) r.latency = meter.latencies().histogram();
   SteadyInputs steady = meter.SteadyWindow();
   if (load.open) {
     // The open loop's capacity is not known beforehand; an overloaded one

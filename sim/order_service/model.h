@@ -60,6 +60,9 @@ struct OrderServiceLoad {
   // each a write on a miss. 0 = an empty cache. Only with the cache on.
   int64_t cache_prewarm_requests = 0;
   double cache_prewarm_s = 0;
+  // Whether the result carries the latency histogram (about 300 KiB at 3
+  // digits over a day); a caller that reads only the summary leaves it out.
+  bool latency_histogram = true;
 };
 
 // `open` runs right after `closed` in the same service (the rig's order):

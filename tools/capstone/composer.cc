@@ -36,6 +36,7 @@ sim::OrderServiceLoad ClosedLoad() {
   load.clients = case_study::kClosedLoopClients;
   load.warmup_s = case_study::kRigWarmupS;
   load.duration_s = case_study::kClosedLoopDurationS;
+  load.latency_histogram = false;  // the table reads the summary alone
   return load;
 }
 
@@ -45,6 +46,7 @@ sim::OrderServiceLoad OpenLoad() {
   load.rate_per_s = case_study::kOpenLoopRatePerS;
   load.warmup_s = case_study::kRigWarmupS;
   load.duration_s = case_study::kOpenLoopDurationS;
+  load.latency_histogram = false;
   return load;
 }
 

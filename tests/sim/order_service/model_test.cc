@@ -214,6 +214,26 @@ std::array<OrderServiceResult, 10> TenSteps::results_;
 // ReadsField's claim, checked by running: a field a step does not read,
 // changed by 50 %, leaves every figure of a same-seed run bit-identical; and
 // the claim is not vacuous (a read field does change it).
+// The histogram is the window's latencies (as many as the window's
+// completions, RPS x window), and leaving it out changes nothing else.
+TEST(OrderServiceModel, TheLatencyHistogramIsOptionalAndChangesNothingElse) {
+  OrderServiceLoad load;
+  load.warmup_s = 0.5;
+  load.duration_s = 2;
+  const absl::StatusOr<OrderServiceResult> with =
+      RunOrderService(Calibration{}, Cumulative(4), load, 7);
+  load.latency_histogram = false;
+  const absl::StatusOr<OrderServiceResult> without =
+      RunOrderService(Calibration{}, Cumulative(4), load, 7);
+  ASSERT_TRUE(with.ok() && without.ok());
+  ASSERT_TRUE(with->latency.has_value());
+  EXPECT_EQ(with->latency->Count(), std::llround(with->rps * 2));
+  EXPECT_FALSE(without->latency.has_value());
+  EXPECT_EQ(without->rps, with->rps);
+  EXPECT_EQ(without->p99_ms, with->p99_ms);
+  EXPECT_EQ(without->events, with->events);
+}
+
 TEST(ReadsFieldTest, UnreadFieldsLeaveTheRunUnchanged) {
   OrderServiceLoad load;
   load.warmup_s = 0.5;
