@@ -126,6 +126,9 @@ class LognormalDraws {
     int64_t ns[kAhead];
   };
   void Refill(const core::Xoshiro256& rng);
+  // Slot next_'s draw for `mean`, computing its block if need be; the slot
+  // is used up. Both SampleNs after they have a slot ready.
+  int64_t Next(double mean);
   Mean& Find(double mean);
   void Compute(Mean& m, int from) const;
 
@@ -150,12 +153,8 @@ class LognormalDraws {
 inline int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
   if (cv_ <= 0) return random_internal::RoundNs(mean);
   if (next_ == kAhead || !(rng.state() == states_[next_])) Refill(rng);
-  const int i = next_;
-  Mean& m = means_[last_].mean == mean ? means_[last_] : Find(mean);
-  if (i < m.from || i >= m.to) Compute(m, i);
-  rng.set_state(states_[i + 1]);
-  next_ = i + 1;
-  return m.ns[i];
+  rng.set_state(states_[next_ + 1]);
+  return Next(mean);
 }
 
 inline int64_t LognormalDraws::SampleNs(double mean) {
@@ -164,6 +163,10 @@ inline int64_t LognormalDraws::SampleNs(double mean) {
     Refill(own_);
     own_.set_state(states_[kAhead]);
   }
+  return Next(mean);
+}
+
+inline int64_t LognormalDraws::Next(double mean) {
   const int i = next_;
   Mean& m = means_[last_].mean == mean ? means_[last_] : Find(mean);
   if (i < m.from || i >= m.to) Compute(m, i);
