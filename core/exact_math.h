@@ -126,10 +126,10 @@ inline void ExpPair(const double* x, double* out) {
 
 // out[i] = Exp(offset + x[i]) for i < n, bit for bit, with as many lanes at
 // once as the processor has (AVX2's four, else SSE2's two): the lognormal
-// draws compute e^(mu + sigma z) in blocks. The sum is taken in the lanes
-// too: a vector load of doubles just stored one by one would wait for the
-// stores (no forwarding from several stores to one load). Not constexpr;
-// chooses its lanes at run time.
+// draws compute e^(sigma z - sigma^2 / 2) in blocks. The sum is taken in
+// the lanes too: a vector load of doubles just stored one by one would wait
+// for the stores (no forwarding from several stores to one load). Not
+// constexpr; chooses its lanes at run time.
 void ExpBlock(double offset, const double* x, double* out, int n);
 
 // ln x within 1 ulp for x > 0 (fdlibm's reduction and formula, with the

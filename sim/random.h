@@ -12,7 +12,6 @@
 #define PERFLAB_SIM_RANDOM_H_
 
 #include <cstdint>
-#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -84,19 +83,24 @@ inline int64_t SampleNs(const Dist& d, Rng& rng) {
   return random_internal::RoundNs(Sample(d, rng));
 }
 
-// Lognormal draws with one cv and many means, as a model's work times are:
-// exactly the numbers of SampleNs(Dist::Lognormal(mean, cv), rng), without
-// recomputing log1p(cv^2) on every draw, nor log(mean) for the last few
-// means (an N+1 request's 80 item statements).
+// Lognormal draws with one cv and many means, as a model's work times are.
+// A draw for `mean` is RoundNs(mean x e^(sigma z - sigma^2 / 2)), z the
+// generator's next standard normal: the distribution of
+// SampleNs(Dist::Lognormal(mean, cv), rng), from the same normals, written
+// with the mean outside the e^x so that e^x does not depend on it. The two
+// agree draw for draw but where the few ulps between the forms cross a
+// half nanosecond (a draw of 10^5 ns: about once in 10^9 draws).
 //
-// And faster than one by one: each draw's e^x is a chain of about 25
-// dependent multiplies and adds, so the processor waits on it. The normals
-// are drawn kAhead at a time from a copy of the generator (keeping the state
-// after each), and e^x is computed kBlock draws at a time for a mean in use,
-// whose chains then overlap. A draw moves `rng` to the state its own normal
-// left, so the generator is always where one-by-one drawing would have left
-// it; if it is not where the last draw left it (something else drew from
-// it, or another generator is passed), the draws ahead are dropped.
+// That is what makes it fast: each e^x is a chain of about 25 dependent
+// multiplies and adds, so the processor waits on it; with no mean inside,
+// the e^x of kAhead draws are computed together, when their normals are
+// drawn from a copy of the generator (keeping the state after each), and
+// their chains overlap in vector lanes. A draw is then a multiply and a
+// rounding, whatever mix of means a model asks for. A draw moves `rng` to
+// the state its own normal left, so the generator is always where
+// one-by-one drawing would have left it; if it is not where the last draw
+// left it (something else drew from it, or another generator is passed),
+// the draws ahead are dropped.
 class LognormalDraws {
  public:
   explicit LognormalDraws(double cv);
@@ -111,26 +115,8 @@ class LognormalDraws {
   int64_t SampleNs(double mean);
 
  private:
-  static constexpr int kAhead = 64;  // normals drawn ahead
-  // e^x computed together for one mean, whether or not it takes them all:
-  // four lanes of ExpBlock take about as long as one, and a block of 16 as
-  // long as a shorter one that a rare mean (an N+1 page's first query among
-  // 80 item statements) would need again soon after.
-  static constexpr int kBlock = 16;
-  static constexpr int kMeans = 6;  // means with draws computed ahead
-  struct Mean {
-    double mean = std::numeric_limits<double>::quiet_NaN();  // none yet
-    double mu = 0;  // ln(mean) - s2_ / 2
-    int from = 0;   // ns[from, to) hold the draws of slots from..to-1
-    int to = 0;
-    int64_t ns[kAhead];
-  };
+  static constexpr int kAhead = 64;  // draws computed ahead
   void Refill(const core::Xoshiro256& rng);
-  // Slot next_'s draw for `mean`, computing its block if need be; the slot
-  // is used up. Both SampleNs after they have a slot ready.
-  int64_t Next(double mean);
-  Mean& Find(double mean);
-  void Compute(Mean& m, int from) const;
 
   double cv_;
   double s2_;          // sigma^2 = ln(1 + cv^2)
@@ -138,23 +124,18 @@ class LognormalDraws {
   int next_ = kAhead;  // the next slot to use; kAhead: none drawn
   // states_[i]: the generator's state before slot i's normal (after i - 1's).
   core::Xoshiro256::State states_[kAhead + 1] = {};
-  double scaled_[kAhead] = {};  // sigma_ x slot i's standard normal
-  Mean means_[kMeans];
-  int victim_ = 0;  // the next of means_ to reuse
-  int last_ = 0;    // the mean the last draw took: most often the next's too
+  // Slot i's e^(sigma z - sigma^2 / 2): its draw over its mean.
+  double factors_[kAhead] = {};
   // The generator of its own, kAhead normals on from the draws' slots
   // (where the next Refill starts); unused with SampleNs(mean, rng).
   core::Xoshiro256 own_{0};
 };
 
-// Inline, with the last draw's mean tried before the search: an N+1 loop
-// draws one of these per statement, most of them for the same mean, and the
-// call and the search cost about as much as the rest of a draw.
 inline int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
   if (cv_ <= 0) return random_internal::RoundNs(mean);
   if (next_ == kAhead || !(rng.state() == states_[next_])) Refill(rng);
   rng.set_state(states_[next_ + 1]);
-  return Next(mean);
+  return random_internal::RoundNs(mean * factors_[next_++]);
 }
 
 inline int64_t LognormalDraws::SampleNs(double mean) {
@@ -163,15 +144,7 @@ inline int64_t LognormalDraws::SampleNs(double mean) {
     Refill(own_);
     own_.set_state(states_[kAhead]);
   }
-  return Next(mean);
-}
-
-inline int64_t LognormalDraws::Next(double mean) {
-  const int i = next_;
-  Mean& m = means_[last_].mean == mean ? means_[last_] : Find(mean);
-  if (i < m.from || i >= m.to) Compute(m, i);
-  next_ = i + 1;
-  return m.ns[i];
+  return random_internal::RoundNs(mean * factors_[next_++]);
 }
 
 // A weighted mixture of distributions (weights need not sum to 1).

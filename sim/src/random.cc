@@ -20,8 +20,7 @@ uint64_t Fnv1a(std::string_view s) {
 }
 
 // sigma^2 = ln(1 + cv^2) and mu = ln(mean) - sigma^2 / 2 keep the mean.
-// Sample() and LognormalDraws share these, so their draws are bit for bit
-// the same (the build has -ffp-contract=off).
+// LognormalDraws shares the first (the build has -ffp-contract=off).
 double LognormalS2(double cv) { return core::Log1p(cv * cv); }
 double LognormalMu(double mean, double s2) { return core::Log(mean) - s2 / 2; }
 double LognormalDraw(double mu, double sigma, Rng& rng) {
@@ -83,45 +82,13 @@ LognormalDraws::LognormalDraws(double cv, const Rng& rng) : LognormalDraws(cv) {
 void LognormalDraws::Refill(const core::Xoshiro256& rng) {
   core::Xoshiro256 ahead = rng;
   states_[0] = ahead.state();
+  double scaled[kAhead];
   for (int i = 0; i < kAhead; ++i) {
-    // As LognormalDraw computes it: sigma * z first, then mu plus that.
-    scaled_[i] = sigma_ * StandardNormal(ahead);
+    scaled[i] = sigma_ * StandardNormal(ahead);
     states_[i + 1] = ahead.state();
   }
+  core::ExpBlock(-s2_ / 2, scaled, factors_, kAhead);
   next_ = 0;
-  for (Mean& m : means_) m.from = m.to = 0;
-}
-
-LognormalDraws::Mean& LognormalDraws::Find(double mean) {
-  // Unrolled: a draw's search is a few compares, each otherwise paying the
-  // loop's counter and branch as well.
-#pragma GCC unroll 6
-  for (Mean& m : means_) {
-    if (m.mean == mean) {
-      last_ = static_cast<int>(&m - means_);
-      return m;
-    }
-  }
-  Mean& m = means_[victim_];
-  victim_ = (victim_ + 1) % kMeans;
-  m.mean = mean;
-  m.mu = LognormalMu(mean, s2_);
-  m.from = m.to = 0;
-  last_ = static_cast<int>(&m - means_);
-  return m;
-}
-
-// Independent e^x, computed side by side in vector lanes (ExpBlock). Which
-// slots get computed never changes a draw's value, only how many e^x go
-// unused.
-void LognormalDraws::Compute(Mean& m, int from) const {
-  const int to = std::min(from + kBlock, kAhead);
-  const int n = to - from;
-  double e[kBlock];
-  core::ExpBlock(m.mu, scaled_ + from, e, n);
-  for (int j = 0; j < n; ++j) m.ns[from + j] = random_internal::RoundNs(e[j]);
-  m.from = from;
-  m.to = to;
 }
 
 void Mixture::Add(double weight, Dist d) {
