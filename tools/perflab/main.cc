@@ -28,10 +28,10 @@ int main(int argc, char** argv) {
   // buffers of a few hundred KiB (its latency samples, its histogram) and
   // freeing them at its end. Under glibc's defaults such blocks go back to
   // the kernel (mapped apart past 128 KiB; the heap's top trimmed past
-  // 128 KiB free), so every run faulted the same memory in again: about
-  // 7,000 page faults in the plain capstone, 4 % of its time on this VM.
-  // Kept up to 16 MiB free instead; a block of 32 MiB or more is still
-  // mapped apart and given back whole.
+  // 128 KiB free), so every run faulted the same memory in again (measured
+  // in sim/README.md, "Memory kept between runs"). Kept up to 16 MiB free
+  // instead; a block of 32 MiB or more is still mapped apart and given back
+  // whole.
   (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
   (void)mallopt(M_TRIM_THRESHOLD, 16 << 20);
   // A file past the size limit (ulimit -f) is then a write error, which the
