@@ -168,24 +168,49 @@ TEST(Composer, RunsTheCaseStudysRig) {
   EXPECT_EQ(open, 6);
 }
 
-TEST(Composer, SensitivityRunsKeepTheWarmUpAndMeasureTheirOwnWindow) {
+TEST(Composer, SensitivityRunsWarmUpShortUnlessTheCacheIsOn) {
   FakeModel fake;
-  ComposeOptions o = Options("index");
+  ComposeOptions o = Options("index,cache");
+  o.calibration.cache_hit_us = 10;  // read by the cache step alone
   o.sensitivity = true;
   o.sensitivity_window_s = 4;
-  ASSERT_TRUE(Compose(o, fake.Runner()).ok());
-  // 12 table runs (15 s closed, 20 s open) and the scan's -delta and +delta
-  // at the baseline; the runner's threads record them in any order.
-  ASSERT_EQ(fake.loads.size(), 14u);
-  int varied = 0;
-  for (const sim::OrderServiceLoad& l : fake.loads) {
-    EXPECT_EQ(l.warmup_s, 8);
-    if (l.duration_s != 4) continue;
-    ++varied;
-    EXPECT_FALSE(l.open);
-    EXPECT_EQ(l.clients, 32);
+  o.sensitivity_warmup_s = 3;
+  struct Seen {
+    bool cache;
+    sim::OrderServiceLoad load;
+  };
+  std::vector<Seen> seen;  // the runner's threads add in any order
+  std::mutex mu;
+  StepRunner runner = Edited(fake, [&](const sim::OrderServiceConfig& config,
+                                       const sim::OrderServiceLoad& load,
+                                       uint64_t, sim::OrderServiceResult&) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back({config.cache, load});
+  });
+  absl::StatusOr<Composition> c = Compose(o, runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->sensitivity_warmup_s, 3);
+  // 18 table runs (3 steps x 3 seeds x 2 loops) at the rig's warm-up; the
+  // scan's -delta and +delta at the baseline (no cache: the short warm-up)
+  // and the cache hit's at the cache step (the rig's warm-up).
+  ASSERT_EQ(seen.size(), 22u);
+  int varied_with_cache = 0, varied_without = 0;
+  for (const Seen& s : seen) {
+    if (s.load.duration_s != 4) {
+      EXPECT_EQ(s.load.warmup_s, 8);
+      continue;
+    }
+    EXPECT_FALSE(s.load.open);
+    EXPECT_EQ(s.load.clients, 32);
+    EXPECT_EQ(s.load.warmup_s, s.cache ? 8 : 3);
+    ++(s.cache ? varied_with_cache : varied_without);
   }
-  EXPECT_EQ(varied, 2);
+  EXPECT_EQ(varied_with_cache, 2);
+  EXPECT_EQ(varied_without, 2);
+  o.sensitivity_warmup_s = 0;
+  EXPECT_EQ(Compose(o, fake.Runner()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  o.sensitivity_warmup_s = 3;
   o.sensitivity_window_s = 0;
   EXPECT_EQ(Compose(o, fake.Runner()).status().code(),
             absl::StatusCode::kInvalidArgument);

@@ -67,6 +67,10 @@ absl::Status CheckOptions(const ComposeOptions& options) {
     return absl::InvalidArgumentError(
         "capstone: sensitivity window must be > 0 s");
   }
+  if (!(options.sensitivity_warmup_s > 0)) {
+    return absl::InvalidArgumentError(
+        "capstone: sensitivity warm-up must be > 0 s");
+  }
   return absl::OkStatus();
 }
 
@@ -108,11 +112,13 @@ std::vector<Run> ClosedAndVariedRuns(
     }
   }
   if (!options.sensitivity) return runs;
-  // The +-delta runs keep the rig's warm-up (caches, GC) but measure a
-  // shorter window: sharing a seed, their difference is mostly the change.
-  sim::OrderServiceLoad varied_load = ClosedLoad();
-  varied_load.duration_s = options.sensitivity_window_s;
+  // The +-delta runs measure a shorter window: sharing a seed, their
+  // difference is mostly the change. Where the cache is on they keep the
+  // rig's warm-up, as the cache is still filling at its end.
   for (const sim::OrderServiceConfig& config : configs) {
+    sim::OrderServiceLoad varied_load = ClosedLoad();
+    varied_load.duration_s = options.sensitivity_window_s;
+    if (!config.cache) varied_load.warmup_s = options.sensitivity_warmup_s;
     for (const sim::CalibrationField& f : sim::CalibrationFields()) {
       if (!Varied(options, config, f)) continue;
       for (double sign : {-1.0, 1.0}) {
@@ -384,6 +390,7 @@ absl::StatusOr<Composition> Summarise(const ComposeOptions& options,
   if (options.sensitivity) {
     c.sensitivity_delta = options.sensitivity_delta;
     c.sensitivity_window_s = options.sensitivity_window_s;
+    c.sensitivity_warmup_s = options.sensitivity_warmup_s;
     c.sensitivity =
         Elasticities(options, configs, res, configs.size() * per_step);
   }

@@ -38,9 +38,16 @@ struct ComposeOptions {
   int jobs = 0;  // workers (0: every core); never changes the output
   bool sensitivity = false;        // also the elasticity of RPS to each cost
   double sensitivity_delta = 0.1;  // +-10 % of each calibrated cost
-  // Closed-loop window of each +-delta run (s), after the rig's warm-up: the
-  // two runs share their seed, so their difference needs less than 15 s.
+  // Closed-loop window of each +-delta run (s), after its warm-up: the two
+  // runs share their seed, so their difference needs less than 15 s.
   double sensitivity_window_s = 5;
+  // Warm-up of the +-delta runs of a step without the cache (s): nothing
+  // there builds up over seconds (the closed loop fills within a few
+  // response times, young collections cycle from the first request). A step
+  // with the cache keeps the rig's warm-up, as its 30 s entries are still
+  // being filled then and the elasticity is the rig's at that point of its
+  // run.
+  double sensitivity_warmup_s = 2;
 };
 
 // Application CPU by category, in percent of its cores used.
@@ -98,11 +105,13 @@ struct Composition {
   std::vector<std::vector<Elasticity>> sensitivity;
   double sensitivity_delta = 0;
   double sensitivity_window_s = 0;  // closed window of the +-delta runs (s)
+  // Their warm-up (s) at a step without the cache; with it, the rig's.
+  double sensitivity_warmup_s = 0;
 };
 
 // Runs and composes; errors are the model's (InvalidArgument for bad
 // options: no steps, repeats < 1, jobs < 0, delta outside (0, 1), a
-// sensitivity window not > 0).
+// sensitivity window or warm-up not > 0).
 absl::StatusOr<Composition> Compose(const ComposeOptions& options,
                                     const StepRunner& runner,
                                     const Progress& progress = nullptr);

@@ -648,7 +648,9 @@ void AddSensitivityAndSteadyNotes(core::Document& doc, const Composition& c) {
         "Sensitivity: common random numbers. Each cost at -",
         c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
         " % runs once, closed loop (", c.sensitivity_window_s,
-        " s window after the warm-up), with the first seed (", c.seeds.front(),
+        " s window after a ", c.sensitivity_warmup_s,
+        " s warm-up, or the rig's ", case_study::kRigWarmupS,
+        " s where the cache is on), with the first seed (", c.seeds.front(),
         "); their difference is scaled by the step's own run with that "
         "seed. Costs that are zero, "
         "that a step never reads, or whose +-delta rounds to the same whole "
@@ -913,6 +915,9 @@ void SetRecordBody(core::Document& doc, const Composition& c,
                c.sensitivity_delta);
     doc.SetFor(core::Audience::kJson, "sensitivity_window_s",
                "sensitivity window (s)", c.sensitivity_window_s);
+    doc.SetFor(core::Audience::kJson, "sensitivity_warmup_s",
+               "sensitivity warm-up without the cache (s)",
+               c.sensitivity_warmup_s);
   }
 }
 
