@@ -207,6 +207,13 @@ TEST(Composer, SensitivityRunsWarmUpShortUnlessTheCacheIsOn) {
   }
   EXPECT_EQ(varied_with_cache, 2);
   EXPECT_EQ(varied_without, 2);
+  // The output says which warm-up each step's runs had.
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  EXPECT_THAT(core::ToText(ToDocument(*c, id, {})),
+              HasSubstr("closed loop (4 s window after a 3 s warm-up, or the "
+                        "rig's 8 s where the cache is on)"));
+  const std::string json = core::ToJson(ToDocument(*c, id, {}));
+  EXPECT_THAT(json, HasSubstr("\"sensitivity_warmup_s\": 3")) << json;
   o.sensitivity_warmup_s = 0;
   EXPECT_EQ(Compose(o, fake.Runner()).status().code(),
             absl::StatusCode::kInvalidArgument);

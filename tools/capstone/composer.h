@@ -187,8 +187,10 @@ std::string IdentityHash(std::string_view bytes,
 // scored_on is rps_and_factors; factor_within_30_pct always), outcomes: {...,
 // from_steady_runs, unsteady_steps}, mva: [{name, mva_rps, rps, difference_pct,
 // bottleneck, bound_rps, knee_clients, total_demand_ms, stations: [{name, kind,
-// servers, demand_ms}], agrees, reason}], sensitivity?}. Deterministic: the
-// same Composition gives the same bytes.
+// servers, demand_ms}], agrees, reason}], and with sensitivity
+// sensitivity_delta, sensitivity_window_s, sensitivity_warmup_s (and each
+// step's elasticity and what_to_fix_next)}. Deterministic: the same
+// Composition gives the same bytes.
 core::Document ToDocument(const Composition& c, const CalibrationIdentity& id,
                           const models::CostOptions& cost);
 
