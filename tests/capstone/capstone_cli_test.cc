@@ -187,6 +187,39 @@ TEST_F(CapstoneCli, AnOverrideIsPartOfTheCalibrationsIdentity) {
   EXPECT_THAT(changed.out, HasSubstr("\"hash\": \"sha256:"));
 }
 
+// --seed is the first repeat's: 42 is the default's table byte for byte,
+// another seed gives seeds seed, seed + 1, seed + 2 and other draws. The
+// largest accepted is 2^63 - 1 - 2, so that the third repeat's seed still
+// fits the JSON record's signed 64-bit integer.
+TEST_F(CapstoneCli, SeedIsTheFirstRepeatsSeed) {
+  for (const char* bad : {"-1", "9223372036854775806", "4.2", "0x10"}) {
+    ExpectBad({"capstone", "--calibration", kReference, "--seed", bad},
+              absl::StrCat("--seed: got '", bad,
+                           "'; accepted: an integer in [0, "
+                           "9223372036854775805]"));
+  }
+  ExpectBad({"capstone", "--real", "--seed", "7"}, "--seed excludes --real");
+  auto table = [this](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "capstone", "--calibration", kReference,  "--steps",    "join",
+        "--format", "json",          "--out-dir", out_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.out;
+  };
+  const std::string plain = table({});
+  const std::string same = table({"--seed", "42"});
+  const std::string other = table({"--seed", "7"});
+  EXPECT_TRUE(plain == same) << "--seed 42 is not the default";
+  EXPECT_THAT(plain, HasSubstr("\"seeds\": [\n    42,\n    43,\n    44\n  ]"));
+  EXPECT_THAT(other, HasSubstr("\"seeds\": [\n    7,\n    8,\n    9\n  ]"));
+  // The table after the seeds: other draws, other figures.
+  const size_t from = plain.find("\"example_prices\"");
+  ASSERT_NE(from, std::string::npos);
+  EXPECT_NE(plain.substr(from), other.substr(other.find("\"example_prices\"")));
+}
+
 // --cpu-discipline: a name it does not know, or sliced where the calibration
 // measured no scheduling (the reference keeps processor sharing), is refused.
 TEST_F(CapstoneCli, CpuDisciplineNamesAndWhatTheyNeed) {

@@ -2,11 +2,13 @@
 // calibration and the simulated order service; perflab calibrate: the
 // calibration measured on this machine. Both validate every input before
 // running or writing anything: bad input is one line, exit 2, no file.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -41,6 +43,14 @@ using capstone::kDefaultCalibrationPath;
 // Where capstone.{md,csv,json} go when no --out-dir is given.
 constexpr char kDefaultOutDir[] = "reports";
 
+// The largest --seed: repeat r runs with seed + r, and the JSON record holds
+// each seed as a signed 64-bit integer.
+int64_t MaxSeed() {
+  const int repeats = std::max(capstone::ComposeOptions().repeats,
+                               capstone::ValidateOptions().repeats);
+  return std::numeric_limits<int64_t>::max() - (repeats - 1);
+}
+
 struct CapstoneArgs {
   std::string calibration;
   std::string steps;
@@ -52,6 +62,7 @@ struct CapstoneArgs {
   // Flags given on the command line that --validate cannot honour.
   std::vector<std::string> not_for_validate;
   int jobs = capstone::ComposeOptions().jobs;
+  int64_t seed = static_cast<int64_t>(capstone::ComposeOptions().seed);
   std::string format = kDefaultFormat;
   std::string out_dir = kDefaultOutDir;
   models::CostOptions cost;
@@ -83,7 +94,7 @@ absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--validate: cannot be combined with ", a.not_for_validate.front(),
         "; accepted with it: --steps (the ten in the case study's order), "
-        "--jobs, --format, --out-dir"));
+        "--jobs, --seed, --format, --out-dir"));
   }
   absl::StatusOr<std::vector<const capstone::Step*>> steps =
       capstone::ParseSteps(a.steps);
@@ -111,6 +122,7 @@ absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
   }
   capstone::ValidateOptions options;
   options.jobs = a.jobs;
+  options.seed = static_cast<uint64_t>(a.seed);
   absl::StatusOr<capstone::Validation> v =
       capstone::Validate(options, capstone::OrderServiceRunner());
   if (!v.ok()) return v.status();
@@ -211,6 +223,7 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   }
   options.cost = a.cost;
   options.jobs = a.jobs;
+  options.seed = static_cast<uint64_t>(a.seed);
   options.sensitivity = a.sensitivity;
   const auto start = std::chrono::steady_clock::now();
   // Progress only when the composition takes more than a second (stderr:
@@ -405,6 +418,13 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                                ": every core); the output is the same for any "
                                "number"))
       ->check(IntIn(0, kMaxJobs));
+  cmd->add_option("--seed", a->seed,
+                  absl::StrCat("the first repeat's seed, repeat r runs with "
+                               "seed + r (default ",
+                               DefaultText(a->seed),
+                               "); another seed shows which differences are "
+                               "noise"))
+      ->check(IntIn(0, MaxSeed()));
   cmd->add_option(
       "--out-dir", a->out_dir,
       WithDefault("where capstone.{md,csv,json} go", DefaultText(a->out_dir)));
@@ -533,7 +553,7 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   AddRealOnlyFlags(*cmd, *real, real_flag);
   for (const char* composed_only :
        {"--db-round-trip-ms", "--cpu-discipline", "--sensitivity",
-        "--list-steps", "--jobs", "--out-dir", "--usd-per-vcpu-hour",
+        "--list-steps", "--jobs", "--seed", "--out-dir", "--usd-per-vcpu-hour",
         "--usd-per-gib-hour", "--target-utilisation"}) {
     real_flag->excludes(cmd->get_option(composed_only));
   }
