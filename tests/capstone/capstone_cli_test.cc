@@ -220,6 +220,23 @@ TEST_F(CapstoneCli, SeedIsTheFirstRepeatsSeed) {
   EXPECT_NE(plain.substr(from), other.substr(other.find("\"example_prices\"")));
 }
 
+// --sensitivity-seeds: 1 to the 3 repeats, only beside --sensitivity, and
+// not with --validate (which has no sensitivity).
+TEST_F(CapstoneCli, SensitivitySeedsAreOneToTheRepeats) {
+  for (const char* bad : {"0", "4", "-1", "2.5"}) {
+    ExpectBad({"capstone", "--calibration", kReference, "--sensitivity",
+               "--sensitivity-seeds", bad},
+              absl::StrCat("--sensitivity-seeds: got '", bad,
+                           "'; accepted: an integer in [1, 3]"));
+  }
+  ExpectBad(
+      {"capstone", "--calibration", kReference, "--sensitivity-seeds", "2"},
+      "--sensitivity-seeds requires --sensitivity");
+  ExpectBad(
+      {"capstone", "--validate", "--sensitivity", "--sensitivity-seeds", "2"},
+      "--validate: cannot be combined with --sensitivity");
+}
+
 // --cpu-discipline: a name it does not know, or sliced where the calibration
 // measured no scheduling (the reference keeps processor sharing), is refused.
 TEST_F(CapstoneCli, CpuDisciplineNamesAndWhatTheyNeed) {

@@ -24,6 +24,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 // Per-seed multipliers: the median of {1.0, 1.3, 0.8} is 1.0, the mean 1.033.
 double SeedFactor(uint64_t seed) {
@@ -1005,6 +1006,138 @@ TEST(Composer, ElasticityAgainstTheRunWithTheSameSeed) {
   // again; the median's base (130) would give about -0.77.
   EXPECT_NEAR(c->sensitivity[0][scan].minus_rps, 40000.0 / 190, 1e-9);
   EXPECT_NEAR(c->sensitivity[0][scan].elasticity, -4000.0 / 7980, 1e-12);
+}
+
+// Each sensitivity seed runs its own -delta/+delta pair against the step's
+// run with that seed. The fake's elasticity to the scan is E = -4000 / 7980
+// at every seed (its seed factor scales all three runs alike); planted: the
+// +delta run gains 26 RPS at seed 43 (base 130: +26 / (0.2 x 130) = +1) and
+// loses 16 at seed 44 (base 80: -1). So the seeds give E, E + 1, E - 1.
+TEST(Composer, SensitivitySeedsAverageTheirElasticitiesAndKeepTheRange) {
+  FakeModel fake;
+  std::mutex mu;
+  std::vector<uint64_t> varied_seeds;
+  StepRunner runner =
+      [&](const sim::Calibration& cal, const sim::OrderServiceConfig& config,
+          const sim::OrderServiceLoad& load,
+          uint64_t seed) -> absl::StatusOr<sim::OrderServiceResult> {
+    absl::StatusOr<sim::OrderServiceResult> r =
+        fake.Runner()(cal, config, load, seed);
+    if (cal.orders_query_scan_us != 100) {
+      std::lock_guard<std::mutex> lock(mu);
+      varied_seeds.push_back(seed);
+    }
+    if (r.ok() && cal.orders_query_scan_us > 100) {
+      if (seed == 43) r->rps += 26;
+      if (seed == 44) r->rps -= 16;
+    }
+    return r;
+  };
+  const double e = -4000.0 / 7980;
+  size_t scan = 0;
+  while (sim::CalibrationFields()[scan].name != "orders_query_scan_us") ++scan;
+  ComposeOptions o = Options("");
+  o.sensitivity = true;
+  o.sensitivity_seeds = 3;
+  absl::StatusOr<Composition> c = Compose(o, runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->sensitivity_seeds, 3);
+  const Elasticity& three = c->sensitivity[0][scan];
+  EXPECT_NEAR(three.elasticity, e, 1e-12);
+  EXPECT_NEAR(three.lowest, e - 1, 1e-12);
+  EXPECT_NEAR(three.highest, e + 1, 1e-12);
+  // Means of the pairs: minus 20000 / 190 x (1 + 1.3 + 0.8) / 3; plus
+  // (20000 / 210 x 3.1 + 26 - 16) / 3.
+  EXPECT_NEAR(three.minus_rps, 20000.0 / 190 * 3.1 / 3, 1e-9);
+  EXPECT_NEAR(three.plus_rps, (20000.0 / 210 * 3.1 + 10) / 3, 1e-9);
+  std::sort(varied_seeds.begin(), varied_seeds.end());
+  EXPECT_THAT(varied_seeds, ElementsAre(42, 42, 43, 43, 44, 44));
+
+  varied_seeds.clear();
+  o.sensitivity_seeds = 2;
+  c = Compose(o, runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_NEAR(c->sensitivity[0][scan].elasticity, e + 0.5, 1e-12);
+  EXPECT_NEAR(c->sensitivity[0][scan].lowest, e, 1e-12);
+  EXPECT_NEAR(c->sensitivity[0][scan].highest, e + 1, 1e-12);
+  std::sort(varied_seeds.begin(), varied_seeds.end());
+  EXPECT_THAT(varied_seeds, ElementsAre(42, 42, 43, 43));
+
+  // One seed: the range is the elasticity itself.
+  o.sensitivity_seeds = 1;
+  c = Compose(o, runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->sensitivity[0][scan].lowest, c->sensitivity[0][scan].elasticity);
+  EXPECT_EQ(c->sensitivity[0][scan].highest,
+            c->sensitivity[0][scan].elasticity);
+
+  for (int bad : {0, 4}) {
+    o.sensitivity_seeds = bad;
+    EXPECT_EQ(Compose(o, runner).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
+// The output of several seeds: each elasticity's range, which of the three
+// ranks are apart, the seeds in the note and the JSON; one seed (the
+// default) shows none of it.
+TEST(Composer, SensitivitySeedsAreShownOnlyWhenSeveral) {
+  FakeModel fake;
+  ComposeOptions o = Options("");
+  o.sensitivity = true;
+  CalibrationIdentity id{"t", "t.json", "sha256:0"};
+  absl::StatusOr<Composition> one = Compose(o, fake.Runner());
+  ASSERT_TRUE(one.ok());
+  const std::string one_text = core::ToText(ToDocument(*one, id, {}));
+  const std::string one_json = core::ToJson(ToDocument(*one, id, {}));
+  EXPECT_THAT(one_text, Not(HasSubstr("ranks apart")));
+  EXPECT_THAT(one_text, HasSubstr("with the first seed (42)"));
+  EXPECT_THAT(one_json, Not(HasSubstr("sensitivity_seeds")));
+  EXPECT_THAT(one_json, Not(HasSubstr("elasticity_lowest")));
+  o.sensitivity_seeds = 3;
+  absl::StatusOr<Composition> three = Compose(o, fake.Runner());
+  ASSERT_TRUE(three.ok());
+  const core::Document doc = ToDocument(*three, id, {});
+  const std::string csv = core::ToCsv(doc);
+  EXPECT_THAT(csv, HasSubstr("name,field,minus_rps,plus_rps,elasticity,"
+                             "lowest,highest\n"));
+  // The scan is the one cost, its range 0 wide and apart from the zeros.
+  EXPECT_THAT(csv, HasSubstr("third_elasticity,apart\nbaseline,"
+                             "orders_query_scan_us,"));
+  EXPECT_THAT(csv, HasSubstr(",first\n"));
+  EXPECT_THAT(core::ToText(doc),
+              HasSubstr("with the first 3 seeds (42, 43, 44)"));
+  const std::string json = core::ToJson(doc);
+  EXPECT_THAT(json, HasSubstr("\"sensitivity_seeds\": 3"));
+  EXPECT_THAT(json, HasSubstr("\"what_to_fix_next_apart\": [\n"));
+  EXPECT_THAT(json, HasSubstr("\"elasticity_highest\": {"));
+}
+
+// Ranges against their neighbours in the whole order, fields never run
+// (0 to 0) included: a third rank reaching 0 is not apart.
+TEST(Composer, ApartFromNeighboursComparesRanges) {
+  auto at = [](double e, double lo, double hi) {
+    Elasticity x;
+    x.minus_rps = 1;
+    x.elasticity = e;
+    x.lowest = lo;
+    x.highest = hi;
+    return x;
+  };
+  // Order: 0 (-0.9), 2 (-0.6), 1 (-0.5), 4 (-0.1), 3 (never run).
+  std::vector<Elasticity> row = {at(-0.9, -1.0, -0.8), at(-0.5, -0.7, -0.45),
+                                 at(-0.6, -0.65, -0.55), Elasticity{},
+                                 at(-0.1, -0.2, 0.05)};
+  ASSERT_THAT(TopThree(row), ElementsAre(0, 2, 1));
+  EXPECT_THAT(ApartFromNeighbours(row), ElementsAre(true, false, false));
+  row = {at(-0.9, -1.0, -0.8), at(-0.5, -0.6, -0.4), at(-0.05, -0.1, 0.02),
+         Elasticity{}};
+  EXPECT_THAT(ApartFromNeighbours(row), ElementsAre(true, true, false));
+  row[2].highest = -0.01;  // now below the never-run 0
+  EXPECT_THAT(ApartFromNeighbours(row), ElementsAre(true, true, true));
+  row[1].lowest = -0.85;  // touches the first's -0.8: both overlap
+  EXPECT_THAT(ApartFromNeighbours(row), ElementsAre(false, false, true));
 }
 
 TEST(Composer, TopThreeMostNegativeFirstTiesInFieldOrder) {

@@ -1,5 +1,6 @@
 #include "tools/capstone/composer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <utility>
@@ -71,6 +72,12 @@ absl::Status CheckOptions(const ComposeOptions& options) {
     return absl::InvalidArgumentError(
         "capstone: sensitivity warm-up must be > 0 s");
   }
+  if (options.sensitivity_seeds < 1 ||
+      options.sensitivity_seeds > options.repeats) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("capstone: sensitivity seeds ", options.sensitivity_seeds,
+                     "; accepted: 1 to the repeats (", options.repeats, ")"));
+  }
   return absl::OkStatus();
 }
 
@@ -96,11 +103,11 @@ bool Varied(const ComposeOptions& options,
 }
 
 // The first batch: the closed repeats of every step, then with sensitivity,
-// per step and field, the minus then the plus run. Sensitivity uses common
-// random numbers: -delta and +delta run with the first repeat's seed, the
-// same as the step's own first closed run, so the three differ only by the
-// changed cost and one run each suffices (the simulation is deterministic
-// per seed).
+// per step, field and sensitivity seed, the minus then the plus run.
+// Sensitivity uses common random numbers: -delta and +delta run with a
+// repeat's seed, the same as the step's own closed run with it, so the
+// three differ only by the changed cost and one run each suffices (the
+// simulation is deterministic per seed).
 std::vector<Run> ClosedAndVariedRuns(
     const ComposeOptions& options,
     const std::vector<sim::OrderServiceConfig>& configs,
@@ -121,9 +128,11 @@ std::vector<Run> ClosedAndVariedRuns(
     if (!config.cache) varied_load.warmup_s = options.sensitivity_warmup_s;
     for (const sim::CalibrationField& f : sim::CalibrationFields()) {
       if (!Varied(options, config, f)) continue;
-      for (double sign : {-1.0, 1.0}) {
-        runs.push_back(
-            {Changed(options, f, sign), config, varied_load, seeds.front()});
+      for (int r = 0; r < options.sensitivity_seeds; ++r) {
+        for (double sign : {-1.0, 1.0}) {
+          runs.push_back({Changed(options, f, sign), config, varied_load,
+                          seeds[static_cast<size_t>(r)]});
+        }
       }
     }
   }
@@ -349,14 +358,31 @@ std::vector<std::vector<Elasticity>> Elasticities(
   std::vector<std::vector<Elasticity>> rows;
   for (size_t i = 0; i < configs.size(); ++i) {
     std::vector<Elasticity> row(fields.size());
-    // The step's first closed run: same seed as its -delta and +delta.
-    const double base_rps = res[i * 2 * options.repeats].rps;
     for (size_t k = 0; k < fields.size(); ++k) {
       if (!Varied(options, configs[i], fields[k])) continue;
-      row[k].minus_rps = res[at++].rps;
-      row[k].plus_rps = res[at++].rps;
-      row[k].elasticity = Ratio(row[k].plus_rps - row[k].minus_rps,
-                                2 * options.sensitivity_delta * base_rps);
+      const int seeds = options.sensitivity_seeds;
+      double minus = 0, plus = 0, sum = 0;
+      for (int r = 0; r < seeds; ++r) {
+        // The step's closed run with seed r: the same as its -delta and
+        // +delta runs'.
+        const double base_rps =
+            res[i * 2 * static_cast<size_t>(options.repeats) +
+                static_cast<size_t>(r)]
+                .rps;
+        const double m = res[at++].rps;
+        const double p = res[at++].rps;
+        const double e = Ratio(p - m, 2 * options.sensitivity_delta * base_rps);
+        minus += m;
+        plus += p;
+        sum += e;
+        row[k].lowest = r == 0 ? e : std::min(row[k].lowest, e);
+        row[k].highest = r == 0 ? e : std::max(row[k].highest, e);
+      }
+      // Divided even when one seed ran: x / 1 is x, to the bit.
+      const auto n = static_cast<double>(seeds);
+      row[k].minus_rps = minus / n;
+      row[k].plus_rps = plus / n;
+      row[k].elasticity = sum / n;
     }
     rows.push_back(std::move(row));
   }
@@ -391,6 +417,7 @@ absl::StatusOr<Composition> Summarise(const ComposeOptions& options,
     c.sensitivity_delta = options.sensitivity_delta;
     c.sensitivity_window_s = options.sensitivity_window_s;
     c.sensitivity_warmup_s = options.sensitivity_warmup_s;
+    c.sensitivity_seeds = options.sensitivity_seeds;
     c.sensitivity =
         Elasticities(options, configs, res, configs.size() * per_step);
   }

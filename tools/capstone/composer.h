@@ -48,6 +48,10 @@ struct ComposeOptions {
   // being filled then and the elasticity is the rig's at that point of its
   // run.
   double sensitivity_warmup_s = 2;
+  // +-delta pairs per cost, one with each of the first this many repeats'
+  // seeds (1..repeats): with more than one, each elasticity is their mean
+  // and its lowest and highest show how much of it is noise.
+  int sensitivity_seeds = 1;
 };
 
 // Application CPU by category, in percent of its cores used.
@@ -87,10 +91,14 @@ struct StepFigures {
 
 // One run each at cost x (1 - delta) and x (1 + delta), both with the first
 // repeat's seed (common random numbers), against the step's run with that
-// seed. All 0 when the cost is 0 or the step never reads it.
+// seed; with several sensitivity seeds, one such pair per seed, averaged.
+// All 0 when the cost is 0 or the step never reads it.
 struct Elasticity {
   double minus_rps = 0, plus_rps = 0;  // RPS at cost x (1 -+ delta)
   double elasticity = 0;               // (plus - minus) / (2 delta base rps)
+  // The least and the most of the seeds' elasticities (with one seed, the
+  // elasticity itself).
+  double lowest = 0, highest = 0;
 };
 
 struct Composition {
@@ -107,11 +115,13 @@ struct Composition {
   double sensitivity_window_s = 0;  // closed window of the +-delta runs (s)
   // Their warm-up (s) at a step without the cache; with it, the rig's.
   double sensitivity_warmup_s = 0;
+  int sensitivity_seeds = 0;  // seeds each +-delta pair ran with
 };
 
 // Runs and composes; errors are the model's (InvalidArgument for bad
 // options: no steps, repeats < 1, jobs < 0, delta outside (0, 1), a
-// sensitivity window or warm-up not > 0).
+// sensitivity window or warm-up not > 0, sensitivity seeds outside
+// 1..repeats).
 absl::StatusOr<Composition> Compose(const ComposeOptions& options,
                                     const StepRunner& runner,
                                     const Progress& progress = nullptr);
@@ -134,6 +144,12 @@ absl::StatusOr<std::vector<Composition>> ComposeAll(
 // The three fields whose cost most lowers RPS when it grows (most negative
 // elasticity first; ties in field order), fewer if fewer are negative.
 std::vector<size_t> TopThree(const std::vector<Elasticity>& row);
+
+// Per field of TopThree(row): whether its range over the seeds (lowest to
+// highest) lies apart from those of the fields ranked next to it, all of
+// row's fields in the same order (one never run is 0 to 0). A field whose
+// range overlaps a neighbour's may trade places with it on other seeds.
+std::vector<bool> ApartFromNeighbours(const std::vector<Elasticity>& row);
 
 // A field the command line set in place of the file's value
 // (--db-round-trip-ms): part of the calibration a run used, so of its

@@ -57,6 +57,7 @@ struct CapstoneArgs {
   double db_round_trip_ms = -1;  // < 0: the calibration's own
   std::string cpu_discipline;    // "": the calibration's own
   bool sensitivity = false;
+  int sensitivity_seeds = capstone::ComposeOptions().sensitivity_seeds;
   bool list_steps = false;
   bool validate = false;
   // Flags given on the command line that --validate cannot honour.
@@ -225,6 +226,7 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   options.jobs = a.jobs;
   options.seed = static_cast<uint64_t>(a.seed);
   options.sensitivity = a.sensitivity;
+  options.sensitivity_seeds = a.sensitivity_seeds;
   const auto start = std::chrono::steady_clock::now();
   // Progress only when the composition takes more than a second (stderr:
   // never part of the output).
@@ -407,10 +409,20 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                   "kernel's time slices, switches and refills as calibrated); "
                   "default: the calibration's (sliced when sched_quantum_us > "
                   "0)");
-  cmd->add_flag("--sensitivity", a->sensitivity,
-                "also the elasticity of RPS to every cost (+-10 %, one "
-                "closed run each with the first seed: common random "
-                "numbers)");
+  CLI::Option* sensitivity =
+      cmd->add_flag("--sensitivity", a->sensitivity,
+                    "also the elasticity of RPS to every cost (+-10 %, one "
+                    "closed run each with the first seed: common random "
+                    "numbers)");
+  cmd->add_option(
+         "--sensitivity-seeds", a->sensitivity_seeds,
+         absl::StrCat("with --sensitivity: run each +-10 % pair with the "
+                      "first N seeds (default ",
+                      DefaultText(a->sensitivity_seeds),
+                      "), report the mean elasticity, its lowest and highest "
+                      "and which ranks stay apart (N times the pairs' time)"))
+      ->check(IntIn(1, capstone::ComposeOptions().repeats))
+      ->needs(sensitivity);
   cmd->add_flag("--list-steps", a->list_steps,
                 "print the steps as the key=value each changes");
   cmd->add_option("--jobs", a->jobs,
@@ -464,9 +476,9 @@ void ChooseCapstoneRun(Registry& registry,
   if (a->validate) {
     for (const char* flag :
          {"--calibration", "--db-round-trip-ms", "--cpu-discipline",
-          "--sensitivity", "--list-steps", "--real", "--quick", "--no-wrk",
-          "--no-canary", "--db", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
-          "--target-utilisation"}) {
+          "--sensitivity", "--sensitivity-seeds", "--list-steps", "--real",
+          "--quick", "--no-wrk", "--no-canary", "--db", "--usd-per-vcpu-hour",
+          "--usd-per-gib-hour", "--target-utilisation"}) {
       if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
     }
     real->real = false;
@@ -553,8 +565,8 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   AddRealOnlyFlags(*cmd, *real, real_flag);
   for (const char* composed_only :
        {"--db-round-trip-ms", "--cpu-discipline", "--sensitivity",
-        "--list-steps", "--jobs", "--seed", "--out-dir", "--usd-per-vcpu-hour",
-        "--usd-per-gib-hour", "--target-utilisation"}) {
+        "--sensitivity-seeds", "--list-steps", "--jobs", "--seed", "--out-dir",
+        "--usd-per-vcpu-hour", "--usd-per-gib-hour", "--target-utilisation"}) {
     real_flag->excludes(cmd->get_option(composed_only));
   }
   cmd->add_flag("--validate", a->validate,
