@@ -279,6 +279,9 @@ def capstone_sensitivity(top, names):
             f"A column that turns from red to white at the next step is the fix that step made. "
             f"When generator_cpu_per_request_us leads, the simulated load generator is the "
             f"bottleneck: give the rig more cores before trusting that step's RPS. "
+            f"Each value comes from one pair of runs with one seed, so two close values may "
+            f"trade places on another seed: `--sensitivity-seeds 3` reruns every pair with three "
+            f"seeds and says which ranks stay apart. "
             f"Next: fix the boxed cost with the most negative value, and confirm with "
             f"`perflab capstone --calibration FILE --sensitivity` after editing that field.")
 
