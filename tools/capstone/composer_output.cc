@@ -678,36 +678,30 @@ void AddCaveatNotes(core::Document& doc, const Composition& c,
 // How the sensitivity runs were made, and each step's reasons for not being
 // steady.
 void AddSensitivityAndSteadyNotes(core::Document& doc, const Composition& c) {
-  if (!c.sensitivity.empty() && c.sensitivity_seeds <= 1) {
+  if (!c.sensitivity.empty()) {
+    const bool several = c.sensitivity_seeds > 1;
+    const std::vector<uint64_t> used(
+        c.seeds.begin(), c.seeds.begin() + std::max(c.sensitivity_seeds, 1));
     doc.Note(absl::StrCat(
         "Sensitivity: common random numbers. Each cost at -",
         c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
-        " % runs once, closed loop (", c.sensitivity_window_s,
-        " s window after a ", c.sensitivity_warmup_s,
+        " % runs once", several ? " per seed" : "", ", closed loop (",
+        c.sensitivity_window_s, " s window after a ", c.sensitivity_warmup_s,
         " s warm-up, or the rig's ", case_study::kRigWarmupS,
-        " s where the cache is on), with the first seed (", c.seeds.front(),
-        "); their difference is scaled by the step's own run with that "
-        "seed. Costs that are zero, "
-        "that a step never reads, or whose +-delta rounds to the same whole "
-        "cores are not run (elasticity 0)."));
-  } else if (!c.sensitivity.empty()) {
-    const std::vector<uint64_t> used(c.seeds.begin(),
-                                     c.seeds.begin() + c.sensitivity_seeds);
-    doc.Note(absl::StrCat(
-        "Sensitivity: common random numbers. Each cost at -",
-        c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
-        " % runs once per seed, closed loop (", c.sensitivity_window_s,
-        " s window after a ", c.sensitivity_warmup_s,
-        " s warm-up, or the rig's ", case_study::kRigWarmupS,
-        " s where the cache is on), with the first ", c.sensitivity_seeds,
-        " seeds (", absl::StrJoin(used, ", "),
-        "); each pair's difference is scaled by the step's own run with its "
-        "seed, the elasticity is their mean and lowest and highest their "
-        "extremes. A rank is apart when its range overlaps neither the one "
-        "ranked before nor the one after it; one that is not may trade "
-        "places with a neighbour on other seeds. Costs that are zero, "
-        "that a step never reads, or whose +-delta rounds to the same whole "
-        "cores are not run (elasticity 0)."));
+        " s where the cache is on), with the first ",
+        several ? absl::StrCat(c.sensitivity_seeds, " seeds (",
+                               absl::StrJoin(used, ", "), ")")
+                : absl::StrCat("seed (", c.seeds.front(), ")"),
+        several
+            ? "; each pair's difference is scaled by the step's own run with "
+              "its seed, the elasticity is their mean and lowest and highest "
+              "their extremes. A rank is apart when its range overlaps "
+              "neither the one ranked before nor the one after it; one that "
+              "is not may trade places with a neighbour on other seeds."
+            : "; their difference is scaled by the step's own run with that "
+              "seed.",
+        " Costs that are zero, that a step never reads, or whose +-delta "
+        "rounds to the same whole cores are not run (elasticity 0)."));
   }
   for (size_t i = 0; i < c.steps.size(); ++i) {
     for (const std::string& reason : c.figures[i].steady_reasons) {
