@@ -139,8 +139,6 @@ void SetElasticity(core::Node& step, const std::vector<Elasticity>& row,
 void AddSensitivityNote(core::Document& doc, const Composition& c) {
   if (c.sensitivity.empty()) return;
   const bool several = c.sensitivity_seeds > 1;
-  const std::vector<uint64_t> used(
-      c.seeds.begin(), c.seeds.begin() + std::max(c.sensitivity_seeds, 1));
   doc.Note(absl::StrCat(
       "Sensitivity: common random numbers. Each cost at -",
       c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
@@ -148,8 +146,11 @@ void AddSensitivityNote(core::Document& doc, const Composition& c) {
       c.sensitivity_window_s, " s window after a ", c.sensitivity_warmup_s,
       " s warm-up, or the rig's ", case_study::kRigWarmupS,
       " s where the cache is on), with the first ",
-      several ? absl::StrCat(c.sensitivity_seeds, " seeds (",
-                             absl::StrJoin(used, ", "), ")")
+      several ? absl::StrCat(
+                    c.sensitivity_seeds, " seeds (",
+                    absl::StrJoin(c.seeds.begin(),
+                                  c.seeds.begin() + c.sensitivity_seeds, ", "),
+                    ")")
               : absl::StrCat("seed (", c.seeds.front(), ")"),
       several ? "; each pair's difference is scaled by the step's own run with "
                 "its seed, the elasticity is their mean and lowest and highest "
@@ -164,27 +165,37 @@ void AddSensitivityNote(core::Document& doc, const Composition& c) {
 
 }  // namespace internal
 
-std::vector<size_t> TopThree(const std::vector<Elasticity>& row) {
-  std::vector<size_t> order;
-  for (size_t k = 0; k < row.size(); ++k) {
-    if (row[k].elasticity < 0) order.push_back(k);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return row[a].elasticity < row[b].elasticity;
-  });
-  if (order.size() > 3) order.resize(3);
-  return order;
-}
+namespace {
 
-std::vector<bool> ApartFromNeighbours(const std::vector<Elasticity>& row) {
-  // Every field in TopThree's order: most negative first, ties in field
-  // order. TopThree's fields are the first of it.
+// Every field of `row`, most negative elasticity first, ties in field order.
+std::vector<size_t> MostNegativeFirst(const std::vector<Elasticity>& row) {
   std::vector<size_t> order(row.size());
   for (size_t k = 0; k < row.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return row[a].elasticity < row[b].elasticity;
   });
-  const size_t top = TopThree(row).size();
+  return order;
+}
+
+// How many of `order`'s first three are negative: TopThree's length.
+size_t NegativeOfFirstThree(const std::vector<Elasticity>& row,
+                            const std::vector<size_t>& order) {
+  size_t n = 0;
+  while (n < 3 && n < order.size() && row[order[n]].elasticity < 0) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::vector<size_t> TopThree(const std::vector<Elasticity>& row) {
+  std::vector<size_t> order = MostNegativeFirst(row);
+  order.resize(NegativeOfFirstThree(row, order));
+  return order;
+}
+
+std::vector<bool> ApartFromNeighbours(const std::vector<Elasticity>& row) {
+  const std::vector<size_t> order = MostNegativeFirst(row);
+  const size_t top = NegativeOfFirstThree(row, order);
   std::vector<bool> apart(top);
   for (size_t i = 0; i < top; ++i) {
     const Elasticity& e = row[order[i]];
