@@ -37,6 +37,10 @@ STDOUT = "<stdout>"
 FSIZE = "<fsize>"
 # A sweep's progress line, printed once it has run for a second.
 SWEEP_PROGRESS = re.compile(r"^sweep: \d+ of \d+ runs done, .*\n", re.M)
+# This run's temporary directories, by process: a second run of this test on
+# the same machine (another build's suite) has its own, which this run's
+# check for leftovers must not count.
+TMP_PREFIX = f"perflab-contract-{os.getpid()}-"
 
 
 def deep_json(depth):
@@ -546,7 +550,7 @@ def check(name, argv, mentions, files, outside):
     files = dict(files)
     stdout_to = files.pop(STDOUT, None)
     fsize = files.pop(FSIZE, None)
-    with tempfile.TemporaryDirectory(prefix="perflab-contract-") as work:
+    with tempfile.TemporaryDirectory(prefix=TMP_PREFIX) as work:
         os.mkdir(os.path.join(work, "tmp"))
         os.mkdir(os.path.join(work, "home"))
         for fname, content in files.items():
@@ -591,8 +595,8 @@ def main():
     if not os.access(PERFLAB, os.X_OK):
         print(f"cli_contract_test: no perflab binary at {PERFLAB}")
         return 1
-    outside = tempfile.mkdtemp(prefix="perflab-contract-outside-")
-    setup = tempfile.mkdtemp(prefix="perflab-contract-setup-")
+    outside = tempfile.mkdtemp(prefix=TMP_PREFIX + "outside-")
+    setup = tempfile.mkdtemp(prefix=TMP_PREFIX + "setup-")
     try:
         with open(os.path.join(outside, "target.txt"), "w",
                   encoding="utf-8") as f:
@@ -615,8 +619,8 @@ def main():
                 failures.append(f"the source tree's {d}/ changed")
         left = set(system_tmp_perflab()) - set(tmp_before)
         # Other tests running in parallel may own perflab* entries: only
-        # this test's prefixes count.
-        left = {n for n in left if n.startswith("perflab-contract")} - {
+        # this run's prefix counts.
+        left = {n for n in left if n.startswith(TMP_PREFIX)} - {
             os.path.basename(outside), os.path.basename(setup)}
         if left:
             failures.append(f"left in {tempfile.gettempdir()}: {sorted(left)}")
