@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -211,6 +213,31 @@ TEST(Validate, SameOutputForAnyNumberOfWorkers) {
   EXPECT_EQ(core::ToJson(ToDocument(*one)), core::ToJson(ToDocument(*five)));
   EXPECT_EQ(core::Render(ToDocument(*one), core::Format::kTable),
             core::Render(ToDocument(*five), core::Format::kTable));
+}
+
+// --validate --seed N: every fold's runs take N + r for repeat r, as the
+// composer's do, and the record lists those seeds.
+TEST(Validate, RunsWithTheSeedItIsGiven) {
+  std::mutex mu;
+  std::set<uint64_t> used;
+  const StepRunner answers = CaseStudyAnswers();
+  const StepRunner recording =
+      [&](const sim::Calibration& cal, const sim::OrderServiceConfig& config,
+          const sim::OrderServiceLoad& load, uint64_t seed) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          used.insert(seed);
+        }
+        return answers(cal, config, load, seed);
+      };
+  ValidateOptions o;
+  o.repeats = 2;
+  o.jobs = 2;
+  o.seed = 1000;
+  absl::StatusOr<Validation> v = Validate(o, recording);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_THAT(used, ElementsAre(1000u, 1001u));
+  EXPECT_THAT(v->seeds, ElementsAre(1000u, 1001u));
 }
 
 TEST(Validate, BadOptions) {
