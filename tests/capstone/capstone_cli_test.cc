@@ -237,6 +237,29 @@ TEST_F(CapstoneCli, SensitivitySeedsAreOneToTheRepeats) {
       "--validate: cannot be combined with --sensitivity");
 }
 
+// --sensitivity-warmup: seconds in (0, 60], only beside --sensitivity and
+// not with --validate; the composition records it (what it says of it:
+// Composer.SensitivityRunsWarmUpShortUnlessTheCacheIsOn).
+TEST_F(CapstoneCli, SensitivityWarmupIsSecondsUpToAMinute) {
+  for (const char* bad : {"0", "-1", "60.5", "nan", "2s"}) {
+    ExpectBad({"capstone", "--calibration", kReference, "--sensitivity",
+               "--sensitivity-warmup", bad},
+              absl::StrCat("--sensitivity-warmup: got '", bad,
+                           "'; accepted: a number in (0, 60]"));
+  }
+  ExpectBad(
+      {"capstone", "--calibration", kReference, "--sensitivity-warmup", "8"},
+      "--sensitivity-warmup requires --sensitivity");
+  ExpectBad(
+      {"capstone", "--validate", "--sensitivity", "--sensitivity-warmup", "8"},
+      "--validate: cannot be combined with --sensitivity");
+  CliResult r = RunCli({"capstone", "--calibration", kReference, "--steps",
+                        "join", "--sensitivity", "--sensitivity-warmup", "0.5",
+                        "--format", "json", "--out-dir", out_.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"sensitivity_warmup_s\": 0.5"));
+}
+
 // --cpu-discipline: a name it does not know, or sliced where the calibration
 // measured no scheduling (the reference keeps processor sharing), is refused.
 TEST_F(CapstoneCli, CpuDisciplineNamesAndWhatTheyNeed) {

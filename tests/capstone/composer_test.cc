@@ -215,6 +215,13 @@ TEST(Composer, SensitivityRunsWarmUpShortUnlessTheCacheIsOn) {
                         "rig's 8 s where the cache is on)"));
   const std::string json = core::ToJson(ToDocument(*c, id, {}));
   EXPECT_THAT(json, HasSubstr("\"sensitivity_warmup_s\": 3")) << json;
+  // At the rig's warm-up every step's runs had the same: one figure.
+  o.sensitivity_warmup_s = 8;
+  absl::StatusOr<Composition> rig = Compose(o, fake.Runner());
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_THAT(core::ToText(ToDocument(*rig, id, {})),
+              HasSubstr("closed loop (4 s window after the rig's 8 s "
+                        "warm-up), with"));
   o.sensitivity_warmup_s = 0;
   EXPECT_EQ(Compose(o, fake.Runner()).status().code(),
             absl::StatusCode::kInvalidArgument);

@@ -22,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
+#include "core/case_study.h"
 #include "core/input_file.h"
 #include "core/interrupt.h"
 #include "sim/cpu.h"
@@ -51,6 +52,10 @@ int64_t MaxSeed() {
   return std::numeric_limits<int64_t>::max() - (repeats - 1);
 }
 
+// The longest --sensitivity-warmup (s): a bound on a typo's cost, far past
+// the rig's 8 s.
+constexpr double kMaxSensitivityWarmupS = 60;
+
 struct CapstoneArgs {
   std::string calibration;
   std::string steps;
@@ -58,6 +63,7 @@ struct CapstoneArgs {
   std::string cpu_discipline;    // "": the calibration's own
   bool sensitivity = false;
   int sensitivity_seeds = capstone::ComposeOptions().sensitivity_seeds;
+  double sensitivity_warmup_s = capstone::ComposeOptions().sensitivity_warmup_s;
   bool list_steps = false;
   bool validate = false;
   // Flags given on the command line that --validate cannot honour.
@@ -227,6 +233,7 @@ absl::StatusOr<core::Document> RunCapstone(CapstoneArgs& a) {
   options.seed = static_cast<uint64_t>(a.seed);
   options.sensitivity = a.sensitivity;
   options.sensitivity_seeds = a.sensitivity_seeds;
+  options.sensitivity_warmup_s = a.sensitivity_warmup_s;
   const auto start = std::chrono::steady_clock::now();
   // Progress only when the composition takes more than a second (stderr:
   // never part of the output).
@@ -423,6 +430,18 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                       "and which ranks stay apart (N times the pairs' time)"))
       ->check(IntIn(1, capstone::ComposeOptions().repeats))
       ->needs(sensitivity);
+  cmd->add_option(
+         "--sensitivity-warmup", a->sensitivity_warmup_s,
+         absl::StrCat("with --sensitivity: seconds the +-10 % runs of a step "
+                      "without the cache warm up before their window "
+                      "(default ",
+                      DefaultText(a->sensitivity_warmup_s), "; ",
+                      DefaultText(case_study::kRigWarmupS),
+                      " is the rig's, as every closed run has); a step with "
+                      "the cache always keeps the rig's, as its cache is "
+                      "still filling"))
+      ->check(PositiveAtMost(kMaxSensitivityWarmupS))
+      ->needs(sensitivity);
   cmd->add_flag("--list-steps", a->list_steps,
                 "print the steps as the key=value each changes");
   cmd->add_option("--jobs", a->jobs,
@@ -476,9 +495,10 @@ void ChooseCapstoneRun(Registry& registry,
   if (a->validate) {
     for (const char* flag :
          {"--calibration", "--db-round-trip-ms", "--cpu-discipline",
-          "--sensitivity", "--sensitivity-seeds", "--list-steps", "--real",
-          "--quick", "--no-wrk", "--no-canary", "--db", "--usd-per-vcpu-hour",
-          "--usd-per-gib-hour", "--target-utilisation"}) {
+          "--sensitivity", "--sensitivity-seeds", "--sensitivity-warmup",
+          "--list-steps", "--real", "--quick", "--no-wrk", "--no-canary",
+          "--db", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+          "--target-utilisation"}) {
       if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
     }
     real->real = false;
@@ -565,8 +585,9 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
   AddRealOnlyFlags(*cmd, *real, real_flag);
   for (const char* composed_only :
        {"--db-round-trip-ms", "--cpu-discipline", "--sensitivity",
-        "--sensitivity-seeds", "--list-steps", "--jobs", "--seed", "--out-dir",
-        "--usd-per-vcpu-hour", "--usd-per-gib-hour", "--target-utilisation"}) {
+        "--sensitivity-seeds", "--sensitivity-warmup", "--list-steps", "--jobs",
+        "--seed", "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
+        "--target-utilisation"}) {
     real_flag->excludes(cmd->get_option(composed_only));
   }
   cmd->add_flag("--validate", a->validate,

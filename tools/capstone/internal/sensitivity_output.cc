@@ -143,9 +143,13 @@ void AddSensitivityNote(core::Document& doc, const Composition& c) {
       "Sensitivity: common random numbers. Each cost at -",
       c.sensitivity_delta * 100, " % and +", c.sensitivity_delta * 100,
       " % runs once", several ? " per seed" : "", ", closed loop (",
-      c.sensitivity_window_s, " s window after a ", c.sensitivity_warmup_s,
-      " s warm-up, or the rig's ", case_study::kRigWarmupS,
-      " s where the cache is on), with the first ",
+      c.sensitivity_window_s, " s window after ",
+      c.sensitivity_warmup_s == case_study::kRigWarmupS
+          ? absl::StrCat("the rig's ", case_study::kRigWarmupS, " s warm-up")
+          : absl::StrCat("a ", c.sensitivity_warmup_s,
+                         " s warm-up, or the rig's ", case_study::kRigWarmupS,
+                         " s where the cache is on"),
+      "), with the first ",
       several ? absl::StrCat(
                     c.sensitivity_seeds, " seeds (",
                     absl::StrJoin(c.seeds.begin(),
