@@ -19,6 +19,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+constexpr char kReference[] =
+    "fixtures/calibration/reference-xeon-2vcpu-2026-12.json";
+
 class CapstoneCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -37,6 +40,24 @@ class CapstoneCli : public ::testing::Test {
     EXPECT_FALSE(std::filesystem::exists(out_)) << "a report was written";
   }
 
+  // An option of --sensitivity's: each bad value refused with what is
+  // accepted, and the option refused without --sensitivity and beside
+  // --validate (which has no sensitivity).
+  void ExpectSensitivityOption(const std::string& option,
+                               const std::vector<std::string>& bad_values,
+                               const std::string& accepted) {
+    for (const std::string& bad : bad_values) {
+      ExpectBad(
+          {"capstone", "--calibration", kReference, "--sensitivity", option,
+           bad},
+          absl::StrCat(option, ": got '", bad, "'; accepted: ", accepted));
+    }
+    ExpectBad({"capstone", "--calibration", kReference, option, "2"},
+              option + " requires --sensitivity");
+    ExpectBad({"capstone", "--validate", "--sensitivity", option, "2"},
+              "--validate: cannot be combined with --sensitivity");
+  }
+
   std::string Bad(const std::string& name, const std::string& text) {
     std::filesystem::create_directories(out_.string() + "_in");
     std::string path = out_.string() + "_in/" + name;
@@ -46,9 +67,6 @@ class CapstoneCli : public ::testing::Test {
 
   std::filesystem::path out_;
 };
-
-constexpr char kReference[] =
-    "fixtures/calibration/reference-xeon-2vcpu-2026-12.json";
 
 TEST_F(CapstoneCli, BadStepsPricesAndUtilisation) {
   ExpectBad({"capstone", "--calibration", kReference, "--steps", "index,idx"},
@@ -220,39 +238,19 @@ TEST_F(CapstoneCli, SeedIsTheFirstRepeatsSeed) {
   EXPECT_NE(plain.substr(from), other.substr(other.find("\"example_prices\"")));
 }
 
-// --sensitivity-seeds: 1 to the 3 repeats, only beside --sensitivity, and
-// not with --validate (which has no sensitivity).
+// --sensitivity-seeds: 1 to the 3 repeats, only beside --sensitivity.
 TEST_F(CapstoneCli, SensitivitySeedsAreOneToTheRepeats) {
-  for (const char* bad : {"0", "4", "-1", "2.5"}) {
-    ExpectBad({"capstone", "--calibration", kReference, "--sensitivity",
-               "--sensitivity-seeds", bad},
-              absl::StrCat("--sensitivity-seeds: got '", bad,
-                           "'; accepted: an integer in [1, 3]"));
-  }
-  ExpectBad(
-      {"capstone", "--calibration", kReference, "--sensitivity-seeds", "2"},
-      "--sensitivity-seeds requires --sensitivity");
-  ExpectBad(
-      {"capstone", "--validate", "--sensitivity", "--sensitivity-seeds", "2"},
-      "--validate: cannot be combined with --sensitivity");
+  ExpectSensitivityOption("--sensitivity-seeds", {"0", "4", "-1", "2.5"},
+                          "an integer in [1, 3]");
 }
 
-// --sensitivity-warmup: seconds in (0, 60], only beside --sensitivity and
-// not with --validate; the composition records it (what it says of it:
+// --sensitivity-warmup: seconds in (0, 60], only beside --sensitivity; the
+// composition records it (what it says of it:
 // Composer.SensitivityRunsWarmUpShortUnlessTheCacheIsOn).
 TEST_F(CapstoneCli, SensitivityWarmupIsSecondsUpToAMinute) {
-  for (const char* bad : {"0", "-1", "60.5", "nan", "2s"}) {
-    ExpectBad({"capstone", "--calibration", kReference, "--sensitivity",
-               "--sensitivity-warmup", bad},
-              absl::StrCat("--sensitivity-warmup: got '", bad,
-                           "'; accepted: a number in (0, 60]"));
-  }
-  ExpectBad(
-      {"capstone", "--calibration", kReference, "--sensitivity-warmup", "8"},
-      "--sensitivity-warmup requires --sensitivity");
-  ExpectBad(
-      {"capstone", "--validate", "--sensitivity", "--sensitivity-warmup", "8"},
-      "--validate: cannot be combined with --sensitivity");
+  ExpectSensitivityOption("--sensitivity-warmup",
+                          {"0", "-1", "60.5", "nan", "2s"},
+                          "a number in (0, 60]");
   CliResult r = RunCli({"capstone", "--calibration", kReference, "--steps",
                         "join", "--sensitivity", "--sensitivity-warmup", "0.5",
                         "--format", "json", "--out-dir", out_.string()});
