@@ -368,12 +368,16 @@ std::string ToCsv(const Document& doc) {
   for (const Table& t : doc.tables()) {
     if (!out.empty()) out += "\n";
     if (several) out += "# " + t.key + "\n";
-    for (size_t c = 0; c < t.columns.size(); ++c)
-      out += (c ? "," : "") + t.columns[c].key;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (c > 0) out += ',';
+      out += t.columns[c].key;
+    }
     out += "\n";
     for (const auto& row : t.rows) {
-      for (size_t c = 0; c < row.size(); ++c)
-        out += (c ? "," : "") + CsvCell(row[c]);
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c > 0) out += ',';
+        out += CsvCell(row[c]);
+      }
       out += "\n";
     }
   }
