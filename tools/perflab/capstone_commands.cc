@@ -3,6 +3,7 @@
 // calibration measured on this machine. Both validate every input before
 // running or writing anything: bad input is one line, exit 2, no file.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -55,6 +57,13 @@ int64_t MaxSeed() {
 // The longest --sensitivity-warmup (s): a bound on a typo's cost, far past
 // the rig's 8 s.
 constexpr double kMaxSensitivityWarmupS = 60;
+
+// The flags --validate honours; it refuses every other one given.
+constexpr std::array<const char*, 6> kValidateTakes = {
+    "--validate", "--steps", "--jobs", "--seed", "--format", "--out-dir"};
+// The composed table's flags --real honours too; it excludes the others.
+constexpr std::array<const char*, 3> kRealTakes = {"--calibration", "--steps",
+                                                   "--format"};
 
 struct CapstoneArgs {
   std::string calibration;
@@ -100,8 +109,8 @@ absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
   if (!a.not_for_validate.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--validate: cannot be combined with ", a.not_for_validate.front(),
-        "; accepted with it: --steps (the ten in the case study's order), "
-        "--jobs, --seed, --format, --out-dir"));
+        "; accepted with it: --steps (the ten in the case study's order), ",
+        absl::StrJoin(kValidateTakes.begin() + 2, kValidateTakes.end(), ", ")));
   }
   absl::StatusOr<std::vector<const capstone::Step*>> steps =
       capstone::ParseSteps(a.steps);
@@ -493,13 +502,12 @@ void ChooseCapstoneRun(Registry& registry,
                        const std::shared_ptr<capstone::RealCliArgs>& real,
                        CLI::App* cmd) {
   if (a->validate) {
-    for (const char* flag :
-         {"--calibration", "--db-round-trip-ms", "--cpu-discipline",
-          "--sensitivity", "--sensitivity-seeds", "--sensitivity-warmup",
-          "--list-steps", "--real", "--quick", "--no-wrk", "--no-canary",
-          "--db", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
-          "--target-utilisation"}) {
-      if (cmd->count(flag) > 0) a->not_for_validate.emplace_back(flag);
+    // Every other flag, so that a new one is refused until it is honoured.
+    for (const CLI::Option* o : cmd->get_options()) {
+      const std::string name = o->get_name();
+      if (o->count() > 0 && !absl::c_linear_search(kValidateTakes, name)) {
+        a->not_for_validate.push_back(name);
+      }
     }
     real->real = false;
   }
@@ -573,7 +581,11 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
                    "calibration and the simulated order service (writes ",
                    kDefaultOutDir, "/capstone.{md,csv,json})"));
   auto a = std::make_shared<CapstoneArgs>();
+  const size_t before_composed = cmd->get_options().size();
   AddComposedFlags(cmd, a.get());
+  std::vector<CLI::Option*> composed = cmd->get_options();
+  composed.erase(composed.begin(),
+                 composed.begin() + static_cast<ptrdiff_t>(before_composed));
   auto real = std::make_shared<capstone::RealCliArgs>();
   CLI::Option* real_flag = cmd->add_flag(
       "--real", real->real,
@@ -583,12 +595,10 @@ void AddCapstoneCommands(CLI::App& root, Registry& registry) {
       "capstone --real (tools/capstone/real_run.h)");
   // Flags of one mode only: given in the other they would do nothing.
   AddRealOnlyFlags(*cmd, *real, real_flag);
-  for (const char* composed_only :
-       {"--db-round-trip-ms", "--cpu-discipline", "--sensitivity",
-        "--sensitivity-seeds", "--sensitivity-warmup", "--list-steps", "--jobs",
-        "--seed", "--out-dir", "--usd-per-vcpu-hour", "--usd-per-gib-hour",
-        "--target-utilisation"}) {
-    real_flag->excludes(cmd->get_option(composed_only));
+  for (CLI::Option* o : composed) {
+    if (!absl::c_linear_search(kRealTakes, o->get_name())) {
+      real_flag->excludes(o);
+    }
   }
   cmd->add_flag("--validate", a->validate,
                 "leave-one-row-out: each of the ten rows predicted by the "
