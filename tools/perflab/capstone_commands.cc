@@ -58,9 +58,10 @@ int64_t MaxSeed() {
 // the rig's 8 s.
 constexpr double kMaxSensitivityWarmupS = 60;
 
-// The flags --validate honours; it refuses every other one given.
-constexpr std::array<const char*, 6> kValidateTakes = {
-    "--validate", "--steps", "--jobs", "--seed", "--format", "--out-dir"};
+// The flags --validate honours besides itself and --steps (which must name
+// the ten steps); it refuses every other one given.
+constexpr std::array<const char*, 4> kValidateAlsoTakes = {
+    "--jobs", "--seed", "--format", "--out-dir"};
 // The composed table's flags --real honours too; it excludes the others.
 constexpr std::array<const char*, 3> kRealTakes = {"--calibration", "--steps",
                                                    "--format"};
@@ -110,7 +111,7 @@ absl::StatusOr<core::Document> RunValidate(CapstoneArgs& a) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--validate: cannot be combined with ", a.not_for_validate.front(),
         "; accepted with it: --steps (the ten in the case study's order), ",
-        absl::StrJoin(kValidateTakes.begin() + 2, kValidateTakes.end(), ", ")));
+        absl::StrJoin(kValidateAlsoTakes, ", ")));
   }
   absl::StatusOr<std::vector<const capstone::Step*>> steps =
       capstone::ParseSteps(a.steps);
@@ -505,7 +506,8 @@ void ChooseCapstoneRun(Registry& registry,
     // Every other flag, so that a new one is refused until it is honoured.
     for (const CLI::Option* o : cmd->get_options()) {
       const std::string name = o->get_name();
-      if (o->count() > 0 && !absl::c_linear_search(kValidateTakes, name)) {
+      if (o->count() > 0 && name != "--validate" && name != "--steps" &&
+          !absl::c_linear_search(kValidateAlsoTakes, name)) {
         a->not_for_validate.push_back(name);
       }
     }
