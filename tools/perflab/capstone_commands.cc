@@ -426,15 +426,18 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                   "kernel's time slices, switches and refills as calibrated); "
                   "default: the calibration's (sliced when sched_quantum_us > "
                   "0)");
-  CLI::Option* sensitivity =
-      cmd->add_flag("--sensitivity", a->sensitivity,
-                    "also the elasticity of RPS to every cost (+-10 %, one "
-                    "closed run each with the first seed: common random "
-                    "numbers)");
+  // The +-delta as the composer's note prints it, from its default.
+  const std::string delta = absl::StrCat(
+      "+-", capstone::ComposeOptions().sensitivity_delta * 100, " %");
+  CLI::Option* sensitivity = cmd->add_flag(
+      "--sensitivity", a->sensitivity,
+      absl::StrCat("also the elasticity of RPS to every cost (", delta,
+                   ", one closed run each with the first seed: common random "
+                   "numbers)"));
   cmd->add_option(
          "--sensitivity-seeds", a->sensitivity_seeds,
-         absl::StrCat("with --sensitivity: run each +-10 % pair with the "
-                      "first N seeds (default ",
+         absl::StrCat("with --sensitivity: run each ", delta,
+                      " pair with the first N seeds (default ",
                       DefaultText(a->sensitivity_seeds),
                       "), report the mean elasticity, its lowest and highest "
                       "and which ranks stay apart (N times the pairs' time)"))
@@ -442,9 +445,9 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
       ->needs(sensitivity);
   cmd->add_option(
          "--sensitivity-warmup", a->sensitivity_warmup_s,
-         absl::StrCat("with --sensitivity: seconds the +-10 % runs of a step "
-                      "without the cache warm up before their window "
-                      "(default ",
+         absl::StrCat("with --sensitivity: seconds the ", delta,
+                      " runs of a step without the cache warm up "
+                      "before their window (default ",
                       DefaultText(a->sensitivity_warmup_s), "; ",
                       DefaultText(case_study::kRigWarmupS),
                       " is the rig's, as every closed run has); a step with "
