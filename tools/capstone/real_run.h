@@ -139,6 +139,9 @@ sim::Calibration CppService(sim::Calibration calibration,
 bool HasCppParts(const sim::Calibration& calibration);
 // See CppWholeAndParts.
 CppWholeAndParts CompareCppParts(const sim::Calibration& calibration);
+// The table "whole_and_parts" of `w`, with each gap in % of the whole: one
+// table for perflab calibrate and capstone --real alike.
+void AddWholeAndParts(core::Document& doc, const CppWholeAndParts& w);
 
 // The composed side only (scaled configs, the same loads, median of
 // `repeats` simulations), with options.calibration as read from the file:

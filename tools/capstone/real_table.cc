@@ -270,22 +270,6 @@ void SetSummary(core::Document& doc, const RealComparison& c,
           absl::StrCat(a.same, " of ", a.directions));
 }
 
-// The whole C++ service beside the sum of the parts the composed side reads.
-void AddWholeAndParts(core::Document& doc, const RealComparison& c) {
-  core::Table& parts = doc.AddTable(
-      "whole_and_parts",
-      "The C++ service's CPU per request: the whole (bench_net "
-      "BM_OrdersService) beside the sum of the parts the composed side reads",
-      {{"request", "request"},
-       {"whole_us", "whole (us)", 1},
-       {"parts_us", "parts (us)", 1},
-       {"gap_pct", "parts - whole, % of whole", 1}});
-  for (const CppWholeAndParts::Row& r : c.whole_and_parts.rows) {
-    parts.Add(
-        {r.what, r.whole_us, r.parts_us, DiffPct(r.whole_us, r.parts_us)});
-  }
-}
-
 // What the composed C++ service is made of, and what the parts miss.
 std::string PartsNote() {
   return absl::StrCat(
@@ -318,6 +302,21 @@ int StepDirection(const RealFigures& before, const RealFigures& after) {
   return 0;
 }
 
+void AddWholeAndParts(core::Document& doc, const CppWholeAndParts& w) {
+  core::Table& t = doc.AddTable(
+      "whole_and_parts",
+      "The C++ service's CPU per request: the whole (bench_net "
+      "BM_OrdersService) beside the sum of the parts capstone --real's "
+      "composed side reads",
+      {{"request", "request"},
+       {"whole_us", "whole (us)", 1},
+       {"parts_us", "parts (us)", 1},
+       {"gap_pct", "parts - whole, % of whole", 1}});
+  for (const CppWholeAndParts::Row& r : w.rows) {
+    t.Add({r.what, r.whole_us, r.parts_us, DiffPct(r.whole_us, r.parts_us)});
+  }
+}
+
 core::Document ToRealDocument(const RealComparison& c,
                               const std::string& calibration_name) {
   core::Document doc(
@@ -330,7 +329,7 @@ core::Document ToRealDocument(const RealComparison& c,
   AddWitness(doc, c, steps);
   SetSummary(doc, c, agreement);
   AddScalingNotes(doc, c);
-  AddWholeAndParts(doc, c);
+  AddWholeAndParts(doc, c.whole_and_parts);
   doc.Note(PartsNote());
   doc.Note(DirectionNote());
   return doc;

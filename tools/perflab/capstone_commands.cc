@@ -366,16 +366,9 @@ absl::StatusOr<core::Document> RunCalibrate(const CalibrateArgs& a) {
   }
   // The whole C++ service (BM_OrdersService) beside the sum of the parts
   // capstone --real composes it from.
-  core::Table& w = doc.AddTable(
-      "whole_and_parts",
-      "C++ order service, CPU per request: whole (BM_OrdersService) vs the "
-      "sum of its parts (capstone --real's composed side)",
-      {{"request", "request"},
-       {"whole_us", "whole (us)", 1},
-       {"parts_us", "parts (us)", 1}});
-  for (const capstone::CppWholeAndParts::Row& r :
-       capstone::CompareCppParts(file->values).rows) {
-    w.Add({r.what, r.whole_us, r.parts_us});
+  const capstone::CppWholeAndParts w = capstone::CompareCppParts(file->values);
+  capstone::AddWholeAndParts(doc, w);
+  for (const capstone::CppWholeAndParts::Row& r : w.rows) {
     std::cerr << absl::StrFormat(
         "calibrate: %s: whole %.1f us vs parts %.1f us\n", r.what, r.whole_us,
         r.parts_us);
