@@ -405,6 +405,38 @@ TEST(SlicedCpuTest, SchedulingWorkIsTheMapOfCoresInUseNotEveryCore) {
   EXPECT_EQ(cpu.scheduler_steps(), kJobs * 66);
 }
 
+Process ThreadPairAt(Simulation& sim, Cpu& cpu, Time at, Time& done) {
+  co_await sim.Delay(at);
+  co_await cpu.Run(500, CpuUse::kOther, Cpu::kDefaultWorkingSet, 7);
+  co_await cpu.Run(500, CpuUse::kOther, Cpu::kDefaultWorkingSet, 7);
+  done = sim.now();
+}
+
+// The walks that look for held cores are counted like the others: a
+// thread's job that ends holds its core, its next job finds it in the map
+// of held cores, and a hold nobody took is let go at the tick after.
+TEST(SlicedCpuTest, HeldCoresAreFoundInTheirOwnMapNotByVisitingEveryCore) {
+  Simulation sim;
+  Cpu cpu(sim, 4096, Sliced(1000));
+  constexpr int kPairs = 50;
+  Time done[kPairs] = {};
+  for (int i = 0; i < kPairs; ++i) {
+    sim.Spawn(ThreadPairAt(sim, cpu, i * Time{10'000}, done[i]));
+  }
+  ASSERT_TRUE(sim.Run(kPairs * Time{10'000}).ok());
+  for (int i = 0; i < kPairs; ++i) EXPECT_EQ(done[i], i * Time{10'000} + 1000);
+  // Each pair of thread 7's jobs on core 0, in steps (a word read, a core
+  // visited); 64 words of 64 cores. The first job's arrival: no core held,
+  // so no look for one; the first free core, word 0: 1. Its end's tick: the
+  // busy cores, 64 words and core 0: 65; core 0 is held. The second job's
+  // arrival: the held map's word 0 and core 0, its thread's: 2. Its end's
+  // tick: 65 again, core 0 held again, and no job of the thread comes. The
+  // hold's tick at the same instant: no slice ends, so only the held map,
+  // 64 words and core 0: 65. 1 + 65 + 2 + 65 + 65 = 198 a pair.
+  EXPECT_EQ(cpu.scheduler_steps(), kPairs * 198);
+  EXPECT_EQ(cpu.slices(), kPairs);  // the second job continues the first's
+}
+
 // ---- Options ----
 
 TEST(CpuSchedulingTest, DisciplinesParseByName) {
