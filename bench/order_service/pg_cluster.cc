@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -159,6 +160,63 @@ std::string ReadFile(const std::string& path) {
 void SleepMs(int ms) {
   timespec t{ms / 1000, (ms % 1000) * 1'000'000L};
   ::nanosleep(&t, nullptr);
+}
+
+// The server's processes: each process whose parent is `pid` (the backends
+// run each in a session of their own, out of reach of a signal to the
+// server's group).
+std::vector<pid_t> ChildrenOf(pid_t pid) {
+  std::vector<pid_t> children;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    pid_t child = 0;
+    if (!absl::SimpleAtoi(entry.path().filename().string(), &child)) continue;
+    // "pid (comm) state ppid ...": comm may hold spaces, so parse after ')'.
+    const std::string stat = ReadFile((entry.path() / "stat").string());
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::vector<absl::string_view> fields = absl::StrSplit(
+        absl::string_view(stat).substr(close + 1), ' ', absl::SkipEmpty());
+    pid_t ppid = 0;
+    if (fields.size() > 1 && absl::SimpleAtoi(fields[1], &ppid) &&
+        ppid == pid) {
+      children.push_back(child);
+    }
+  }
+  return children;
+}
+
+// The id of the postmaster's System V interlock segment: the second field
+// of postmaster.pid's seventh line ("key id"); -1 if there is none.
+int InterlockShmId(const std::string& pid_file) {
+  const std::vector<std::string> lines =
+      absl::StrSplit(ReadFile(pid_file), '\n');
+  if (lines.size() < 7) return -1;
+  const std::vector<absl::string_view> key_id =
+      absl::StrSplit(lines[6], ' ', absl::SkipEmpty());
+  int id = -1;
+  if (key_id.size() != 2 || !absl::SimpleAtoi(key_id[1], &id)) return -1;
+  return id;
+}
+
+// PostgreSQL's dynamic shared memory segments that `pid` maps, as paths
+// (/dev/shm/PostgreSQL.N). A segment no process maps is one PostgreSQL has
+// already removed, so those of the postmaster and its backends are all.
+std::vector<std::string> MappedDsmSegments(pid_t pid) {
+  std::vector<std::string> segments;
+  std::istringstream maps(ReadFile(absl::StrCat("/proc/", pid, "/maps")));
+  constexpr char kPrefix[] = "/dev/shm/PostgreSQL.";
+  for (std::string line; std::getline(maps, line);) {
+    const size_t at = line.find(kPrefix);
+    if (at == std::string::npos) continue;
+    const std::string path = line.substr(at);
+    // One entry a mapping; an unlinked one ends in " (deleted)".
+    if (path.find(' ') != std::string::npos) continue;
+    if (std::find(segments.begin(), segments.end(), path) == segments.end()) {
+      segments.push_back(path);
+    }
+  }
+  return segments;
 }
 
 // True when `pid` has exited (it is left for the owner to reap).
@@ -340,26 +398,24 @@ void PgCluster::Stop() {
 void PgCluster::Crash() {
   const pid_t pid = server_.pid();
   if (pid <= 0) return;
-  std::vector<pid_t> children;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    pid_t child = 0;
-    if (!absl::SimpleAtoi(entry.path().filename().string(), &child)) continue;
-    // "pid (comm) state ppid ...": comm may hold spaces, so parse after ')'.
-    const std::string stat = ReadFile((entry.path() / "stat").string());
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::vector<absl::string_view> fields = absl::StrSplit(
-        absl::string_view(stat).substr(close + 1), ' ', absl::SkipEmpty());
-    pid_t ppid = 0;
-    if (fields.size() > 1 && absl::SimpleAtoi(fields[1], &ppid) &&
-        ppid == pid) {
-      children.push_back(child);
+  // What a fast shutdown would remove and a killed server leaves behind,
+  // holding its memory: the System V interlock segment and the dynamic
+  // segments in /dev/shm. Found while the server runs.
+  const int shmid = InterlockShmId(dir_ + "/data/postmaster.pid");
+  const std::vector<pid_t> children = ChildrenOf(pid);
+  std::vector<std::string> segments = MappedDsmSegments(pid);
+  for (pid_t child : children) {
+    for (std::string& s : MappedDsmSegments(child)) {
+      segments.push_back(std::move(s));
     }
   }
   server_.Kill();  // SIGKILL to the postmaster's group, then reaped
   for (pid_t child : children) ::kill(child, SIGKILL);
   ForgetServer(pid);
+  // Marked for removal: it goes once the last killed backend detaches.
+  if (shmid >= 0) ::shmctl(shmid, IPC_RMID, nullptr);
+  std::error_code ignored;
+  for (const std::string& s : segments) fs::remove(s, ignored);
 }
 
 std::string PgCluster::UnixConninfo(const std::string& dbname) const {

@@ -6,8 +6,9 @@
 // the destructor (or Stop) ends the server and removes the directory; SIGINT
 // and SIGTERM do the same (a fast shutdown, then core/interrupt.h's cleanup,
 // which removes the directory and re-raises); a SIGKILL of the owner still
-// kills the server (parent-death signal), leaving only a recognisable
-// $TMPDIR/perflab-pg-XXXXXX directory.
+// kills the server (parent-death signal), leaving a recognisable
+// $TMPDIR/perflab-pg-XXXXXX directory and the server's shared memory (its
+// System V interlock and its /dev/shm/PostgreSQL.* segments).
 //
 // PostgreSQL refuses to run as root, so when the process is root the server
 // runs as the `postgres` account (Debian's package creates it) or, failing
@@ -74,8 +75,9 @@ class PgCluster {
   // every process it started (the backends, each in a session of its own,
   // listed first so none is missed once they are orphans), no shutdown; the
   // postmaster is reaped before this returns, and a killed backend never
-  // answers again, so every session sees its connection close. The
-  // directory stays until Stop.
+  // answers again, so every session sees its connection close. Its shared
+  // memory is removed, as a fast shutdown would have; the directory stays
+  // until Stop.
   void Crash();
   bool running() const { return server_.pid() > 0; }
 

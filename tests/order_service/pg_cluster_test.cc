@@ -2,12 +2,15 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/order_service/pg_libpq.h"
@@ -141,6 +144,42 @@ TEST(PgCluster, StopEndsTheServerAndRemovesItsDirectory) {
   EXPECT_EQ(tmp.Entries(), 0);
   EXPECT_NE(Pq().PQping(conninfo.c_str()), PQPING_OK);
   (*cluster)->Stop();  // idempotent
+}
+
+// A killed server leaves no shared memory behind: Crash removes what a fast
+// shutdown would have, the System V interlock and the dynamic segments in
+// /dev/shm that the server maps (each a leak of RAM otherwise).
+TEST(PgCluster, CrashLeavesNoSharedMemoryBehind) {
+  ScopedTmpDir tmp;
+  auto cluster = PgCluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  // postmaster.pid's seventh line: the interlock segment's key and id.
+  std::ifstream pid_file((*cluster)->dir() + "/data/postmaster.pid");
+  std::string line;
+  for (int i = 0; i < 7; ++i) std::getline(pid_file, line);
+  long key = 0;
+  int shmid = -1;
+  ASSERT_EQ(std::sscanf(line.c_str(), "%ld %d", &key, &shmid), 2) << line;
+  shmid_ds seg{};
+  ASSERT_EQ(::shmctl(shmid, IPC_STAT, &seg), 0);
+  EXPECT_EQ(seg.shm_perm.mode & SHM_DEST, 0);
+  // The postmaster maps at least the segment that controls the others.
+  std::vector<std::string> dsm;
+  std::ifstream maps(absl::StrCat("/proc/", (*cluster)->pid(), "/maps"));
+  while (std::getline(maps, line)) {
+    const size_t at = line.find("/dev/shm/PostgreSQL.");
+    if (at != std::string::npos) dsm.push_back(line.substr(at));
+  }
+  ASSERT_FALSE(dsm.empty());
+  for (const std::string& path : dsm) EXPECT_TRUE(fs::exists(path)) << path;
+  (*cluster)->Crash();
+  // Gone, or going once the last killed backend has detached.
+  if (::shmctl(shmid, IPC_STAT, &seg) == 0) {
+    EXPECT_NE(seg.shm_perm.mode & SHM_DEST, 0);
+  }
+  for (const std::string& path : dsm) EXPECT_FALSE(fs::exists(path)) << path;
+  (*cluster)->Stop();
+  EXPECT_EQ(tmp.Entries(), 0);
 }
 
 // A child process (this binary, --sigterm-child) starts a server and is
