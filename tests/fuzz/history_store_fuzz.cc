@@ -19,19 +19,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fwrite(data, 1, size, f);
     std::fclose(f);
   }
-  auto store = perflab::history::Store::Open(path, false);
-  if (store.ok() && store->Machines().ok()) {
-    for (const char* metric : {"real_time", "cpu_time", "instructions"}) {
-      for (int64_t machine = 1; machine <= 2; ++machine) {
-        auto h = store->Load(machine, metric);
-        if (!h.ok()) continue;
-        perflab::history::ChangesOptions o;
-        o.metric = metric;
-        o.detector.permutations = 19;  // keeps one input fast
-        (void)perflab::history::FindChanges(*h, o);
+  {
+    // Closed before the files go: a database in WAL mode keeps its -wal and
+    // -shm files while it is open.
+    auto store = perflab::history::Store::Open(path, false);
+    if (store.ok() && store->Machines().ok()) {
+      for (const char* metric : {"real_time", "cpu_time", "instructions"}) {
+        for (int64_t machine = 1; machine <= 2; ++machine) {
+          auto h = store->Load(machine, metric);
+          if (!h.ok()) continue;
+          perflab::history::ChangesOptions o;
+          o.metric = metric;
+          o.detector.permutations = 19;  // keeps one input fast
+          (void)perflab::history::FindChanges(*h, o);
+        }
       }
     }
   }
-  std::remove(path.c_str());
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::remove((path + suffix).c_str());
+  }
   return 0;
 }

@@ -19,7 +19,8 @@ using perflab::testing::ExpectOneLineExit2;
 using perflab::testing::RunCli;
 
 TEST(HistoryCli, BadDatabasesAreOneLineAndExit2) {
-  const std::string dir = testing::TempDir();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path();
   ExpectOneLineExit2({"history", "changes", "--db", dir + "/missing.sqlite"},
                      "no such file");
   std::ofstream(dir + "/corrupt.sqlite") << std::string(3000, 'z');
@@ -39,7 +40,8 @@ TEST(HistoryCli, BadDatabasesAreOneLineAndExit2) {
 }
 
 TEST(HistoryCli, AnUnresolvableRangeCreatesNoDatabase) {
-  const std::string dir = testing::TempDir();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path();
   ExpectOneLineExit2({"history", "run", "no-such-ref..HEAD", "--filter", "BM_",
                       "--db", dir + "/h.sqlite", "--repo", dir},
                      "git cannot resolve it");
@@ -47,7 +49,8 @@ TEST(HistoryCli, AnUnresolvableRangeCreatesNoDatabase) {
 }
 
 TEST(HistoryCli, ChangesExitsOneOnARecentRegression) {
-  const std::string dir = testing::TempDir();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string db = dir + "/h.sqlite";
   testing::ScriptedEnv env(20);
   env.level = [](int i) { return i >= 15 ? 150.0 : 100.0; };
@@ -101,7 +104,8 @@ struct AgainstFixture {
     a.insert(a.end(), more.begin(), more.end());
     return a;
   }
-  std::string dir = testing::TempDir();
+  const testing::TempDir tmp;
+  std::string dir = tmp.path();
   std::string db = dir + "/h.sqlite", repo = dir + "/repo";
 };
 

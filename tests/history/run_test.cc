@@ -30,7 +30,8 @@ absl::StatusOr<RunSummary> RunInto(const std::string& db, ScriptedEnv& env,
 }
 
 TEST(RunHistory, StoresEveryRepetitionAndIsIdempotent) {
-  const std::string db = testing::TempDir() + "/h.sqlite";
+  const testing::TempDir tmp;
+  const std::string db = tmp.path() + "/h.sqlite";
   ScriptedEnv env(6);
   std::ostringstream progress;
   absl::StatusOr<RunSummary> first = RunInto(db, env, progress);
@@ -59,7 +60,8 @@ TEST(RunHistory, StoresEveryRepetitionAndIsIdempotent) {
 }
 
 TEST(RunHistory, AKilledRunResumesToTheCompleteTable) {
-  const std::string dir = testing::TempDir();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path();
   ScriptedEnv whole(6);
   std::ostringstream progress;
   ASSERT_TRUE(RunInto(dir + "/whole.sqlite", whole, progress).ok());
@@ -81,7 +83,8 @@ TEST(RunHistory, AKilledRunResumesToTheCompleteTable) {
 }
 
 TEST(RunHistory, ACommitThatDoesNotBuildIsRecordedAndSkipped) {
-  const std::string db = testing::TempDir() + "/h.sqlite";
+  const testing::TempDir tmp;
+  const std::string db = tmp.path() + "/h.sqlite";
   ScriptedEnv env(5);
   env.broken = {2};
   std::ostringstream progress;
@@ -99,7 +102,8 @@ TEST(RunHistory, ACommitThatDoesNotBuildIsRecordedAndSkipped) {
 }
 
 TEST(RunHistory, AFailureOutsideTheCommitIsStoredAsSuchAndRetried) {
-  const std::string db = testing::TempDir() + "/h.sqlite";
+  const testing::TempDir tmp;
+  const std::string db = tmp.path() + "/h.sqlite";
   ScriptedEnv env(4);
   env.outside = {1};
   std::ostringstream progress;
@@ -130,13 +134,15 @@ TEST(RunHistory, AFailureOutsideTheCommitIsStoredAsSuchAndRetried) {
   EXPECT_EQ(again->measured, 1u);
   EXPECT_EQ(again->skipped, 3u);
   ScriptedEnv whole(4);
-  const std::string other = testing::TempDir() + "/whole.sqlite";
+  const testing::TempDir other_tmp;
+  const std::string other = other_tmp.path() + "/whole.sqlite";
   ASSERT_TRUE(RunInto(other, whole, progress).ok());
   EXPECT_EQ(Dump(db), Dump(other));
 }
 
 TEST(RunHistory, AFilterMatchingNothingStoresNothing) {
-  const std::string db = testing::TempDir() + "/h.sqlite";
+  const testing::TempDir tmp;
+  const std::string db = tmp.path() + "/h.sqlite";
   ScriptedEnv env(3);
   env.no_match = true;
   std::ostringstream progress;
@@ -148,7 +154,8 @@ TEST(RunHistory, AFilterMatchingNothingStoresNothing) {
 }
 
 TEST(RunHistory, EveryKthCommitKeepsTheNewest) {
-  const std::string db = testing::TempDir() + "/h.sqlite";
+  const testing::TempDir tmp;
+  const std::string db = tmp.path() + "/h.sqlite";
   ScriptedEnv env(7);
   RunOptions o = Options();
   o.every = 3;

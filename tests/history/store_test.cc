@@ -32,7 +32,8 @@ std::string Message(const absl::StatusOr<Store>& s) {
 }
 
 TEST(Store, CreatesTheSchemaAtomicallyAndRoundTrips) {
-  const std::string dir = testing::TempDir();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string db = dir + "/sub/h.sqlite";
   absl::StatusOr<Store> store = Store::Open(db, true);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -78,7 +79,8 @@ TEST(Store, CreatesTheSchemaAtomicallyAndRoundTrips) {
 // negative one, makes the load fail naming it, instead of entering the
 // series as a 0 (a fake 100 % improvement).
 TEST(Store, TextOrANegativeInANumericColumnIsRefused) {
-  const std::string db = testing::TempDir() + "/edited.sqlite";
+  const testing::TempDir tmp;
+  const std::string db = tmp.path() + "/edited.sqlite";
   fs::remove(db);
   {
     Store store = *Store::Open(db, true);
@@ -105,7 +107,8 @@ TEST(Store, TextOrANegativeInANumericColumnIsRefused) {
 }
 
 TEST(Store, AFailedRunLeavesNothing) {
-  const std::string db = testing::TempDir() + "/h.sqlite";
+  const testing::TempDir tmp;
+  const std::string db = tmp.path() + "/h.sqlite";
   Store store = *Store::Open(db, true);
   const int64_t m = *store.MachineId(kMachine);
   const std::vector<std::string> before = testing::Dump(db);
@@ -119,7 +122,8 @@ TEST(Store, AFailedRunLeavesNothing) {
 }
 
 TEST(Store, RefusesWhatItDidNotWrite) {
-  const std::string dir = testing::TempDir();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string other_version = dir + "/v2.sqlite";
   MakeSqlite(other_version, kApplicationId, 2);
   auto s = Store::Open(other_version, false);

@@ -70,10 +70,14 @@ class Chromium:
                 "--disable-extensions", "--disable-background-networking", "--hide-scrollbars",
                 "--font-render-hinting=none", f"--user-data-dir={self.scratch}", "about:blank"]
         try:
+            # Its TMPDIR is the scratch too: the browser keeps its singleton
+            # socket in a directory there, which the group's SIGKILL below
+            # leaves behind, and the caller removes the scratch.
             self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                          close_fds=False, preexec_fn=fds,
-                                         start_new_session=True)
+                                         start_new_session=True,
+                                         env=dict(os.environ, TMPDIR=self.scratch))
         except OSError as e:
             raise CannotStart(f"cannot run {self.binary}: {e.strerror}")
         finally:
