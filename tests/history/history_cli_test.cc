@@ -20,7 +20,7 @@ using perflab::testing::RunCli;
 
 TEST(HistoryCli, BadDatabasesAreOneLineAndExit2) {
   const testing::TempDir tmp;
-  const std::string dir = tmp.path();
+  const std::string& dir = tmp.path();
   ExpectOneLineExit2({"history", "changes", "--db", dir + "/missing.sqlite"},
                      "no such file");
   std::ofstream(dir + "/corrupt.sqlite") << std::string(3000, 'z');
@@ -41,7 +41,7 @@ TEST(HistoryCli, BadDatabasesAreOneLineAndExit2) {
 
 TEST(HistoryCli, AnUnresolvableRangeCreatesNoDatabase) {
   const testing::TempDir tmp;
-  const std::string dir = tmp.path();
+  const std::string& dir = tmp.path();
   ExpectOneLineExit2({"history", "run", "no-such-ref..HEAD", "--filter", "BM_",
                       "--db", dir + "/h.sqlite", "--repo", dir},
                      "git cannot resolve it");
@@ -50,7 +50,7 @@ TEST(HistoryCli, AnUnresolvableRangeCreatesNoDatabase) {
 
 TEST(HistoryCli, ChangesExitsOneOnARecentRegression) {
   const testing::TempDir tmp;
-  const std::string dir = tmp.path();
+  const std::string& dir = tmp.path();
   const std::string db = dir + "/h.sqlite";
   testing::ScriptedEnv env(20);
   env.level = [](int i) { return i >= 15 ? 150.0 : 100.0; };

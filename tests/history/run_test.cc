@@ -61,7 +61,7 @@ TEST(RunHistory, StoresEveryRepetitionAndIsIdempotent) {
 
 TEST(RunHistory, AKilledRunResumesToTheCompleteTable) {
   const testing::TempDir tmp;
-  const std::string dir = tmp.path();
+  const std::string& dir = tmp.path();
   ScriptedEnv whole(6);
   std::ostringstream progress;
   ASSERT_TRUE(RunInto(dir + "/whole.sqlite", whole, progress).ok());

@@ -33,7 +33,7 @@ std::string Message(const absl::StatusOr<Store>& s) {
 
 TEST(Store, CreatesTheSchemaAtomicallyAndRoundTrips) {
   const testing::TempDir tmp;
-  const std::string dir = tmp.path();
+  const std::string& dir = tmp.path();
   const std::string db = dir + "/sub/h.sqlite";
   absl::StatusOr<Store> store = Store::Open(db, true);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -123,7 +123,7 @@ TEST(Store, AFailedRunLeavesNothing) {
 
 TEST(Store, RefusesWhatItDidNotWrite) {
   const testing::TempDir tmp;
-  const std::string dir = tmp.path();
+  const std::string& dir = tmp.path();
   const std::string other_version = dir + "/v2.sqlite";
   MakeSqlite(other_version, kApplicationId, 2);
   auto s = Store::Open(other_version, false);
