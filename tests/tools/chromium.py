@@ -16,6 +16,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import tempfile
 import time
 import zlib
 
@@ -57,6 +58,10 @@ class Chromium:
         self.proc, self.next_id, self.buffer, self.events = None, 0, b"", []
 
     def __enter__(self):
+        # The browser's TMPDIR, removed in __exit__: it keeps its singleton
+        # socket in a directory there, which the group's SIGKILL leaves behind.
+        # Not inside the scratch: a socket's path has at most 107 bytes.
+        self.tmp = tempfile.mkdtemp(prefix="chromium.")
         to_chrome_r, self.to_chrome = os.pipe()
         self.from_chrome, from_chrome_w = os.pipe()
 
@@ -70,15 +75,13 @@ class Chromium:
                 "--disable-extensions", "--disable-background-networking", "--hide-scrollbars",
                 "--font-render-hinting=none", f"--user-data-dir={self.scratch}", "about:blank"]
         try:
-            # Its TMPDIR is the scratch too: the browser keeps its singleton
-            # socket in a directory there, which the group's SIGKILL below
-            # leaves behind, and the caller removes the scratch.
             self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                          close_fds=False, preexec_fn=fds,
                                          start_new_session=True,
-                                         env=dict(os.environ, TMPDIR=self.scratch))
+                                         env=dict(os.environ, TMPDIR=self.tmp))
         except OSError as e:
+            shutil.rmtree(self.tmp, ignore_errors=True)
             raise CannotStart(f"cannot run {self.binary}: {e.strerror}")
         finally:
             os.close(to_chrome_r)
@@ -98,6 +101,12 @@ class Chromium:
                 os.close(fd)
             except OSError:
                 pass
+        try:
+            self.end_browser()
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def end_browser(self):
         if not self.proc:
             return
         if self.proc.poll() is None:
