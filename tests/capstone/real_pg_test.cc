@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/order_service/pg_cluster.h"
 #include "gtest/gtest.h"
+#include "tests/temp_dir.h"
 #include "tools/calibration/calibration_io.h"
 #include "tools/capstone/real_run.h"
 #include "tools/capstone/steps.h"
@@ -34,7 +35,8 @@ TEST(CapstoneRealPg, StepsRunOnPostgresWithItsCpuCounted) {
   o.db = "postgres";
   o.service_binary = PERFLAB_BINARY;
   o.scale = 0.2;
-  o.dataset = absl::StrCat(::testing::TempDir(), "perflab_real_pg_test.sqlite");
+  const perflab::testing::TempDir tmp;
+  o.dataset = tmp.File("perflab_real_pg_test.sqlite");
   o.repeats = 1;
   o.warmup_s = 0.5;
   o.closed_s = 2;

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/sanitizers.h"
+#include "tests/temp_dir.h"
 #include "tests/tools/cli_runner.h"
 #include "tools/calibration/calibrate.h"
 #include "tools/calibration/calibration_io.h"
@@ -42,7 +43,8 @@ TEST(CapstoneReal, BaselineIndexCacheRiseForRealAndComposed) {
   // the baseline and the dataset is quick to generate. The calibration's
   // costs are for the full dataset, so only orderings are compared here.
   o.scale = 0.2;
-  o.dataset = absl::StrCat(::testing::TempDir(), "perflab_real_test.sqlite");
+  const perflab::testing::TempDir tmp;
+  o.dataset = tmp.File("perflab_real_test.sqlite");
   o.repeats = 1;
   o.warmup_s = 0.5;
   o.closed_s = 2;

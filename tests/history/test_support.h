@@ -15,31 +15,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/temp_dir.h"
 #include "tools/history/run.h"
 
 namespace perflab::history::testing {
 
-// A fresh directory under the system's temporary one for one test's
-// databases and files, removed with the object.
-class TempDir {
- public:
-  TempDir()
-      : path_(
-            (std::filesystem::temp_directory_path() / "perflab-history-XXXXXX")
-                .string()) {
-    EXPECT_NE(::mkdtemp(path_.data()), nullptr) << path_;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// A scoped directory of a test's own (tests/temp_dir.h).
+using ::perflab::testing::TempDir;
 
 // Commits c00..cNN, one a minute; commit i's benchmarks BM_A and BM_B take
 // level(i) + repetition ns; each measurement advances the clock by 40 s.

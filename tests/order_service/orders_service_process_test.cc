@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/file_text.h"
+#include "tests/temp_dir.h"
 
 namespace perflab::orders {
 namespace {
@@ -29,9 +30,11 @@ namespace fs = std::filesystem;
 
 using ::perflab::testing::FileText;
 
-// An executable script `name` in the test's temporary directory.
+// An executable script `name` in this process's directory, removed at exit
+// with what the scripts write beside themselves.
 std::string StandIn(const std::string& name, const std::string& body) {
-  std::string path = ::testing::TempDir() + name;
+  static const perflab::testing::TempDir dir("orders-service-process");
+  std::string path = dir.File(name);
   std::ofstream(path) << "#!/bin/sh\n" << body;
   fs::permissions(path, fs::perms::owner_all);
   return path;

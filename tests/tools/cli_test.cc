@@ -29,6 +29,7 @@
 #include "models/cost.h"
 #include "rapidjson/document.h"
 #include "sim/scenarios/scenario.h"
+#include "tests/temp_dir.h"
 #include "tests/tools/cli_runner.h"
 #include "tools/calibration/calibrate.h"
 #include "tools/calibration/calibration_io.h"
@@ -512,7 +513,8 @@ TEST(CliJson, AFirstTimeoutOnlyWhereOneFired) {
 // numbers alike. Each slot also takes the plain decimal "16" (exit 0), so a
 // refusal is the spelling's, not the slot's.
 TEST(CliNumbers, EveryTypedNumberIsDecimal) {
-  const std::string file = ::testing::TempDir() + "/cli_numbers.txt";
+  const perflab::testing::TempDir tmp;
+  const std::string file = tmp.File("cli_numbers.txt");
   struct Slot {
     std::vector<std::string> args;   // '#' in one of them: the number
     bool spaces_are_layout = false;  // a column of a file or a list
