@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "tools/history/changes.h"
@@ -14,7 +15,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path =
-      "/tmp/perflab-history-fuzz-" + std::to_string(::getpid()) + ".sqlite";
+      (std::filesystem::temp_directory_path() /
+       ("perflab-history-fuzz-" + std::to_string(::getpid()) + ".sqlite"))
+          .string();
   if (FILE* f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(data, 1, size, f);
     std::fclose(f);
