@@ -5,30 +5,29 @@
 #ifndef PERFLAB_TESTS_TEMP_DIR_H_
 #define PERFLAB_TESTS_TEMP_DIR_H_
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <string>
 #include <string_view>
-#include <system_error>
+#include <utility>
 
+#include "absl/status/statusor.h"
+#include "core/interrupt.h"
 #include "gtest/gtest.h"
 
 namespace perflab::testing {
 
+// Made by core::MakeTempDir, so an interrupted test run removes it too.
 class TempDir {
  public:
-  explicit TempDir(std::string_view prefix = "perflab-test")
-      : path_((std::filesystem::temp_directory_path() /
-               (std::string(prefix) + "-XXXXXX"))
-                  .string()) {
-    EXPECT_NE(::mkdtemp(path_.data()), nullptr) << path_;
+  explicit TempDir(std::string_view prefix = "perflab-test") {
+    absl::StatusOr<std::string> made = core::MakeTempDir(
+        core::TempDirBase() + "/" + std::string(prefix) + "-");
+    EXPECT_TRUE(made.ok()) << made.status();
+    if (made.ok()) path_ = *std::move(made);
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
+    if (!path_.empty()) core::RemoveTempPath(path_);
   }
   const std::string& path() const { return path_; }
   // The path of `name` inside it.

@@ -17,6 +17,7 @@
 #include "core/env.h"
 #include "gtest/gtest.h"
 #include "tests/file_text.h"
+#include "tests/temp_dir.h"
 
 namespace perflab::capstone {
 namespace {
@@ -31,21 +32,11 @@ using ::perflab::testing::FileText;
 // another's feet.
 class OwnTmpdir {
  public:
-  explicit OwnTmpdir(core::FakeEnv& env)
-      : dir_(::testing::TempDir() + "wrk_script_test_XXXXXX") {
-    EXPECT_NE(::mkdtemp(dir_.data()), nullptr) << dir_;
-    env.SetVar("TMPDIR", dir_);
-  }
-  OwnTmpdir(const OwnTmpdir&) = delete;
-  OwnTmpdir& operator=(const OwnTmpdir&) = delete;
-  ~OwnTmpdir() {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  const std::string& dir() const { return dir_; }
+  explicit OwnTmpdir(core::FakeEnv& env) { env.SetVar("TMPDIR", dir_.path()); }
+  const std::string& dir() const { return dir_.path(); }
 
  private:
-  std::string dir_;
+  const perflab::testing::TempDir dir_{"wrk_script_test"};
 };
 
 TEST(WrkScript, TextAsksForSkewedCustomerPagesWithTheSeed) {

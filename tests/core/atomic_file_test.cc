@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/temp_dir.h"
 
 namespace perflab::core {
 namespace {
@@ -49,16 +50,8 @@ std::set<std::string> Names(const fs::path& dir) {
 
 class AtomicFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = absl::StrCat(::testing::TempDir(), "/atomic_XXXXXX");
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path dir_;
+  const perflab::testing::TempDir tmp_{"atomic"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(AtomicFileTest, WritesANewFileAndReplacesARegularOne) {

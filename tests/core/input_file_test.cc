@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/temp_dir.h"
 
 namespace perflab::core {
 namespace {
@@ -24,21 +25,13 @@ using ::testing::HasSubstr;
 
 class InputFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = absl::StrCat(::testing::TempDir(), "/input_XXXXXX");
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string Put(const std::string& name, const std::string& text) {
     std::string path = (dir_ / name).string();
     std::ofstream(path, std::ios::binary) << text;
     return path;
   }
-  fs::path dir_;
+  const perflab::testing::TempDir tmp_{"input"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(InputFileTest, ReadsARegularFileWhole) {
