@@ -18,6 +18,7 @@
 #include "core/subprocess.h"
 #include "models/mann_whitney.h"
 #include "models/median.h"
+#include "tools/history/git.h"
 
 namespace perflab::history {
 namespace {
@@ -497,19 +498,11 @@ class GitAgainstEnv : public AgainstEnv {
   }
 
   // git's first output line; an error when git fails.
-  absl::StatusOr<std::string> Git(std::vector<std::string> args) {
-    std::vector<std::string> argv = {"git", "-C", repo_};
-    argv.insert(argv.end(), args.begin(), args.end());
-    core::SpawnOptions o;
-    o.stdout_to = core::Output::kCapture;
-    o.stderr_to = core::Output::kDiscard;
-    o.search_path = true;
-    auto p = core::Subprocess::Spawn(argv, o);
-    if (!p.ok()) return p.status();
-    auto st = p->Wait();
-    if (!st.ok()) return st.status();
-    if (!st->ok()) return absl::InvalidArgumentError("git failed");
-    std::string line(absl::StripAsciiWhitespace(p->output()));
+  absl::StatusOr<std::string> Git(const std::vector<std::string>& args) {
+    absl::StatusOr<GitOutput> git = RunGit(repo_, args);
+    if (!git.ok()) return git.status();
+    if (!git->status.ok()) return absl::InvalidArgumentError("git failed");
+    std::string line(absl::StripAsciiWhitespace(git->out));
     if (line.empty()) return absl::InvalidArgumentError("git printed nothing");
     return line;
   }

@@ -22,6 +22,7 @@
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tools/history/git.h"
 
 namespace perflab::history {
 namespace {
@@ -55,31 +56,22 @@ class GitEnv : public Env {
     if (range.empty() || range.front() == '-') {
       return absl::InvalidArgumentError(bad);
     }
-    std::vector<std::string> argv = {"git",
-                                     "-C",
-                                     repo_,
-                                     "log",
+    std::vector<std::string> args = {"log",
                                      "--first-parent",
                                      "--reverse",
                                      "--format=%H%x1f%P%x1f%ct%x1f%s",
                                      std::string(range),
                                      "--"};
     if (range.find("..") == absl::string_view::npos) {
-      argv.insert(argv.end() - 2, "--max-count=1");
+      args.insert(args.end() - 2, "--max-count=1");
       // --reverse applies after --max-count: one commit either way.
     }
-    core::SpawnOptions o;
-    o.stdout_to = core::Output::kCapture;
-    o.stderr_to = core::Output::kDiscard;
-    o.search_path = true;
-    auto p = core::Subprocess::Spawn(argv, o);
-    if (!p.ok()) return p.status();
-    auto st = p->Wait();
-    if (!st.ok()) return st.status();
-    if (!st->ok()) return absl::InvalidArgumentError(bad);
+    absl::StatusOr<GitOutput> git = RunGit(repo_, args);
+    if (!git.ok()) return git.status();
+    if (!git->status.ok()) return absl::InvalidArgumentError(bad);
     std::vector<Commit> out;
     for (absl::string_view line :
-         absl::StrSplit(p->output(), '\n', absl::SkipEmpty())) {
+         absl::StrSplit(git->out, '\n', absl::SkipEmpty())) {
       std::vector<std::string> f = absl::StrSplit(line, '\x1f');
       if (f.size() != 4) continue;
       Commit c;
