@@ -186,37 +186,11 @@ std::vector<pid_t> ChildrenOf(pid_t pid) {
   return children;
 }
 
-// The id of the postmaster's System V interlock segment: the second field
-// of postmaster.pid's seventh line ("key id"); -1 if there is none.
-int InterlockShmId(const std::string& pid_file) {
-  const std::vector<std::string> lines =
-      absl::StrSplit(ReadFile(pid_file), '\n');
-  if (lines.size() < 7) return -1;
-  const std::vector<absl::string_view> key_id =
-      absl::StrSplit(lines[6], ' ', absl::SkipEmpty());
-  int id = -1;
-  if (key_id.size() != 2 || !absl::SimpleAtoi(key_id[1], &id)) return -1;
-  return id;
-}
-
-// PostgreSQL's dynamic shared memory segments that `pid` maps, as paths
-// (/dev/shm/PostgreSQL.N). A segment no process maps is one PostgreSQL has
-// already removed, so those of the postmaster and its backends are all.
+// PostgreSQL's dynamic shared memory segments that `pid` maps. A segment no
+// process maps is one PostgreSQL has already removed, so those of the
+// postmaster and its backends are all.
 std::vector<std::string> MappedDsmSegments(pid_t pid) {
-  std::vector<std::string> segments;
-  std::istringstream maps(ReadFile(absl::StrCat("/proc/", pid, "/maps")));
-  constexpr char kPrefix[] = "/dev/shm/PostgreSQL.";
-  for (std::string line; std::getline(maps, line);) {
-    const size_t at = line.find(kPrefix);
-    if (at == std::string::npos) continue;
-    const std::string path = line.substr(at);
-    // One entry a mapping; an unlinked one ends in " (deleted)".
-    if (path.find(' ') != std::string::npos) continue;
-    if (std::find(segments.begin(), segments.end(), path) == segments.end()) {
-      segments.push_back(path);
-    }
-  }
-  return segments;
+  return DsmSegments(ReadFile(absl::StrCat("/proc/", pid, "/maps")));
 }
 
 // True when `pid` has exited (it is left for the owner to reap).
@@ -283,6 +257,32 @@ absl::StatusOr<core::Subprocess> SpawnServer(
 }
 
 }  // namespace
+
+int InterlockShmId(const std::string& pid_file) {
+  const std::vector<absl::string_view> lines = absl::StrSplit(pid_file, '\n');
+  if (lines.size() < 7) return -1;
+  const std::vector<absl::string_view> key_id =
+      absl::StrSplit(lines[6], ' ', absl::SkipEmpty());
+  int id = -1;
+  if (key_id.size() != 2 || !absl::SimpleAtoi(key_id[1], &id)) return -1;
+  return id;
+}
+
+std::vector<std::string> DsmSegments(const std::string& maps) {
+  std::vector<std::string> segments;
+  constexpr absl::string_view kPrefix = "/dev/shm/PostgreSQL.";
+  for (absl::string_view line : absl::StrSplit(maps, '\n')) {
+    const size_t at = line.find(kPrefix);
+    if (at == absl::string_view::npos) continue;
+    const std::string path(line.substr(at));
+    // One line a mapping; an unlinked one ends in " (deleted)".
+    if (path.find(' ') != std::string::npos) continue;
+    if (std::find(segments.begin(), segments.end(), path) == segments.end()) {
+      segments.push_back(path);
+    }
+  }
+  return segments;
+}
 
 std::string LastLine(const std::string& text) {
   std::vector<absl::string_view> lines =
@@ -401,7 +401,7 @@ void PgCluster::Crash() {
   // What a fast shutdown would remove and a killed server leaves behind,
   // holding its memory: the System V interlock segment and the dynamic
   // segments in /dev/shm. Found while the server runs.
-  const int shmid = InterlockShmId(dir_ + "/data/postmaster.pid");
+  const int shmid = InterlockShmId(ReadFile(dir_ + "/data/postmaster.pid"));
   const std::vector<pid_t> children = ChildrenOf(pid);
   std::vector<std::string> segments = MappedDsmSegments(pid);
   for (pid_t child : children) {

@@ -113,6 +113,15 @@ class PgCluster {
 // The last non-empty line of `text`, without its line end.
 std::string LastLine(const std::string& text);
 
+// What Crash() reads to remove a killed server's shared memory. From a
+// postmaster.pid's text: its System V interlock's id, the second field of the
+// seventh line ("key id"); -1 when the file has no such line.
+int InterlockShmId(const std::string& pid_file);
+// From a /proc/PID/maps text: the PostgreSQL dynamic segments mapped
+// (/dev/shm/PostgreSQL.N), each once, in the order first seen; an unlinked
+// one (" (deleted)") is not listed.
+std::vector<std::string> DsmSegments(const std::string& maps);
+
 }  // namespace perflab::orders
 
 #endif  // PERFLAB_BENCH_ORDER_SERVICE_PG_CLUSTER_H_

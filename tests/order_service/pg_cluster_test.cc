@@ -34,6 +34,40 @@ TEST(LastLine, SkipsTrailingBlankLines) {
   EXPECT_EQ(LastLine("\n\n"), "");
 }
 
+// postmaster.pid as PostgreSQL 15 writes it: pid, data directory, start
+// time, port, socket directory, listen address, then "key id" of the System
+// V interlock, then the status.
+TEST(InterlockShmId, IsTheSecondFieldOfTheSeventhLine) {
+  EXPECT_EQ(InterlockShmId("4242\n/tmp/d/data\n1765000000\n5433\n/tmp/d\n"
+                           "\n  5433001     32770\nready   \n"),
+            32770);
+}
+
+TEST(InterlockShmId, IsMinusOneWithoutAKeyAndAnId) {
+  // Six lines: the postmaster has not got its segment yet.
+  EXPECT_EQ(InterlockShmId("4242\n/tmp/d/data\n1765000000\n5433\n/tmp/d\n"),
+            -1);
+  // A key alone, or an id that is not a number.
+  EXPECT_EQ(InterlockShmId("1\n2\n3\n4\n5\n6\n  5433001\n"), -1);
+  EXPECT_EQ(InterlockShmId("1\n2\n3\n4\n5\n6\n  5433001 x7\n"), -1);
+  EXPECT_EQ(InterlockShmId(""), -1);
+}
+
+TEST(DsmSegments, ListsEachMappedSegmentOnceAndNoUnlinkedOne) {
+  const std::string maps =
+      "7f00-7f10 rw-s 00000000 00:1a 11 /dev/shm/PostgreSQL.1804289383\n"
+      "7f10-7f20 r--p 00000000 08:01 12 /usr/lib/postgresql/15/bin/postgres\n"
+      "7f20-7f30 rw-s 00000000 00:1a 13 /dev/shm/PostgreSQL.846930886\n"
+      "7f30-7f40 rw-s 00001000 00:1a 11 /dev/shm/PostgreSQL.1804289383\n"
+      "7f40-7f50 rw-s 00000000 00:1a 14 /dev/shm/PostgreSQL.16816927 "
+      "(deleted)\n"
+      "7f50-7f60 rw-s 00000000 00:01 15 /SYSV0052e2c1 (deleted)\n";
+  EXPECT_EQ(DsmSegments(maps),
+            (std::vector<std::string>{"/dev/shm/PostgreSQL.1804289383",
+                                      "/dev/shm/PostgreSQL.846930886"}));
+  EXPECT_TRUE(DsmSegments("").empty());
+}
+
 TEST(FindPgBinDir, OverrideWithoutServerNamesThePackage) {
   core::FakeEnv env;
   env.SetVar("PERFLAB_PG_BIN", "/nonexistent/perflab/bin");
