@@ -23,6 +23,30 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+// By default every +-delta run warms up as the rig did, 8 s, with the cache
+// or without it: a shorter warm-up is asked for, never assumed.
+TEST(Composer, SensitivityRunsKeepTheRigsWarmUpByDefault) {
+  FakeModel fake;
+  ComposeOptions o = Options("index,cache");
+  o.calibration.cache_hit_us = 10;  // read by the cache step alone
+  o.sensitivity = true;
+  o.sensitivity_window_s = 4;
+  std::vector<sim::OrderServiceLoad> varied;
+  std::mutex mu;
+  StepRunner runner = Edited(fake, [&](const sim::OrderServiceConfig&,
+                                       const sim::OrderServiceLoad& load,
+                                       uint64_t, sim::OrderServiceResult&) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (load.duration_s == 4) varied.push_back(load);
+  });
+  absl::StatusOr<Composition> c = Compose(o, runner);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->sensitivity_warmup_s, 8);
+  // The scan's pair at the baseline and the cache hit's at the cache step.
+  ASSERT_EQ(varied.size(), 4u);
+  for (const sim::OrderServiceLoad& l : varied) EXPECT_EQ(l.warmup_s, 8);
+}
+
 TEST(Composer, SensitivityRunsWarmUpShortUnlessTheCacheIsOn) {
   FakeModel fake;
   ComposeOptions o = Options("index,cache");

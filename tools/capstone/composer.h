@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/case_study.h"
 #include "core/document.h"
 #include "models/cost.h"
 #include "tools/capstone/runs.h"
@@ -41,13 +42,12 @@ struct ComposeOptions {
   // Closed-loop window of each +-delta run (s), after its warm-up: the two
   // runs share their seed, so their difference needs less than 15 s.
   double sensitivity_window_s = 5;
-  // Warm-up of the +-delta runs of a step without the cache (s): nothing
-  // there builds up over seconds (the closed loop fills within a few
-  // response times, young collections cycle from the first request). A step
-  // with the cache keeps the rig's warm-up, as its 30 s entries are still
-  // being filled then and the elasticity is the rig's at that point of its
-  // run.
-  double sensitivity_warmup_s = 2;
+  // Warm-up of the +-delta runs of a step without the cache (s); a step with
+  // the cache always keeps the rig's, as its 30 s entries are still being
+  // filled then. The rig's by default, as every closed run has: a shorter
+  // one simulates less but is another method (sim/README.md, "The
+  // sensitivity runs' warm-up", has what 2 s changes).
+  double sensitivity_warmup_s = case_study::kRigWarmupS;
   // +-delta pairs per cost, one with each of the first this many repeats'
   // seeds (1..repeats): with more than one, each elasticity is their mean
   // and its lowest and highest show how much of it is noise.

@@ -24,7 +24,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/atomic_file.h"
-#include "core/case_study.h"
 #include "core/input_file.h"
 #include "core/interrupt.h"
 #include "sim/cpu.h"
@@ -441,11 +440,11 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
          absl::StrCat("with --sensitivity: seconds the ", delta,
                       " runs of a step without the cache warm up "
                       "before their window (default ",
-                      DefaultText(a->sensitivity_warmup_s), "; ",
-                      DefaultText(case_study::kRigWarmupS),
-                      " is the rig's, as every closed run has); a step with "
-                      "the cache always keeps the rig's, as its cache is "
-                      "still filling"))
+                      DefaultText(a->sensitivity_warmup_s),
+                      ", the rig's, as every closed run has; 2 takes about "
+                      "0.6 of the time and moves the elasticities by about "
+                      "their noise); a step with the cache always keeps the "
+                      "rig's, as its cache is still filling"))
       ->check(PositiveAtMost(kMaxSensitivityWarmupS))
       ->needs(sensitivity);
   cmd->add_flag("--list-steps", a->list_steps,
