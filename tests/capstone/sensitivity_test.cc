@@ -23,14 +23,22 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// By default every +-delta run warms up as the rig did, 8 s, with the cache
-// or without it: a shorter warm-up is asked for, never assumed.
-TEST(Composer, SensitivityRunsKeepTheRigsWarmUpByDefault) {
-  FakeModel fake;
+// A step without the cache and one with it, each with one cost to vary (the
+// scan at the baseline, the cache hit at the cache step), +-delta runs
+// measuring a 4 s window.
+ComposeOptions WithAndWithoutTheCache() {
   ComposeOptions o = Options("index,cache");
   o.calibration.cache_hit_us = 10;  // read by the cache step alone
   o.sensitivity = true;
   o.sensitivity_window_s = 4;
+  return o;
+}
+
+// By default every +-delta run warms up as the rig did, 8 s, with the cache
+// or without it: a shorter warm-up is asked for, never assumed.
+TEST(Composer, SensitivityRunsKeepTheRigsWarmUpByDefault) {
+  FakeModel fake;
+  ComposeOptions o = WithAndWithoutTheCache();
   std::vector<sim::OrderServiceLoad> varied;
   std::mutex mu;
   StepRunner runner = Edited(fake, [&](const sim::OrderServiceConfig&,
@@ -49,10 +57,7 @@ TEST(Composer, SensitivityRunsKeepTheRigsWarmUpByDefault) {
 
 TEST(Composer, SensitivityRunsWarmUpShortUnlessTheCacheIsOn) {
   FakeModel fake;
-  ComposeOptions o = Options("index,cache");
-  o.calibration.cache_hit_us = 10;  // read by the cache step alone
-  o.sensitivity = true;
-  o.sensitivity_window_s = 4;
+  ComposeOptions o = WithAndWithoutTheCache();
   o.sensitivity_warmup_s = 3;
   struct Seen {
     bool cache;
