@@ -137,12 +137,22 @@ class Run:
         deadline = time.monotonic() + GUARD_S
         while not pred(self):
             if self.p.poll() is not None:
+                self.kill_all()
                 fail(f"{what}: '{' '.join(self.argv[:3])}' ended first (exit "
                      f"{self.p.returncode}); stderr: {self.lines[-3:]}")
             if time.monotonic() > deadline:
-                self.p.kill()
+                self.kill_all()
                 fail(f"{what}: not seen within the guard")
             self.poll_once()
+
+    def kill_all(self):
+        """Before a failure: the command and every group its descendants were
+        seen in, so that a failing case leaves nothing running (a build's
+        `sleep 1000` would outlive the test)."""
+        self.poll_once()
+        if self.p.poll() is None:
+            self.p.kill()
+        kill_groups(self.groups)
 
     def interrupt(self, sig):
         self.groups.discard(os.getpgrp())
@@ -150,7 +160,7 @@ class Run:
         deadline = time.monotonic() + GUARD_S
         while self.p.poll() is None:  # stderr drained: a full pipe blocks it
             if time.monotonic() > deadline:
-                self.p.kill()
+                self.kill_all()
                 fail(f"{sig.name}: '{self.argv[1]}' did not end within the guard")
             if select.select([self.fd], [], [], 0.05)[0]:
                 os.read(self.fd, 65536)
