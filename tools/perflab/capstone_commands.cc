@@ -442,7 +442,7 @@ void AddComposedFlags(CLI::App* cmd, CapstoneArgs* a) {
                       "before their window (default ",
                       DefaultText(a->sensitivity_warmup_s),
                       ", the rig's, as every closed run has; 2 takes about "
-                      "0.6 of the time and moves the elasticities by about "
+                      "0.7 of the time and moves the elasticities by about "
                       "their noise); a step with the cache always keeps the "
                       "rig's, as its cache is still filling"))
       ->check(PositiveAtMost(kMaxSensitivityWarmupS))
