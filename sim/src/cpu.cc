@@ -32,6 +32,29 @@ int64_t Cpu::scheduler_steps() const { return sliced_ ? sliced_->steps : 0; }
 // Inline into Add, its one caller: a call's saves and restores cost about
 // as much as a push onto a heap of a few jobs.
 [[gnu::always_inline]] inline void Cpu::JobHeap::push(const Job& job) {
+  if (!has_first_) {
+    if (jobs_.empty() || jobs_.front() > job) {
+      first_ = job;
+      has_first_ = true;
+      return;
+    }
+  } else if (first_ > job) {
+    HeapPush(first_);
+    first_ = job;
+    return;
+  }
+  HeapPush(job);
+}
+
+void Cpu::JobHeap::pop() {
+  if (has_first_) {
+    has_first_ = false;
+    return;
+  }
+  HeapPop();
+}
+
+void Cpu::JobHeap::HeapPush(const Job& job) {
   jobs_.push_back(job);
   Job* heap = jobs_.data();
   size_t hole = jobs_.size() - 1;
@@ -44,7 +67,7 @@ int64_t Cpu::scheduler_steps() const { return sliced_ ? sliced_->steps : 0; }
   heap[hole] = job;
 }
 
-void Cpu::JobHeap::pop() {
+void Cpu::JobHeap::HeapPop() {
   const Job last = jobs_.back();
   jobs_.pop_back();
   const size_t n = jobs_.size();

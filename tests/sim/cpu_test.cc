@@ -48,6 +48,24 @@ TEST(CpuTest, LateArrivalSharesTheRemainingWork) {
   EXPECT_EQ(b, 200);  // 50 at half speed by 150, then 50 alone
 }
 
+// A job that arrives once the earliest finisher has gone may still finish
+// after a job already running. By hand, on one core: A (100 ns) and B (10)
+// share from 0, so B is done at 20 and A has 90 left; A alone to 30 (80
+// left); C (200) arrives and shares with A, which gets its 80 by 190; C has
+// 120 left then and runs alone to 310.
+TEST(CpuTest, ALaterLongerJobFinishesAfterTheOneRunningBeforeIt) {
+  Simulation sim;
+  Cpu cpu(sim, 1);
+  Time a = 0, b = 0, c = 0;
+  sim.Spawn(CpuJob(sim, cpu, 0, 100, a));
+  sim.Spawn(CpuJob(sim, cpu, 0, 10, b));
+  sim.Spawn(CpuJob(sim, cpu, 30, 200, c));
+  ASSERT_TRUE(sim.Run(1000).ok());
+  EXPECT_EQ(b, 20);
+  EXPECT_EQ(a, 190);
+  EXPECT_EQ(c, 310);
+}
+
 Process RecordedJob(Simulation& sim, Cpu& cpu, Time at, Time work, int id,
                     std::vector<int>& order, std::vector<Time>& done) {
   co_await sim.Delay(at);
