@@ -32,6 +32,7 @@ int64_t Cpu::scheduler_steps() const { return sliced_ ? sliced_->steps : 0; }
 // Inline into Add, its one caller: a call's saves and restores cost about
 // as much as a push onto a heap of a few jobs.
 [[gnu::always_inline]] inline void Cpu::JobHeap::push(const Job& job) {
+  Job to_heap = job;
   if (!has_first_) {
     if (jobs_.empty() || jobs_.front() > job) {
       first_ = job;
@@ -39,11 +40,10 @@ int64_t Cpu::scheduler_steps() const { return sliced_ ? sliced_->steps : 0; }
       return;
     }
   } else if (first_ > job) {
-    HeapPush(first_);
+    to_heap = first_;
     first_ = job;
-    return;
   }
-  HeapPush(job);
+  HeapPush(to_heap);
 }
 
 void Cpu::JobHeap::pop() {
@@ -54,7 +54,7 @@ void Cpu::JobHeap::pop() {
   HeapPop();
 }
 
-void Cpu::JobHeap::HeapPush(const Job& job) {
+[[gnu::always_inline]] inline void Cpu::JobHeap::HeapPush(const Job& job) {
   jobs_.push_back(job);
   Job* heap = jobs_.data();
   size_t hole = jobs_.size() - 1;
