@@ -155,6 +155,25 @@ class Cpu {
     return {this, work, use, working_set_bytes, thread};
   }
 
+  // A job of `work` ns started now that would finish as the simulation's
+  // very next event, before anything else pending changes the CPU: its
+  // finish time, or -1 if it would not. Only from code this CPU's tick
+  // resumed inline (processor sharing), with the cores not saturated even
+  // with the job, so that it runs at full speed and the tick's own
+  // bookkeeping is all that happens until it is done. FinishNow(use, at)
+  // then runs it there and then: the clock moves to `at`, and everything
+  // the engine, the CPU and their statistics show is what the job's Add,
+  // its finish and the inline resumption would have left, the order of
+  // later events and the events counted included. The caller goes on at
+  // `at` without suspending, as if resumed by that tick.
+  Time FinishNowAt(Time work) const;
+  void FinishNow(CpuUse use, Time at);
+  // Jobs run by FinishNow since construction.
+  int64_t finished_in_place() const { return finished_in_place_; }
+  // FinishNowAt says -1 from now on: every job goes through the timer, for
+  // tests that compare the two ways.
+  void DisableFinishNowForTesting() { finish_now_ = false; }
+
   // Stops all job progress for `duration` from now (a stop-the-world pause):
   // running jobs keep their remaining work and finish that much later. The
   // frozen cores count as idle unless the pause's own work is Charge()d.
@@ -231,9 +250,10 @@ class Cpu {
   };
   int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
   double Rate() const;  // virtual (per-job) ns of work per real ns
-  void Advance();
-  void Reschedule();                // RescheduleAs a seq taken now
-  void RescheduleAs(uint64_t seq);  // sets the timer to the next finish
+  void Advance() { AdvanceWith(ps_runnable()); }
+  void AdvanceWith(int64_t runnable);  // as if `runnable` jobs ran since
+  void Reschedule();                   // RescheduleAs a seq taken now
+  void RescheduleAs(uint64_t seq);     // sets the timer to the next finish
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
   static void OnTick(void* ctx, uint64_t);
   double Elapsed() const;
@@ -320,6 +340,17 @@ class Cpu {
   Time frozen_until_ = 0;
   uint64_t seq_ = 0;
   uint64_t reschedules_ = 0;  // RescheduleAs calls, to tell one happened
+  // While OnTick resumes its last finished job inline: the timer it still
+  // owes is set in position `seq` unless a reschedule follows `before`.
+  // FinishNow, standing in for the next tick, moves both on.
+  struct TickResume {
+    bool active = false;
+    uint64_t before = 0;
+    uint64_t seq = 0;
+  };
+  TickResume tick_;
+  bool finish_now_ = true;  // false: tick_ is never active
+  int64_t finished_in_place_ = 0;
   // Set to the next job's finish: when it is, and its place among events
   // at that time (a seq taken when the finish was last computed).
   Simulation::TimerId timer_;

@@ -63,23 +63,38 @@ class Database : public PooledClient<DatabaseOptions, DatabaseStats> {
 // give it back as the caller resumes, which is what StatementTask does step
 // for step, without a coroutine frame of its own. Anything else runs
 // StatementTask. The checks come before the first change of state, so the
-// task, when it runs, finds everything as it would have.
+// task, when it runs, finds everything as it would have. A statement
+// started from a resumption by the CPU's tick (the next of a page's N+1)
+// whose CPU would be the very next event does not even suspend: the CPU
+// runs it in place (Cpu::FinishNow) and the caller goes on at its end.
 class Database::StatementAwaiter {
  public:
   StatementAwaiter(Database* db, Time cpu_work, Time hold, uint64_t thread)
       : db_(db), work_(cpu_work), hold_(hold), thread_(thread) {}
-  bool await_ready() const noexcept { return false; }
-  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(
-      std::coroutine_handle<> h) {
+  // With a free connection, the CPU job may be the very next event (a
+  // statement after a statement, resumed by the CPU's tick): then it runs
+  // in place (Cpu::FinishNow) and the caller goes on without suspending.
+  [[gnu::always_inline]] bool await_ready() {
     Database& db = *db_;
     const Resource& pool = db.pool_;
     // Not under the time-sliced CPU: a thread's finished job holds its core
     // until a tick due now, so the safepoint never goes on at once there
     // and the checks would only cost (correct either way).
-    if (db.cpu_->discipline() == CpuDiscipline::kProcessorSharing &&
-        hold_ == 0 && db.options_.round_trip <= 0 &&
-        pool.in_use() < pool.capacity() && pool.queued() == 0 &&
-        db.SafepointReady()) {
+    free_ = db.cpu_->discipline() == CpuDiscipline::kProcessorSharing &&
+            hold_ == 0 && db.options_.round_trip <= 0 &&
+            pool.in_use() < pool.capacity() && pool.queued() == 0 &&
+            db.SafepointReady();
+    if (!free_) return false;
+    const Time at = db.cpu_->FinishNowAt(work_);
+    if (at < 0) return false;
+    db.pool_.Acquire().await_ready();  // grants: a connection is free
+    db.cpu_->FinishNow(CpuUse::kDatabase, at);
+    return true;
+  }
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(
+      std::coroutine_handle<> h) {
+    Database& db = *db_;
+    if (free_) {
       db.pool_.Acquire().await_ready();  // grants: a connection is free
       Cpu::JobAwaiter run = db.cpu_->Run(work_, CpuUse::kDatabase,
                                          Cpu::kDefaultWorkingSet, thread_);
@@ -102,7 +117,8 @@ class Database::StatementAwaiter {
   Time work_;
   Time hold_;
   uint64_t thread_;
-  Task<bool> task_;  // holds StatementTask only off the fast path
+  bool free_ = false;  // a connection free at once, no pause, no waits
+  Task<bool> task_;    // holds StatementTask only off the fast path
 };
 
 inline Database::StatementAwaiter Database::Statement(Time cpu_work, Time hold,

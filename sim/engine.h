@@ -17,6 +17,7 @@
 #ifndef PERFLAB_SIM_ENGINE_H_
 #define PERFLAB_SIM_ENGINE_H_
 
+#include <algorithm>
 #include <cmath>
 #include <coroutine>
 #include <cstddef>
@@ -245,6 +246,29 @@ class Simulation {
     }
   }
 
+  // For a component whose timer is not set (it knows) and would now be set
+  // to fire at `t`, after every pending event: true if that firing would be
+  // the very next event and the run would get there. That is, nothing is
+  // due by `t`, `t` is within the running Run()'s horizon, the run is not
+  // stopping, nothing that resumed the caller directly goes on after it
+  // (ResumeNested), and the budgets let the run go past the current event
+  // with the timer set. Outside Run() false.
+  bool CanSkipTo(Time t) const {
+    return hold_ == 0 && !stopped_ && t <= until_ && timer_at_ > t &&
+           now_head_ == now_queue_.size() && queue_.MinTime() > t &&
+           events_ < last_event_ && PendingBound() < budget_.max_pending;
+  }
+  // After CanSkipTo(t): what setting that timer and firing it would
+  // leave behind (the event counted, the live-process cap lowered as a set
+  // timer lowers it), with the clock at `t`. The component then does in
+  // place what its timer's callback would have done.
+  void SkipTo(Time t) {
+    live_cap_ = std::min(live_cap_, LiveCap() - 1);
+    recheck_ = true;
+    ++events_;
+    now_ = t;
+  }
+
   struct DelayAwaiter {
     Simulation* sim;
     Time delay;
@@ -318,6 +342,9 @@ class Simulation {
   // 0 while Run() executes an event's callback and no ResumeNested is under
   // way: only then may ContinueNow() say yes.
   int32_t hold_ = 1;
+  // The running Run()'s horizon and the last event it may execute.
+  Time until_ = 0;
+  int64_t last_event_ = 0;
   bool stopped_ = false;
   // Clear only while PendingBound() <= max_pending: in the small array's
   // mode the loop then skips the exact count after each event.

@@ -108,16 +108,17 @@ std::string_view CpuUseName(CpuUse use) {
   return "other";
 }
 
-void Cpu::Advance() {
+void Cpu::AdvanceWith(int64_t n) {
   const Time now = sim_->now();
   const Time from = std::max(last_, frozen_until_);  // no progress while frozen
   if (now > from) {
     const Time dt = now - from;
-    const int64_t n = ps_runnable();
-    // Each job's progress, dt x Rate(); below saturation the rate is 1.0,
+    // Each job's progress, dt x C / n; below saturation the rate is 1.0,
     // and a product by 1.0 is exact, so it is skipped.
-    const double progress = n <= cores_ ? static_cast<double>(dt)
-                                        : static_cast<double>(dt) * Rate();
+    const double progress =
+        n <= cores_ ? static_cast<double>(dt)
+                    : static_cast<double>(dt) * (static_cast<double>(cores_) /
+                                                 static_cast<double>(n));
     vtime_ += progress;
     used_ += static_cast<__int128>(dt) * std::min(n, cores_);
     // A use with no runnable job adds +0.0, which leaves its sum (never
@@ -277,13 +278,59 @@ void Cpu::OnTick(void* ctx, uint64_t) {
   }
   const uint64_t timer_seq = sim.TakeSeq();
   if (last && sim.ContinueAt(last_seq)) {
-    const uint64_t before = cpu->reschedules_;
+    // Saved and given back: a Run nested in the resumed job has ticks too.
+    const TickResume outer = cpu->tick_;
+    cpu->tick_ = {cpu->finish_now_, cpu->reschedules_, timer_seq};
     last.resume();
-    if (cpu->reschedules_ == before) cpu->RescheduleAs(timer_seq);
+    const TickResume mine = cpu->tick_;
+    cpu->tick_ = outer;
+    if (cpu->reschedules_ == mine.before) cpu->RescheduleAs(mine.seq);
     return;
   }
   cpu->RescheduleAs(timer_seq);
   if (last) sim.ScheduleResumeAs(now, last_seq, last);
+}
+
+// The conditions under which Add, the timer it sets and the tick that
+// timer fires would do nothing but run this one job: the CPU's timer is
+// not set (the tick resuming us fired it, and no reschedule since has set
+// it again), the job comes first among the CPU's jobs and alone reaches
+// its tag at its finish, and nothing else is due before then.
+Time Cpu::FinishNowAt(Time work) const {
+  const Time now = sim_->now();
+  if (!tick_.active || reschedules_ != tick_.before || work <= 0 ||
+      last_ != now || frozen_until_ > now || ps_runnable() >= cores_) {
+    return -1;
+  }
+  const double tag = vtime_ + static_cast<double>(work);
+  // RescheduleAs's finish below saturation, and the tag Advance reaches
+  // there, in the same operations.
+  const Time at = SaturatingAdd(now, CeilWait(tag - vtime_));
+  const double reached = vtime_ + static_cast<double>(at - now);
+  if (!(tag <= reached + 1e-3)) return -1;
+  // Ours has the newest seq, so an equal tag would come first.
+  if (!jobs_.empty() && !(jobs_.top().tag > reached + 1e-3)) return -1;
+  if (!sim_->CanSkipTo(at)) return -1;
+  return at;
+}
+
+void Cpu::FinishNow(CpuUse use, Time at) {
+  // Add: the job's seq and a reschedule. (The position Add would take for
+  // the finish goes untaken: an unused one leaves a gap, not a swap.)
+  runnable_by_use_[static_cast<int>(use)] += 1;
+  ++seq_;
+  ++reschedules_;
+  // The timer firing at `at`, and OnTick there: progress with the job
+  // among the runnable, the job popped, positions for its resumption and
+  // for the next finish, and the resumption counted as it goes on inline.
+  sim_->SkipTo(at);
+  AdvanceWith(ps_runnable() + 1);
+  runnable_by_use_[static_cast<int>(use)] -= 1;
+  const uint64_t last_seq = sim_->TakeSeq();
+  const uint64_t timer_seq = sim_->TakeSeq();
+  sim_->ContinueAt(last_seq);
+  tick_ = {true, reschedules_, timer_seq};
+  ++finished_in_place_;
 }
 
 Time Freezes::Finish(Time start, Time work) const {

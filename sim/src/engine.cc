@@ -208,17 +208,25 @@ absl::Status Simulation::Run(Time until) {
   // Callbacks run here may continue a resumption inline (ContinueNow); a Run
   // called from inside one (nested) gives back the caller's setting.
   struct Unhold {
-    int32_t& hold;
-    int32_t saved;
-    ~Unhold() { hold = saved; }
-  } unhold{hold_, hold_};
+    Simulation& sim;
+    int32_t hold;
+    Time until;
+    int64_t last_event;
+    ~Unhold() {
+      sim.hold_ = hold;
+      sim.until_ = until;
+      sim.last_event_ = last_event;
+    }
+  } unhold{*this, hold_, until_, last_event_};
   hold_ = 0;
+  until_ = until;
   stopped_ = false;
   near_budget_ = true;  // pending may have grown outside Run
   // The last event this run may execute (saturated: max_events may be huge).
   const int64_t last_event = budget_.max_events > INT64_MAX - events_
                                  ? INT64_MAX
                                  : events_ + budget_.max_events;
+  last_event_ = last_event;
   internal::Event e;
   while (!stopped_) {
     if (queue_.few_mode() && now_queue_.empty() && first_timer_ < 0 &&

@@ -2,6 +2,11 @@
 // while holding the connection, and its CPU is attributed to the database.
 #include "sim/database.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -107,6 +112,211 @@ TEST(DatabaseTest, APageOnOneBorrowHoldsTheConnectionForAllItsStatements) {
     EXPECT_EQ(b, 6 * kMs) << one_borrow;
     EXPECT_EQ(db.stats().statements, 6);
     EXPECT_EQ(db.pool().Stats().grants, one_borrow ? 2 : 6);
+  }
+}
+
+// A CPU piece, then statements one after another, each resumed by the
+// CPU's tick: `done` gets each one's end.
+Process Statements(Simulation& sim, Cpu& cpu, Database& db, Time first,
+                   std::vector<Time> works, std::vector<Time>& done) {
+  co_await cpu.Run(first);
+  for (const Time w : works) {
+    const bool ok = co_await db.Statement(w);
+    if (!ok) co_return;
+    done.push_back(sim.now());
+  }
+}
+
+Process WakeAndWork(Simulation& sim, Cpu& cpu, Time wake, Time work,
+                    Time& done) {
+  co_await sim.Delay(wake);
+  co_await cpu.Run(work);
+  done = sim.now();
+}
+
+// Two cores, so nothing saturates: a statement ends its work after it
+// starts. After a 10 us piece, statements of 5, 7 and 3 us end at 15, 22
+// and 25 us. The one from 15 to 22 us spans another process's wake at 20
+// us, so it goes through the CPU's timer; the other two are each the very
+// next event and run in place. Either way each CPU finish counts as two
+// events, the tick and the resumption it continues inline (the piece's,
+// the three statements' and the other process's 1 us job, ending at 21
+// us): 10 in all, plus the wake: 11. The database's CPU is 15 us of the
+// 1 ms run.
+TEST(DatabaseTest, AStatementThatIsTheNextEventRunsInPlaceWithTheSameResult) {
+  for (const bool in_place : {true, false}) {
+    Simulation sim;
+    Cpu cpu(sim, 2);
+    if (!in_place) cpu.DisableFinishNowForTesting();
+    DatabaseOptions o;
+    o.pool = 2;
+    Database db(sim, cpu, o);
+    std::vector<Time> done;
+    Time other = 0;
+    sim.Spawn(
+        Statements(sim, cpu, db, 10 * kUs, {5 * kUs, 7 * kUs, 3 * kUs}, done));
+    sim.Spawn(WakeAndWork(sim, cpu, 20 * kUs, kUs, other));
+    ASSERT_TRUE(sim.Run(kMs).ok());
+    EXPECT_EQ(done, (std::vector<Time>{15 * kUs, 22 * kUs, 25 * kUs}));
+    EXPECT_EQ(other, 21 * kUs);
+    EXPECT_EQ(cpu.finished_in_place(), in_place ? 2 : 0);
+    EXPECT_EQ(sim.events_executed(), 11) << in_place;
+    EXPECT_DOUBLE_EQ(cpu.CoresUsedFor(CpuUse::kDatabase), 15e3 / 1e6);
+    EXPECT_EQ(db.stats().statements, 3);
+  }
+}
+
+// The same with the run stopping at 24 us: the last statement (22 to 25
+// us) would end past the horizon, so it waits on the timer, and the clock
+// stops at 24 us with two statements done. Run on, it ends at 25 us.
+TEST(DatabaseTest, AStatementEndingPastTheRunsHorizonDoesNotRunInPlace) {
+  Simulation sim;
+  Cpu cpu(sim, 2);
+  DatabaseOptions o;
+  o.pool = 2;
+  Database db(sim, cpu, o);
+  std::vector<Time> done;
+  Time other = 0;
+  sim.Spawn(
+      Statements(sim, cpu, db, 10 * kUs, {5 * kUs, 7 * kUs, 3 * kUs}, done));
+  sim.Spawn(WakeAndWork(sim, cpu, 20 * kUs, kUs, other));
+  ASSERT_TRUE(sim.Run(24 * kUs).ok());
+  EXPECT_EQ(sim.now(), 24 * kUs);
+  EXPECT_EQ(done, (std::vector<Time>{15 * kUs, 22 * kUs}));
+  EXPECT_EQ(cpu.finished_in_place(), 1);
+  ASSERT_TRUE(sim.Run(kMs).ok());
+  EXPECT_EQ(done, (std::vector<Time>{15 * kUs, 22 * kUs, 25 * kUs}));
+  EXPECT_EQ(cpu.finished_in_place(), 1);
+}
+
+// Every process's steps in the order they ran: (time, who).
+using Log = std::vector<std::pair<Time, int>>;
+
+Process OneStatement(Simulation& sim, Database& db, Time work, int who,
+                     Log& log) {
+  const bool ok = co_await db.Statement(work);
+  if (ok) log.emplace_back(sim.now(), who);
+}
+
+// Requests of a CPU piece, one statement of a process of its own (started
+// from the piece's resumption, which goes on after it), 20 short
+// statements and a wait.
+Process Thread(Simulation& sim, Cpu& cpu, Database& db, int who, int requests,
+               Log& log) {
+  std::mt19937_64 rng(1000 + static_cast<uint64_t>(who));
+  auto draw = [&rng](Time mean) {
+    return static_cast<Time>(rng() % static_cast<uint64_t>(2 * mean)) + 1;
+  };
+  for (int r = 0; r < requests; ++r) {
+    co_await cpu.Run(draw(40 * kUs));
+    sim.Spawn(OneStatement(sim, db, draw(kUs), -who, log));
+    log.emplace_back(sim.now(), who);
+    for (int i = 0; i < 20; ++i) {
+      const bool ok = co_await db.Statement(draw(kUs));
+      if (!ok) co_return;
+      log.emplace_back(sim.now(), who);
+    }
+    co_await sim.Delay(draw(30 * kUs));
+  }
+}
+
+// Another CPU's jobs (a load generator's), whose finishes are that CPU's
+// timer: a statement must not run in place past one.
+Process Generator(Simulation& sim, Cpu& cpu, int jobs, Log& log) {
+  std::mt19937_64 rng(7);
+  for (int j = 0; j < jobs; ++j) {
+    co_await cpu.Run(static_cast<Time>(rng() % (4 * kUs)) + 1);
+    log.emplace_back(sim.now(), 100);
+    co_await sim.Delay(static_cast<Time>(rng() % (40 * kUs)));
+  }
+}
+
+// What a run shows, to compare two runs bit for bit.
+struct Seen {
+  Log log;
+  std::string status;  // of the second part
+  Time now = 0;
+  int64_t events = 0;
+  double cores = 0, database = 0, other = 0, pool_busy = 0, pool_wait = 0;
+  int64_t grants = 0, statements = 0;
+  bool operator==(const Seen&) const = default;
+};
+
+struct Observed {
+  Seen half, end;
+  int64_t placed = 0;  // statements run in place
+};
+
+// Six threads on three cores and a pool of two, beside the generator: the
+// cores saturate at times and the pool queues, so some statements run in
+// place and others go through the timer or the pool's queue. Run to a
+// horizon that falls between events, then on.
+Observed RunThreads(bool in_place, Budget budget) {
+  Observed o;
+  Simulation sim(budget);
+  Cpu cpu(sim, 3);
+  if (!in_place) cpu.DisableFinishNowForTesting();
+  DatabaseOptions options;
+  options.pool = 2;
+  Database db(sim, cpu, options);
+  Cpu generator(sim, 1);
+  Log log;
+  for (int t = 1; t <= 6; ++t) sim.Spawn(Thread(sim, cpu, db, t, 200, log));
+  sim.Spawn(Generator(sim, generator, 5000, log));
+  auto seen = [&](const absl::Status& status) {
+    Seen s;
+    s.log = log;
+    s.status = status.ToString();
+    s.now = sim.now();
+    s.events = sim.events_executed();
+    s.cores = cpu.CoresUsed();
+    s.database = cpu.CoresUsedFor(CpuUse::kDatabase);
+    s.other = cpu.CoresUsedFor(CpuUse::kOther);
+    const ResourceStats pool = db.pool().Stats();
+    s.pool_busy = pool.utilisation;
+    s.pool_wait = pool.mean_wait_s;
+    s.grants = pool.grants;
+    s.statements = db.stats().statements;
+    return s;
+  };
+  o.half = seen(sim.Run(7 * kMs + 1));
+  o.end = seen(sim.Run(kSec));
+  o.placed = cpu.finished_in_place();
+  return o;
+}
+
+// In place and not, everything observed is the same to the bit: the order
+// of every step, the clock, the counts and the statistics.
+TEST(DatabaseTest, RunningStatementsInPlaceChangesNothingObservable) {
+  const Observed a = RunThreads(true, {});
+  const Observed b = RunThreads(false, {});
+  EXPECT_EQ(a.end.statements, 6 * 200 * 21);  // every thread ran to its end
+  EXPECT_GT(a.placed, 1000);                  // of the 25,200 statements
+  EXPECT_LT(a.placed, a.end.statements);
+  EXPECT_EQ(b.placed, 0);
+  EXPECT_TRUE(a.half == b.half);
+  EXPECT_TRUE(a.end == b.end);
+  EXPECT_EQ(a.end.events, b.end.events);
+  EXPECT_TRUE(std::is_sorted(
+      a.end.log.begin(), a.end.log.end(),
+      [](const auto& x, const auto& y) { return x.first < y.first; }));
+}
+
+// A run that breaks its event budget stops at the same event, with the
+// same error, whether statements ran in place or not. (Near the pending
+// budget nothing runs in place: the check leaves the small array's slack.)
+TEST(DatabaseTest, RunningStatementsInPlaceStopsAtTheSameEventBudget) {
+  // Budgets ending at each event of a stretch of the second part's 60,000
+  // or so, so that some end inside a run of statements in place.
+  for (int64_t max = 30'000; max < 30'040; ++max) {
+    Budget budget;
+    budget.max_events = max;
+    const Observed a = RunThreads(true, budget);
+    const Observed b = RunThreads(false, budget);
+    EXPECT_GT(a.placed, 0);
+    EXPECT_TRUE(a.end == b.end) << a.end.status << "\n" << b.end.status;
+    EXPECT_NE(a.end.status.find("event budget exceeded"), std::string::npos)
+        << a.end.status;
   }
 }
 
