@@ -134,35 +134,46 @@ Process WakeAndWork(Simulation& sim, Cpu& cpu, Time wake, Time work,
   done = sim.now();
 }
 
-// Two cores, so nothing saturates: a statement ends its work after it
-// starts. After a 10 us piece, statements of 5, 7 and 3 us end at 15, 22
-// and 25 us. The one from 15 to 22 us spans another process's wake at 20
-// us, so it goes through the CPU's timer; the other two are each the very
-// next event and run in place. Either way each CPU finish counts as two
-// events, the tick and the resumption it continues inline (the piece's,
-// the three statements' and the other process's 1 us job, ending at 21
-// us): 10 in all, plus the wake: 11. The database's CPU is 15 us of the
-// 1 ms run.
-TEST(DatabaseTest, AStatementThatIsTheNextEventRunsInPlaceWithTheSameResult) {
-  for (const bool in_place : {true, false}) {
-    Simulation sim;
-    Cpu cpu(sim, 2);
+// The two tests below: on two cores and two connections, a request of a
+// 10 us piece and statements of 5, 7 and 3 us, beside another process that
+// wakes at 20 us for a 1 us job.
+struct PieceAndStatements {
+  explicit PieceAndStatements(bool in_place) {
     if (!in_place) cpu.DisableFinishNowForTesting();
-    DatabaseOptions o;
-    o.pool = 2;
-    Database db(sim, cpu, o);
-    std::vector<Time> done;
-    Time other = 0;
     sim.Spawn(
         Statements(sim, cpu, db, 10 * kUs, {5 * kUs, 7 * kUs, 3 * kUs}, done));
     sim.Spawn(WakeAndWork(sim, cpu, 20 * kUs, kUs, other));
-    ASSERT_TRUE(sim.Run(kMs).ok());
-    EXPECT_EQ(done, (std::vector<Time>{15 * kUs, 22 * kUs, 25 * kUs}));
-    EXPECT_EQ(other, 21 * kUs);
-    EXPECT_EQ(cpu.finished_in_place(), in_place ? 2 : 0);
-    EXPECT_EQ(sim.events_executed(), 11) << in_place;
-    EXPECT_DOUBLE_EQ(cpu.CoresUsedFor(CpuUse::kDatabase), 15e3 / 1e6);
-    EXPECT_EQ(db.stats().statements, 3);
+  }
+  static DatabaseOptions TwoConnections() {
+    DatabaseOptions o;
+    o.pool = 2;
+    return o;
+  }
+  Simulation sim;
+  Cpu cpu{sim, 2};
+  Database db{sim, cpu, TwoConnections()};
+  std::vector<Time> done;  // each statement's end
+  Time other = 0;          // the other job's
+};
+
+// Nothing saturates: a statement ends its work after it starts. The
+// statements end at 15, 22 and 25 us. The one from 15 to 22 us spans the
+// other process's wake at 20 us, so it goes through the CPU's timer; the
+// other two are each the very next event and run in place. Either way
+// each CPU finish counts as two events, the tick and the resumption it
+// continues inline (the piece's, the three statements' and the other
+// process's 1 us job, ending at 21 us): 10 in all, plus the wake: 11. The
+// database's CPU is 15 us of the 1 ms run.
+TEST(DatabaseTest, AStatementThatIsTheNextEventRunsInPlaceWithTheSameResult) {
+  for (const bool in_place : {true, false}) {
+    PieceAndStatements r(in_place);
+    ASSERT_TRUE(r.sim.Run(kMs).ok());
+    EXPECT_EQ(r.done, (std::vector<Time>{15 * kUs, 22 * kUs, 25 * kUs}));
+    EXPECT_EQ(r.other, 21 * kUs);
+    EXPECT_EQ(r.cpu.finished_in_place(), in_place ? 2 : 0);
+    EXPECT_EQ(r.sim.events_executed(), 11) << in_place;
+    EXPECT_DOUBLE_EQ(r.cpu.CoresUsedFor(CpuUse::kDatabase), 15e3 / 1e6);
+    EXPECT_EQ(r.db.stats().statements, 3);
   }
 }
 
@@ -170,23 +181,14 @@ TEST(DatabaseTest, AStatementThatIsTheNextEventRunsInPlaceWithTheSameResult) {
 // us) would end past the horizon, so it waits on the timer, and the clock
 // stops at 24 us with two statements done. Run on, it ends at 25 us.
 TEST(DatabaseTest, AStatementEndingPastTheRunsHorizonDoesNotRunInPlace) {
-  Simulation sim;
-  Cpu cpu(sim, 2);
-  DatabaseOptions o;
-  o.pool = 2;
-  Database db(sim, cpu, o);
-  std::vector<Time> done;
-  Time other = 0;
-  sim.Spawn(
-      Statements(sim, cpu, db, 10 * kUs, {5 * kUs, 7 * kUs, 3 * kUs}, done));
-  sim.Spawn(WakeAndWork(sim, cpu, 20 * kUs, kUs, other));
-  ASSERT_TRUE(sim.Run(24 * kUs).ok());
-  EXPECT_EQ(sim.now(), 24 * kUs);
-  EXPECT_EQ(done, (std::vector<Time>{15 * kUs, 22 * kUs}));
-  EXPECT_EQ(cpu.finished_in_place(), 1);
-  ASSERT_TRUE(sim.Run(kMs).ok());
-  EXPECT_EQ(done, (std::vector<Time>{15 * kUs, 22 * kUs, 25 * kUs}));
-  EXPECT_EQ(cpu.finished_in_place(), 1);
+  PieceAndStatements r(true);
+  ASSERT_TRUE(r.sim.Run(24 * kUs).ok());
+  EXPECT_EQ(r.sim.now(), 24 * kUs);
+  EXPECT_EQ(r.done, (std::vector<Time>{15 * kUs, 22 * kUs}));
+  EXPECT_EQ(r.cpu.finished_in_place(), 1);
+  ASSERT_TRUE(r.sim.Run(kMs).ok());
+  EXPECT_EQ(r.done, (std::vector<Time>{15 * kUs, 22 * kUs, 25 * kUs}));
+  EXPECT_EQ(r.cpu.finished_in_place(), 1);
 }
 
 // Every process's steps in the order they ran: (time, who).
