@@ -192,10 +192,10 @@ TEST(DatabaseTest, AStatementEndingPastTheRunsHorizonDoesNotRunInPlace) {
 }
 
 // Every process's steps in the order they ran: (time, who).
-using Log = std::vector<std::pair<Time, int>>;
+using StepLog = std::vector<std::pair<Time, int>>;
 
 Process OneStatement(Simulation& sim, Database& db, Time work, int who,
-                     Log& log) {
+                     StepLog& log) {
   const bool ok = co_await db.Statement(work);
   if (ok) log.emplace_back(sim.now(), who);
 }
@@ -204,7 +204,7 @@ Process OneStatement(Simulation& sim, Database& db, Time work, int who,
 // from the piece's resumption, which goes on after it), 20 short
 // statements and a wait.
 Process Thread(Simulation& sim, Cpu& cpu, Database& db, int who, int requests,
-               Log& log) {
+               StepLog& log) {
   std::mt19937_64 rng(1000 + static_cast<uint64_t>(who));
   auto draw = [&rng](Time mean) {
     return static_cast<Time>(rng() % static_cast<uint64_t>(2 * mean)) + 1;
@@ -224,7 +224,7 @@ Process Thread(Simulation& sim, Cpu& cpu, Database& db, int who, int requests,
 
 // Another CPU's jobs (a load generator's), whose finishes are that CPU's
 // timer: a statement must not run in place past one.
-Process Generator(Simulation& sim, Cpu& cpu, int jobs, Log& log) {
+Process Generator(Simulation& sim, Cpu& cpu, int jobs, StepLog& log) {
   std::mt19937_64 rng(7);
   for (int j = 0; j < jobs; ++j) {
     co_await cpu.Run(static_cast<Time>(rng() % (4 * kUs)) + 1);
@@ -235,7 +235,7 @@ Process Generator(Simulation& sim, Cpu& cpu, int jobs, Log& log) {
 
 // What a run shows, to compare two runs bit for bit.
 struct Seen {
-  Log log;
+  StepLog log;
   std::string status;  // of the second part
   Time now = 0;
   int64_t events = 0;
@@ -262,7 +262,7 @@ Observed RunThreads(bool in_place, Budget budget) {
   options.pool = 2;
   Database db(sim, cpu, options);
   Cpu generator(sim, 1);
-  Log log;
+  StepLog log;
   for (int t = 1; t <= 6; ++t) sim.Spawn(Thread(sim, cpu, db, t, 200, log));
   sim.Spawn(Generator(sim, generator, 5000, log));
   auto seen = [&](const absl::Status& status) {
