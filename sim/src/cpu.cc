@@ -308,7 +308,8 @@ Time Cpu::FinishNowAt(Time work) const {
   const Time at = SaturatingAdd(now, CeilWait(tag - vtime_));
   const double reached = vtime_ + static_cast<double>(at - now);
   if (!(tag <= reached + 1e-3)) return -1;
-  // Ours has the newest seq, so an equal tag would come first.
+  // Every other job stays short of its tag there (with the tick's
+  // tolerance), so ours is also the first to finish.
   if (!jobs_.empty() && !(jobs_.top().tag > reached + 1e-3)) return -1;
   if (!sim_->CanSkipTo(at)) return -1;
   return at;
