@@ -249,7 +249,9 @@ class Cpu {
     std::vector<Job> jobs_;  // the others
   };
   int64_t ps_runnable() const { return static_cast<int64_t>(jobs_.size()); }
-  double Rate() const;  // virtual (per-job) ns of work per real ns
+  // Virtual (per-job) ns of work per real ns with `n` jobs runnable.
+  double RateWith(int64_t n) const;
+  double Rate() const { return RateWith(ps_runnable()); }
   void Advance() { AdvanceWith(ps_runnable()); }
   void AdvanceWith(int64_t runnable);  // as if `runnable` jobs ran since
   void Reschedule();                   // RescheduleAs a seq taken now

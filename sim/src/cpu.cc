@@ -84,8 +84,7 @@ void Cpu::JobHeap::HeapPop() {
   jobs_[hole] = last;
 }
 
-double Cpu::Rate() const {
-  const int64_t n = static_cast<int64_t>(jobs_.size());
+double Cpu::RateWith(int64_t n) const {
   if (n <= cores_) return 1.0;
   return static_cast<double>(cores_) / static_cast<double>(n);
 }
@@ -113,12 +112,10 @@ void Cpu::AdvanceWith(int64_t n) {
   const Time from = std::max(last_, frozen_until_);  // no progress while frozen
   if (now > from) {
     const Time dt = now - from;
-    // Each job's progress, dt x C / n; below saturation the rate is 1.0,
-    // and a product by 1.0 is exact, so it is skipped.
-    const double progress =
-        n <= cores_ ? static_cast<double>(dt)
-                    : static_cast<double>(dt) * (static_cast<double>(cores_) /
-                                                 static_cast<double>(n));
+    // Each job's progress, dt x RateWith(n); below saturation the rate is
+    // 1.0, and a product by 1.0 is exact, so it is skipped.
+    const double progress = n <= cores_ ? static_cast<double>(dt)
+                                        : static_cast<double>(dt) * RateWith(n);
     vtime_ += progress;
     used_ += static_cast<__int128>(dt) * std::min(n, cores_);
     // A use with no runnable job adds +0.0, which leaves its sum (never
