@@ -254,8 +254,10 @@ class Cpu {
   double Rate() const { return RateWith(ps_runnable()); }
   void Advance() { AdvanceWith(ps_runnable()); }
   void AdvanceWith(int64_t runnable);  // as if `runnable` jobs ran since
-  void Reschedule();                   // RescheduleAs a seq taken now
-  void RescheduleAs(uint64_t seq);     // sets the timer to the next finish
+  // AdvanceWith's credit for `dt` ns of progress with `n` jobs runnable.
+  void Progress(Time dt, int64_t n);
+  void Reschedule();                // RescheduleAs a seq taken now
+  void RescheduleAs(uint64_t seq);  // sets the timer to the next finish
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);
   static void OnTick(void* ctx, uint64_t);
   double Elapsed() const;

@@ -261,11 +261,13 @@ class Simulation {
   // After CanSkipTo(t): what setting that timer and firing it would
   // leave behind (the event counted, the live-process cap lowered as a set
   // timer lowers it), with the clock at `t`. The component then does in
-  // place what its timer's callback would have done.
-  void SkipTo(Time t) {
+  // place what its timer's callback would have done. With `continued`, that
+  // callback's last act goes on inline as well (ContinueAt, which nothing
+  // pending can refuse at `t` now), and that event is counted too.
+  void SkipTo(Time t, bool continued = false) {
     live_cap_ = std::min(live_cap_, LiveCap() - 1);
     recheck_ = true;
-    ++events_;
+    events_ += continued ? 2 : 1;
     now_ = t;
   }
 

@@ -107,26 +107,27 @@ std::string_view CpuUseName(CpuUse use) {
   return "other";
 }
 
+[[gnu::always_inline]] inline void Cpu::Progress(Time dt, int64_t n) {
+  // Each job's progress, dt x RateWith(n); below saturation the rate is
+  // 1.0, and a product by 1.0 is exact, so it is skipped.
+  const double progress = n <= cores_ ? static_cast<double>(dt)
+                                      : static_cast<double>(dt) * RateWith(n);
+  vtime_ += progress;
+  used_ += static_cast<__int128>(dt) * std::min(n, cores_);
+  // A use with no runnable job adds +0.0, which leaves its sum (never
+  // -0.0) as it is, so every use adds without a test: no branch to
+  // mispredict as jobs of a use come and go. Unrolled: the loop's own
+  // counting cost as much as its body.
+#pragma GCC unroll 5
+  for (int u = 0; u < kCpuUses; ++u) {
+    used_by_use_[u] += progress * runnable_by_use_[u];
+  }
+}
+
 void Cpu::AdvanceWith(int64_t n) {
   const Time now = sim_->now();
   const Time from = std::max(last_, frozen_until_);  // no progress while frozen
-  if (now > from) {
-    const Time dt = now - from;
-    // Each job's progress, dt x RateWith(n); below saturation the rate is
-    // 1.0, and a product by 1.0 is exact, so it is skipped.
-    const double progress = n <= cores_ ? static_cast<double>(dt)
-                                        : static_cast<double>(dt) * RateWith(n);
-    vtime_ += progress;
-    used_ += static_cast<__int128>(dt) * std::min(n, cores_);
-    // A use with no runnable job adds +0.0, which leaves its sum (never
-    // -0.0) as it is, so every use adds without a test: no branch to
-    // mispredict as jobs of a use come and go. Unrolled: the loop's own
-    // counting cost as much as its body.
-#pragma GCC unroll 5
-    for (int u = 0; u < kCpuUses; ++u) {
-      used_by_use_[u] += progress * runnable_by_use_[u];
-    }
-  }
+  if (now > from) Progress(now - from, n);
   last_ = now;
 }
 
@@ -321,12 +322,14 @@ void Cpu::FinishNow(CpuUse use, Time at) {
   // The timer firing at `at`, and OnTick there: progress with the job
   // among the runnable, the job popped, positions for its resumption and
   // for the next finish, and the resumption counted as it goes on inline.
-  sim_->SkipTo(at);
-  AdvanceWith(ps_runnable() + 1);
+  // AdvanceWith, where FinishNowAt saw progress credited up to now and
+  // nothing frozen, so that progress runs from there to the job's finish.
+  Progress(at - last_, ps_runnable() + 1);
+  last_ = at;
+  sim_->SkipTo(at, /*continued=*/true);
   runnable_by_use_[static_cast<int>(use)] -= 1;
-  const uint64_t last_seq = sim_->TakeSeq();
+  sim_->TakeSeq();  // the resumption's, which goes on inline
   const uint64_t timer_seq = sim_->TakeSeq();
-  sim_->ContinueAt(last_seq);
   tick_ = {true, reschedules_, timer_seq};
   ++finished_in_place_;
 }
