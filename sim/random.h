@@ -117,17 +117,19 @@ class LognormalDraws {
  private:
   static constexpr int kAhead = 64;  // draws computed ahead
   void Refill(const core::Xoshiro256& rng);
+  void RefillOwn();  // Refill(own_), own_ moved on past the draws
 
   double cv_;
   double s2_;          // sigma^2 = ln(1 + cv^2)
   double sigma_;       // its square root
   int next_ = kAhead;  // the next slot to use; kAhead: none drawn
-  // states_[i]: the generator's state before slot i's normal (after i - 1's).
+  // states_[i]: the generator's state before slot i's normal (after i - 1's);
+  // SampleNs(mean, rng) alone reads them.
   core::Xoshiro256::State states_[kAhead + 1] = {};
   // Slot i's e^(sigma z - sigma^2 / 2): its draw over its mean.
   double factors_[kAhead] = {};
   // The generator of its own, kAhead normals on from the draws' slots
-  // (where the next Refill starts); unused with SampleNs(mean, rng).
+  // (where the next RefillOwn starts); unused with SampleNs(mean, rng).
   core::Xoshiro256 own_{0};
 };
 
@@ -140,10 +142,7 @@ inline int64_t LognormalDraws::SampleNs(double mean, Rng& rng) {
 
 inline int64_t LognormalDraws::SampleNs(double mean) {
   if (cv_ <= 0) return random_internal::RoundNs(mean);
-  if (next_ == kAhead) {
-    Refill(own_);
-    own_.set_state(states_[kAhead]);
-  }
+  if (next_ == kAhead) RefillOwn();
   return random_internal::RoundNs(mean * factors_[next_++]);
 }
 

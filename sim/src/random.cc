@@ -91,6 +91,15 @@ void LognormalDraws::Refill(const core::Xoshiro256& rng) {
   next_ = 0;
 }
 
+void LognormalDraws::RefillOwn() {
+  // The same normals as Refill(own_); with no other generator to follow,
+  // only the state after the last is kept.
+  double scaled[kAhead];
+  for (int i = 0; i < kAhead; ++i) scaled[i] = sigma_ * StandardNormal(own_);
+  core::ExpBlock(-s2_ / 2, scaled, factors_, kAhead);
+  next_ = 0;
+}
+
 void Mixture::Add(double weight, Dist d) {
   cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) +
                         weight);
