@@ -158,9 +158,9 @@ class Cpu {
   // A job of `work` ns started now that would finish as the simulation's
   // very next event, before anything else pending changes the CPU: its
   // finish time, or -1 if it would not. Only from code this CPU's tick
-  // resumed inline (processor sharing), with the cores not saturated even
-  // with the job, so that it runs at full speed and the tick's own
-  // bookkeeping is all that happens until it is done. FinishNow(use, at)
+  // resumed inline (processor sharing), so that the tick's own bookkeeping
+  // is all that happens until it is done; saturated or not, the job and
+  // the others progress at the rate its Add would set. FinishNow(use, at)
   // then runs it there and then: the clock moves to `at`, and everything
   // the engine, the CPU and their statistics show is what the job's Add,
   // its finish and the inline resumption would have left, the order of

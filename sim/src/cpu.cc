@@ -297,14 +297,20 @@ void Cpu::OnTick(void* ctx, uint64_t) {
 Time Cpu::FinishNowAt(Time work) const {
   const Time now = sim_->now();
   if (!tick_.active || reschedules_ != tick_.before || work <= 0 ||
-      last_ != now || frozen_until_ > now || ps_runnable() >= cores_) {
+      last_ != now || frozen_until_ > now) {
     return -1;
   }
+  const int64_t n = ps_runnable() + 1;  // with the job
   const double tag = vtime_ + static_cast<double>(work);
-  // RescheduleAs's finish below saturation, and the tag Advance reaches
+  // RescheduleAs's finish with the job added, and the tag Advance reaches
   // there, in the same operations.
-  const Time at = SaturatingAdd(now, CeilWait(tag - vtime_));
-  const double reached = vtime_ + static_cast<double>(at - now);
+  double left = tag - vtime_;
+  if (n > cores_) left /= RateWith(n);
+  const Time at = SaturatingAdd(now, CeilWait(left));
+  const double progress = n <= cores_
+                              ? static_cast<double>(at - now)
+                              : static_cast<double>(at - now) * RateWith(n);
+  const double reached = vtime_ + progress;
   if (!(tag <= reached + 1e-3)) return -1;
   // Every other job stays short of its tag there (with the tick's
   // tolerance), so ours is also the first to finish.

@@ -191,6 +191,35 @@ TEST(DatabaseTest, AStatementEndingPastTheRunsHorizonDoesNotRunInPlace) {
   EXPECT_EQ(r.cpu.finished_in_place(), 1);
 }
 
+// Saturated: on one core, a request's 10 us piece beside a 100 us job
+// that wakes at 0. Two jobs share the core at half speed, so the piece
+// ends at 20 us (10 us of work each by then). Its statement of 2 us, with
+// the long job still running, also goes at half speed: it ends at 24 us,
+// before the long job, and nothing else is due, so it runs in place. The
+// long job has 100 - 12 = 88 us left at 24 us and runs alone: it ends at
+// 112 us. The core is busy from 0 to 112 us of the 1 ms run; the database
+// gets half of it for 4 us: 2 us. Events: the wake, then the piece's, the
+// statement's and the long job's finishes, two each: 7.
+TEST(DatabaseTest, AStatementRunsInPlaceWhileTheCoresAreSaturated) {
+  for (const bool in_place : {true, false}) {
+    Simulation sim;
+    Cpu cpu(sim, 1);
+    if (!in_place) cpu.DisableFinishNowForTesting();
+    Database db(sim, cpu, DatabaseOptions{});
+    std::vector<Time> done;
+    Time long_done = 0;
+    sim.Spawn(Statements(sim, cpu, db, 10 * kUs, {2 * kUs}, done));
+    sim.Spawn(WakeAndWork(sim, cpu, 0, 100 * kUs, long_done));
+    ASSERT_TRUE(sim.Run(kMs).ok());
+    EXPECT_EQ(done, (std::vector<Time>{24 * kUs})) << in_place;
+    EXPECT_EQ(long_done, 112 * kUs);
+    EXPECT_EQ(cpu.finished_in_place(), in_place ? 1 : 0);
+    EXPECT_EQ(sim.events_executed(), 7) << in_place;
+    EXPECT_DOUBLE_EQ(cpu.CoresUsed(), 112e3 / 1e6);
+    EXPECT_DOUBLE_EQ(cpu.CoresUsedFor(CpuUse::kDatabase), 2e3 / 1e6);
+  }
+}
+
 // Every process's steps in the order they ran: (time, who).
 using StepLog = std::vector<std::pair<Time, int>>;
 
