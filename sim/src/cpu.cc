@@ -235,7 +235,7 @@ void Cpu::RescheduleAs(uint64_t seq) {
   // the rate is 1.0 and a division by it is exact, so it is skipped.
   double left = jobs_.top().tag - vtime_;
   const int64_t n = ps_runnable();
-  if (n > cores_) left /= static_cast<double>(cores_) / static_cast<double>(n);
+  if (n > cores_) left /= RateWith(n);
   const Time wait = CeilWait(left);
   const Time start = std::max(sim_->now(), frozen_until_);
   sim_->SetTimer(timer_, SaturatingAdd(start, wait), seq);
