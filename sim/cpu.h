@@ -254,6 +254,8 @@ class Cpu {
   double Rate() const { return RateWith(ps_runnable()); }
   void Advance() { AdvanceWith(ps_runnable()); }
   void AdvanceWith(int64_t runnable);  // as if `runnable` jobs ran since
+  // Each job's virtual ns of work in `dt` real ns with `n` jobs runnable.
+  double JobProgress(Time dt, int64_t n) const;
   // AdvanceWith's credit for `dt` ns of progress with `n` jobs runnable.
   void Progress(Time dt, int64_t n);
   void Reschedule();                // RescheduleAs a seq taken now

@@ -258,16 +258,16 @@ class Simulation {
            now_head_ == now_queue_.size() && queue_.MinTime() > t &&
            events_ < last_event_ && PendingBound() < budget_.max_pending;
   }
-  // After CanSkipTo(t): what setting that timer and firing it would
-  // leave behind (the event counted, the live-process cap lowered as a set
-  // timer lowers it), with the clock at `t`. The component then does in
-  // place what its timer's callback would have done. With `continued`, that
-  // callback's last act goes on inline as well (ContinueAt, which nothing
-  // pending can refuse at `t` now), and that event is counted too.
-  void SkipTo(Time t, bool continued = false) {
+  // After CanSkipTo(t): what setting that timer, firing it and the
+  // callback's last act going on inline (ContinueAt, which nothing pending
+  // can refuse at `t` now) would leave behind: both events counted, the
+  // live-process cap lowered as a set timer lowers it, the clock at `t`.
+  // The component then does in place what its timer's callback would have
+  // done, and its caller goes on.
+  void SkipTo(Time t) {
     live_cap_ = std::min(live_cap_, LiveCap() - 1);
     recheck_ = true;
-    events_ += continued ? 2 : 1;
+    events_ += 2;
     now_ = t;
   }
 

@@ -107,11 +107,16 @@ std::string_view CpuUseName(CpuUse use) {
   return "other";
 }
 
+[[gnu::always_inline]] inline double Cpu::JobProgress(Time dt,
+                                                      int64_t n) const {
+  // dt x RateWith(n); below saturation the rate is 1.0, and a product by
+  // 1.0 is exact, so it is skipped.
+  return n <= cores_ ? static_cast<double>(dt)
+                     : static_cast<double>(dt) * RateWith(n);
+}
+
 [[gnu::always_inline]] inline void Cpu::Progress(Time dt, int64_t n) {
-  // Each job's progress, dt x RateWith(n); below saturation the rate is
-  // 1.0, and a product by 1.0 is exact, so it is skipped.
-  const double progress = n <= cores_ ? static_cast<double>(dt)
-                                      : static_cast<double>(dt) * RateWith(n);
+  const double progress = JobProgress(dt, n);
   vtime_ += progress;
   used_ += static_cast<__int128>(dt) * std::min(n, cores_);
   // A use with no runnable job adds +0.0, which leaves its sum (never
@@ -307,10 +312,7 @@ Time Cpu::FinishNowAt(Time work) const {
   double left = tag - vtime_;
   if (n > cores_) left /= RateWith(n);
   const Time at = SaturatingAdd(now, CeilWait(left));
-  const double progress = n <= cores_
-                              ? static_cast<double>(at - now)
-                              : static_cast<double>(at - now) * RateWith(n);
-  const double reached = vtime_ + progress;
+  const double reached = vtime_ + JobProgress(at - now, n);
   if (!(tag <= reached + 1e-3)) return -1;
   // Every other job stays short of its tag there (with the tick's
   // tolerance), so ours is also the first to finish.
@@ -332,7 +334,7 @@ void Cpu::FinishNow(CpuUse use, Time at) {
   // nothing frozen, so that progress runs from there to the job's finish.
   Progress(at - last_, ps_runnable() + 1);
   last_ = at;
-  sim_->SkipTo(at, /*continued=*/true);
+  sim_->SkipTo(at);
   runnable_by_use_[static_cast<int>(use)] -= 1;
   sim_->TakeSeq();  // the resumption's, which goes on inline
   const uint64_t timer_seq = sim_->TakeSeq();
