@@ -166,8 +166,16 @@ class Cpu {
   // its finish and the inline resumption would have left, the order of
   // later events and the events counted included. The caller goes on at
   // `at` without suspending, as if resumed by that tick.
-  Time FinishNowAt(Time work) const;
+  Time FinishNowAt(Time work) const {
+    return FinishNowAt(work, FinishNowHorizon());
+  }
   void FinishNow(CpuUse use, Time at);
+  // FinishNowAt in two parts, for a run of jobs each started where the one
+  // before finished in place, with nothing but FinishNow between: what
+  // does not change along the run, worked out once (INT64_MIN: no job runs
+  // in place now), then each job's finish, or -1.
+  Time FinishNowHorizon() const;
+  Time FinishNowAt(Time work, Time horizon) const;
   // Jobs run by FinishNow since construction.
   int64_t finished_in_place() const { return finished_in_place_; }
   // FinishNowAt says -1 from now on: every job goes through the timer, for

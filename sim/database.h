@@ -51,6 +51,23 @@ class Database : public PooledClient<DatabaseOptions, DatabaseStats> {
   // `hold` ns more after the last; false if no connection came in time.
   Task<bool> Statements(std::vector<Time> cpu_works, Time hold = 0,
                         uint64_t thread = 0);
+  // co_await db.StatementSeries(cpu_work, more, next, hold, thread) ->
+  // SeriesStep: Statement(cpu_work, hold, thread), then, while each would
+  // run in place (the very next event, see StatementAwaiter), up to `more`
+  // further statements of `next()` ns each, drawn as each starts, exactly
+  // as a loop of Statement() would run them. A caller's loop over a page
+  // of statements goes on after the `ran` it reports; the one statement
+  // that could not run in place, if any, ran the usual way and is among
+  // them. `next` must not touch the simulation (a draw of a work time).
+  struct SeriesStep {
+    int64_t ran = 0;  // statements run, the last the one that failed if !ok
+    bool ok = true;   // false: the last one got no connection in time
+  };
+  template <typename Next>
+  class SeriesAwaiter;
+  template <typename Next>
+  SeriesAwaiter<Next> StatementSeries(Time cpu_work, int64_t more, Next next,
+                                      Time hold = 0, uint64_t thread = 0);
 
  private:
   // The whole story as a coroutine: a wait for the pool or the safepoint,
@@ -85,11 +102,15 @@ class Database::StatementAwaiter {
             pool.in_use() < pool.capacity() && pool.queued() == 0 &&
             db.SafepointReady();
     if (!free_) return false;
-    const Time at = db.cpu_->FinishNowAt(work_);
-    if (at < 0) return false;
-    db.pool_.Acquire().await_ready();  // grants: a connection is free
-    db.cpu_->FinishNow(CpuUse::kDatabase, at);
-    return true;
+    horizon_ = db.cpu_->FinishNowHorizon();
+    return RunInPlace();
+  }
+  // After this statement ran in place, the next of a series: the checks
+  // above still hold (nothing but it ran, and its connection is back), so
+  // only its own finish is checked.
+  [[gnu::always_inline]] bool ReadyAgain(Time cpu_work) {
+    work_ = cpu_work;
+    return RunInPlace();
   }
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(
       std::coroutine_handle<> h) {
@@ -118,12 +139,70 @@ class Database::StatementAwaiter {
   Time hold_;
   uint64_t thread_;
   bool free_ = false;  // a connection free at once, no pause, no waits
+  Time horizon_ = 0;   // with free_: Cpu::FinishNowHorizon() then
   Task<bool> task_;    // holds StatementTask only off the fast path
+
+  [[gnu::always_inline]] bool RunInPlace() {
+    Database& db = *db_;
+    const Time at = db.cpu_->FinishNowAt(work_, horizon_);
+    if (at < 0) return false;
+    db.pool_.Acquire().await_ready();  // grants: a connection is free
+    db.cpu_->FinishNow(CpuUse::kDatabase, at);
+    return true;
+  }
+};
+
+// StatementAwaiter's in-place path in a loop: each statement that runs in
+// place is followed by the next of the series, drawn there and then, so a
+// page of N+1 statements mostly costs one suspension of its caller. The
+// first that cannot run in place goes through StatementAwaiter's other
+// paths, and the series' step ends with it.
+template <typename Next>
+class Database::SeriesAwaiter {
+ public:
+  SeriesAwaiter(Database* db, Time cpu_work, int64_t more, Next next, Time hold,
+                uint64_t thread)
+      : statement_(db, cpu_work, hold, thread), more_(more), next_(next) {}
+  bool await_ready() {
+    if (!statement_.await_ready()) return false;
+    for (;;) {
+      statement_.await_resume();
+      ++ran_;
+      if (more_ == 0) return true;
+      --more_;
+      if (!statement_.ReadyAgain(next_())) return false;
+    }
+  }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) {
+    suspended_ = true;
+    return statement_.await_suspend(h);
+  }
+  SeriesStep await_resume() {
+    // The ones run in place were resumed as they ended (counted, their
+    // connections returned); the one that suspended is resumed here.
+    if (!suspended_) return {ran_, true};
+    return {ran_ + 1, statement_.await_resume()};
+  }
+
+ private:
+  StatementAwaiter statement_;
+  int64_t more_;
+  Next next_;
+  int64_t ran_ = 0;  // run in place
+  bool suspended_ = false;
 };
 
 inline Database::StatementAwaiter Database::Statement(Time cpu_work, Time hold,
                                                       uint64_t thread) {
   return {this, cpu_work, hold, thread};
+}
+
+template <typename Next>
+Database::SeriesAwaiter<Next> Database::StatementSeries(Time cpu_work,
+                                                        int64_t more, Next next,
+                                                        Time hold,
+                                                        uint64_t thread) {
+  return {this, cpu_work, more, next, hold, thread};
 }
 
 }  // namespace perflab::sim

@@ -253,10 +253,21 @@ class Simulation {
   // stopping, nothing that resumed the caller directly goes on after it
   // (ResumeNested), and the budgets let the run go past the current event
   // with the timer set. Outside Run() false.
-  bool CanSkipTo(Time t) const {
-    return hold_ == 0 && !stopped_ && t <= until_ && timer_at_ > t &&
-           now_head_ == now_queue_.size() && queue_.MinTime() > t &&
-           events_ < last_event_ && PendingBound() < budget_.max_pending;
+  bool CanSkipTo(Time t) const { return CanSkipWithin(t, SkipHorizon()); }
+  // The same in two parts, for a component that skips again and again with
+  // nothing else happening between (SkipTo alone changes the engine): the
+  // latest `t` CanSkipTo could allow (INT64_MIN if none), worked out once;
+  // then CanSkipWithin(t, that) for each skip, the event budget being the
+  // one condition SkipTo moves.
+  Time SkipHorizon() const {
+    if (hold_ != 0 || stopped_ || now_head_ != now_queue_.size() ||
+        PendingBound() >= budget_.max_pending) {
+      return INT64_MIN;
+    }
+    return std::min({until_, timer_at_ - 1, queue_.MinTime() - 1});
+  }
+  bool CanSkipWithin(Time t, Time horizon) const {
+    return t <= horizon && events_ < last_event_;
   }
   // After CanSkipTo(t): what setting that timer, firing it and the
   // callback's last act going on inline (ContinueAt, which nothing pending

@@ -299,12 +299,18 @@ void Cpu::OnTick(void* ctx, uint64_t) {
 // not set (the tick resuming us fired it, and no reschedule since has set
 // it again), the job comes first among the CPU's jobs and alone reaches
 // its tag at its finish, and nothing else is due before then.
-Time Cpu::FinishNowAt(Time work) const {
+Time Cpu::FinishNowHorizon() const {
   const Time now = sim_->now();
-  if (!tick_.active || reschedules_ != tick_.before || work <= 0 ||
-      last_ != now || frozen_until_ > now) {
-    return -1;
+  if (!tick_.active || reschedules_ != tick_.before || last_ != now ||
+      frozen_until_ > now) {
+    return INT64_MIN;
   }
+  return sim_->SkipHorizon();
+}
+
+Time Cpu::FinishNowAt(Time work, Time horizon) const {
+  if (work <= 0) return -1;
+  const Time now = sim_->now();
   const int64_t n = ps_runnable() + 1;  // with the job
   const double tag = vtime_ + static_cast<double>(work);
   // RescheduleAs's finish with the job added, and the tag Advance reaches
@@ -317,7 +323,7 @@ Time Cpu::FinishNowAt(Time work) const {
   // Every other job stays short of its tag there (with the tick's
   // tolerance), so ours is also the first to finish.
   if (!jobs_.empty() && !(jobs_.top().tag > reached + 1e-3)) return -1;
-  if (!sim_->CanSkipTo(at)) return -1;
+  if (!sim_->CanSkipWithin(at, horizon)) return -1;
   return at;
 }
 

@@ -16,6 +16,9 @@
 namespace perflab::sim {
 namespace {
 
+// Every process's steps in the order they ran: (time, who).
+using StepLog = std::vector<std::pair<Time, int>>;
+
 Process Statement(Database& db, Time work, Time& done, Simulation& sim,
                   Time hold = 0) {
   const bool ok = co_await db.Statement(work, hold);
@@ -191,6 +194,91 @@ TEST(DatabaseTest, AStatementEndingPastTheRunsHorizonDoesNotRunInPlace) {
   EXPECT_EQ(r.cpu.finished_in_place(), 1);
 }
 
+// The same request as a series: the 10 us piece, then StatementSeries of
+// the 5 us statement with two more (7 and 3 us) to draw. The first ends at
+// 15 us in place and the series draws the 7 us one there; it would span
+// the wake at 20 us, so it goes through the timer and the step ends with
+// it at 22 us: two statements. The caller's next step is the 3 us one,
+// alone, in place from 22 to 25 us. As before: 11 events, 2 in place.
+Process Series(Simulation& sim, Cpu& cpu, Database& db, Time first,
+               std::vector<Time> works, std::vector<int64_t>& ran,
+               std::vector<Time>& ends, std::vector<Time>& drawn) {
+  co_await cpu.Run(first);
+  size_t next = 0;
+  auto draw = [&] {
+    drawn.push_back(sim.now());
+    return works[next++];
+  };
+  while (next < works.size()) {
+    const Time w = works[next++];
+    const auto more = static_cast<int64_t>(works.size() - next);
+    const Database::SeriesStep step =
+        co_await db.StatementSeries(w, more, draw);
+    if (!step.ok) co_return;
+    ran.push_back(step.ran);
+    ends.push_back(sim.now());
+  }
+}
+
+TEST(DatabaseTest, ASeriesRunsStatementsInPlaceUntilOneIsNotTheNextEvent) {
+  for (const bool in_place : {true, false}) {
+    Simulation sim;
+    Cpu cpu(sim, 2);
+    if (!in_place) cpu.DisableFinishNowForTesting();
+    Database db(sim, cpu, PieceAndStatements::TwoConnections());
+    std::vector<int64_t> ran;
+    std::vector<Time> ends, drawn;
+    Time other = 0;
+    sim.Spawn(Series(sim, cpu, db, 10 * kUs, {5 * kUs, 7 * kUs, 3 * kUs}, ran,
+                     ends, drawn));
+    sim.Spawn(WakeAndWork(sim, cpu, 20 * kUs, kUs, other));
+    ASSERT_TRUE(sim.Run(kMs).ok());
+    if (in_place) {
+      EXPECT_EQ(ran, (std::vector<int64_t>{2, 1}));
+      EXPECT_EQ(ends, (std::vector<Time>{22 * kUs, 25 * kUs}));
+      EXPECT_EQ(drawn, (std::vector<Time>{15 * kUs}));
+    } else {  // nothing runs in place: each step is one statement
+      EXPECT_EQ(ran, (std::vector<int64_t>{1, 1, 1}));
+      EXPECT_EQ(ends, (std::vector<Time>{15 * kUs, 22 * kUs, 25 * kUs}));
+      EXPECT_TRUE(drawn.empty());
+    }
+    EXPECT_EQ(other, 21 * kUs);
+    EXPECT_EQ(cpu.finished_in_place(), in_place ? 2 : 0);
+    EXPECT_EQ(sim.events_executed(), 11) << in_place;
+    EXPECT_DOUBLE_EQ(cpu.CoresUsedFor(CpuUse::kDatabase), 15e3 / 1e6);
+    EXPECT_EQ(db.stats().statements, 3);
+  }
+}
+
+Process PieceThenStatement(Simulation& sim, Cpu& cpu, Database& db,
+                           StepLog& log) {
+  co_await cpu.Run(10 * kUs);
+  const bool ok = co_await db.Statement(5 * kUs);
+  if (ok) log.emplace_back(sim.now(), 1);
+}
+
+Process JobOn(Simulation& sim, Cpu& cpu, Time work, StepLog& log) {
+  co_await cpu.Run(work);
+  log.emplace_back(sim.now(), 2);
+}
+
+// A tie: the statement would end at 15 us, the very time another CPU's
+// 15 us job ends. That finish was set at 0, before the statement started,
+// so it comes first, and the statement waits on its CPU's timer after it
+// rather than running in place ahead of it.
+TEST(DatabaseTest, AStatementEndingWithAnotherCpusTimerWaitsBehindIt) {
+  Simulation sim;
+  Cpu cpu(sim, 2);
+  Cpu other(sim, 1);
+  Database db(sim, cpu, DatabaseOptions{});
+  StepLog log;
+  sim.Spawn(JobOn(sim, other, 15 * kUs, log));
+  sim.Spawn(PieceThenStatement(sim, cpu, db, log));
+  ASSERT_TRUE(sim.Run(kMs).ok());
+  EXPECT_EQ(log, (StepLog{{15 * kUs, 2}, {15 * kUs, 1}}));
+  EXPECT_EQ(cpu.finished_in_place(), 0);
+}
+
 // Saturated: on one core, a request's 10 us piece beside a 100 us job
 // that wakes at 0. Two jobs share the core at half speed, so the piece
 // ends at 20 us (10 us of work each by then). Its statement of 2 us, with
@@ -220,9 +308,6 @@ TEST(DatabaseTest, AStatementRunsInPlaceWhileTheCoresAreSaturated) {
   }
 }
 
-// Every process's steps in the order they ran: (time, who).
-using StepLog = std::vector<std::pair<Time, int>>;
-
 Process OneStatement(Simulation& sim, Database& db, Time work, int who,
                      StepLog& log) {
   const bool ok = co_await db.Statement(work);
@@ -232,19 +317,33 @@ Process OneStatement(Simulation& sim, Database& db, Time work, int who,
 // Requests of a CPU piece, one statement of a process of its own (started
 // from the piece's resumption, which goes on after it), 20 short
 // statements and a wait.
+// With `series`, the 20 statements go as StatementSeries steps, which log
+// each statement's end as the next is drawn (the last at the step's end).
 Process Thread(Simulation& sim, Cpu& cpu, Database& db, int who, int requests,
-               StepLog& log) {
+               bool series, StepLog& log) {
   std::mt19937_64 rng(1000 + static_cast<uint64_t>(who));
   auto draw = [&rng](Time mean) {
     return static_cast<Time>(rng() % static_cast<uint64_t>(2 * mean)) + 1;
+  };
+  auto next = [&] {
+    log.emplace_back(sim.now(), who);
+    return draw(kUs);
   };
   for (int r = 0; r < requests; ++r) {
     co_await cpu.Run(draw(40 * kUs));
     sim.Spawn(OneStatement(sim, db, draw(kUs), -who, log));
     log.emplace_back(sim.now(), who);
-    for (int i = 0; i < 20; ++i) {
-      const bool ok = co_await db.Statement(draw(kUs));
-      if (!ok) co_return;
+    for (int i = 0; i < 20;) {
+      if (series) {
+        const Database::SeriesStep step =
+            co_await db.StatementSeries(draw(kUs), 19 - i, next);
+        if (!step.ok) co_return;
+        i += static_cast<int>(step.ran);
+      } else {
+        const bool ok = co_await db.Statement(draw(kUs));
+        if (!ok) co_return;
+        ++i;
+      }
       log.emplace_back(sim.now(), who);
     }
     co_await sim.Delay(draw(30 * kUs));
@@ -282,7 +381,7 @@ struct Observed {
 // cores saturate at times and the pool queues, so some statements run in
 // place and others go through the timer or the pool's queue. Run to a
 // horizon that falls between events, then on.
-Observed RunThreads(bool in_place, Budget budget) {
+Observed RunThreads(bool in_place, Budget budget, bool series = false) {
   Observed o;
   Simulation sim(budget);
   Cpu cpu(sim, 3);
@@ -292,7 +391,9 @@ Observed RunThreads(bool in_place, Budget budget) {
   Database db(sim, cpu, options);
   Cpu generator(sim, 1);
   StepLog log;
-  for (int t = 1; t <= 6; ++t) sim.Spawn(Thread(sim, cpu, db, t, 200, log));
+  for (int t = 1; t <= 6; ++t) {
+    sim.Spawn(Thread(sim, cpu, db, t, 200, series, log));
+  }
   sim.Spawn(Generator(sim, generator, 5000, log));
   auto seen = [&](const absl::Status& status) {
     Seen s;
@@ -333,6 +434,17 @@ TEST(DatabaseTest, RunningStatementsInPlaceChangesNothingObservable) {
       [](const auto& x, const auto& y) { return x.first < y.first; }));
 }
 
+// The same threads with their statements as series: in place, where
+// each runs on from the one before, and not, everything is the same.
+TEST(DatabaseTest, ASeriesOfStatementsChangesNothingObservable) {
+  const Observed a = RunThreads(true, {}, /*series=*/true);
+  const Observed b = RunThreads(false, {});
+  EXPECT_EQ(a.end.statements, 6 * 200 * 21);
+  EXPECT_GT(a.placed, 1000);
+  EXPECT_TRUE(a.half == b.half);
+  EXPECT_TRUE(a.end == b.end);
+}
+
 // A run that breaks its event budget stops at the same event, with the
 // same error, whether statements ran in place or not. (Near the pending
 // budget nothing runs in place: the check leaves the small array's slack.)
@@ -344,8 +456,10 @@ TEST(DatabaseTest, RunningStatementsInPlaceStopsAtTheSameEventBudget) {
     budget.max_events = max;
     const Observed a = RunThreads(true, budget);
     const Observed b = RunThreads(false, budget);
+    const Observed c = RunThreads(true, budget, /*series=*/true);
     EXPECT_GT(a.placed, 0);
     EXPECT_TRUE(a.end == b.end) << a.end.status << "\n" << b.end.status;
+    EXPECT_TRUE(c.end == b.end) << c.end.status << "\n" << b.end.status;
     EXPECT_NE(a.end.status.find("event budget exceeded"), std::string::npos)
         << a.end.status;
   }
