@@ -266,6 +266,9 @@ class Cpu {
   double JobProgress(Time dt, int64_t n) const;
   // AdvanceWith's credit for `dt` ns of progress with `n` jobs runnable.
   void Progress(Time dt, int64_t n);
+  // The same with a job of `use` (< kCpuUses) counted beside the runnable
+  // ones, which runnable_by_use_ does not hold (FinishNow's).
+  void ProgressWithJob(Time dt, int64_t n, CpuUse use);
   void Reschedule();                // RescheduleAs a seq taken now
   void RescheduleAs(uint64_t seq);  // sets the timer to the next finish
   void Add(std::coroutine_handle<> h, Time work, CpuUse use);

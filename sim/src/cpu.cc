@@ -129,6 +129,28 @@ std::string_view CpuUseName(CpuUse use) {
   }
 }
 
+[[gnu::always_inline]] inline void Cpu::ProgressWithJob(Time dt, int64_t n,
+                                                        CpuUse use) {
+  // runnable_by_use_ with the job counted, in registers: a row of the
+  // identity added to the counts (r + 0.0 is r, as no count is -0.0), the
+  // same products as Progress after a += 1 there would give. Storing the
+  // count and reloading the counts packed would make the load wait for
+  // the narrower store to retire.
+  static constexpr double kOne[kCpuUses][kCpuUses] = {{1, 0, 0, 0, 0},
+                                                      {0, 1, 0, 0, 0},
+                                                      {0, 0, 1, 0, 0},
+                                                      {0, 0, 0, 1, 0},
+                                                      {0, 0, 0, 0, 1}};
+  const double* one = kOne[static_cast<int>(use)];
+  const double progress = JobProgress(dt, n);
+  vtime_ += progress;
+  used_ += static_cast<__int128>(dt) * std::min(n, cores_);
+#pragma GCC unroll 5
+  for (int u = 0; u < kCpuUses; ++u) {
+    used_by_use_[u] += progress * (runnable_by_use_[u] + one[u]);
+  }
+}
+
 void Cpu::AdvanceWith(int64_t n) {
   const Time now = sim_->now();
   const Time from = std::max(last_, frozen_until_);  // no progress while frozen
@@ -316,8 +338,17 @@ Time Cpu::FinishNowAt(Time work, Time horizon) const {
   // RescheduleAs's finish with the job added, and the tag Advance reaches
   // there, in the same operations.
   double left = tag - vtime_;
-  if (n > cores_) left /= RateWith(n);
-  const Time at = SaturatingAdd(now, CeilWait(left));
+  Time at;
+  if (n <= cores_ && left == static_cast<double>(work)) [[likely]] {
+    // The same finish, from integers: CeilWait of a whole `work` is
+    // `work`. The next job's finish then waits on this one's clock, not
+    // on a chain of floating-point steps from vtime_ (predicted branches
+    // check those meanwhile), which is what bounds a run of statements.
+    at = SaturatingAdd(now, work);
+  } else {
+    if (n > cores_) left /= RateWith(n);
+    at = SaturatingAdd(now, CeilWait(left));
+  }
   const double reached = vtime_ + JobProgress(at - now, n);
   if (!(tag <= reached + 1e-3)) return -1;
   // Every other job stays short of its tag there (with the tick's
@@ -330,7 +361,6 @@ Time Cpu::FinishNowAt(Time work, Time horizon) const {
 void Cpu::FinishNow(CpuUse use, Time at) {
   // Add: the job's seq and a reschedule. (The position Add would take for
   // the finish goes untaken: an unused one leaves a gap, not a swap.)
-  runnable_by_use_[static_cast<int>(use)] += 1;
   ++seq_;
   ++reschedules_;
   // The timer firing at `at`, and OnTick there: progress with the job
@@ -338,10 +368,9 @@ void Cpu::FinishNow(CpuUse use, Time at) {
   // for the next finish, and the resumption counted as it goes on inline.
   // AdvanceWith, where FinishNowAt saw progress credited up to now and
   // nothing frozen, so that progress runs from there to the job's finish.
-  Progress(at - last_, ps_runnable() + 1);
+  ProgressWithJob(at - last_, ps_runnable() + 1, use);
   last_ = at;
   sim_->SkipTo(at);
-  runnable_by_use_[static_cast<int>(use)] -= 1;
   sim_->TakeSeq();  // the resumption's, which goes on inline
   const uint64_t timer_seq = sim_->TakeSeq();
   tick_ = {true, reschedules_, timer_seq};
