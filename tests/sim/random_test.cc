@@ -181,6 +181,39 @@ TEST(RandomTest, LognormalDrawsFollowTheGeneratorPassed) {
   EXPECT_EQ(b.Next(), b_ref.Next());
 }
 
+// RoundNs rounds halves away from zero as libm's llround does, checked at
+// the edges of its short form (v + 0.5 truncated, from 1 up to 2^52):
+// around every power of two, around every k + 0.5 of each binade, the
+// largest double below one half, and a million values spread over
+// [0, 2^53) by a fixed generator.
+TEST(RandomTest, RoundNsIsLlroundForEveryKindOfValue) {
+  std::vector<double> values = {0.5,      std::nextafter(0.5, 0.0),
+                                1.0,      std::nextafter(1.0, 0.0),
+                                0x1.0p52, std::nextafter(0x1.0p52, 0.0),
+                                0x1.0p53};
+  for (int k = 0; k <= 53; ++k) {
+    const double p = std::ldexp(1.0, k);
+    for (const double base : {p, p - 0.5, p + 0.5, p - 1.5, p + 1.5}) {
+      double v = base;
+      double w = base;
+      for (int i = 0; i < 4; ++i) {
+        values.push_back(v);
+        values.push_back(w);
+        v = std::nextafter(v, 0.0);
+        w = std::nextafter(w, 1e300);
+      }
+    }
+  }
+  Rng rng(99, "round");
+  for (int i = 0; i < 1'000'000; ++i) {
+    values.push_back(std::ldexp(rng.Uniform01(), static_cast<int>(i % 54)));
+  }
+  for (const double v : values) {
+    if (!(v > 0)) continue;
+    ASSERT_EQ(random_internal::RoundNs(v), std::llround(v)) << v;
+  }
+}
+
 TEST(RandomTest, InverseNormalCdfMatchesKnownQuantiles) {
   EXPECT_NEAR(InverseNormalCdf(0.5), 0, 1e-9);
   EXPECT_NEAR(InverseNormalCdf(0.975), 1.959963985, 1e-7);
