@@ -18,6 +18,7 @@
 #define PERFLAB_SIM_ENGINE_H_
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <coroutine>
 #include <cstddef>
@@ -64,6 +65,26 @@ inline Time SaturatingAdd(Time t, Time d) {
   if (__builtin_add_overflow(t, d, &sum)) [[unlikely]]
     return d > 0 ? kForever : INT64_MIN;
   return sum;
+}
+
+// ceil(x) as a wait in ns: 0 for x <= 0, kForever from 2^63 on and for NaN
+// (a finish past the clock's end is never, not a wrapped time in the past).
+// In integers, not std::ceil (a libm call on x86-64 without SSE4.1): the
+// truncation plus one if any of the mantissa's fraction bits is set, which
+// a CPU's next finish waits on at every event, so it reads the bits beside
+// the conversion instead of converting back and comparing after it.
+inline Time CeilNs(double x) {
+  if (!(x < 0x1.0p63)) return kForever;
+  if (!(x > 0)) return 0;
+  const auto t = static_cast<Time>(x);
+  const auto bits = std::bit_cast<uint64_t>(x);
+  const int e = static_cast<int>(bits >> 52) - 1023;  // x > 0: no sign bit
+  if (e < 0) [[unlikely]]
+    return 1;  // 0 < x < 1
+  if (e >= 52) [[unlikely]]
+    return t;  // a whole number
+  const uint64_t fraction = bits & ((uint64_t{1} << (52 - e)) - 1);
+  return t + (fraction != 0 ? 1 : 0);
 }
 
 // Limits that stop a run with a clear error instead of exhausting memory.

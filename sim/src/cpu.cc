@@ -231,22 +231,6 @@ void Cpu::Freeze(Time duration) {
   Reschedule();
 }
 
-namespace {
-
-// ceil(x) as a wait, 0 when x <= 0: rounded up so the job's tag has surely
-// been reached when the tick fires. Past the clock's end (work near 2^63 ns
-// shared by several jobs) or NaN, the finish is never, not a wrapped time in
-// the past. In integers: std::ceil is a libm call on x86-64 without SSE4.1,
-// and x - trunc(x) decides the same as ceil for 0 < x < 2^63.
-Time CeilWait(double x) {
-  if (!(x < 0x1.0p63)) return kForever;
-  if (!(x > 0)) return 0;
-  const auto t = static_cast<Time>(x);
-  return static_cast<double>(t) < x ? t + 1 : t;
-}
-
-}  // namespace
-
 // Every arrival moves the next finish, so the tick moves on nearly every
 // event: one engine timer, set to the finish as last computed, in the place
 // (TakeSeq) a fresh event scheduled now would take.
@@ -263,7 +247,8 @@ void Cpu::RescheduleAs(uint64_t seq) {
   double left = jobs_.top().tag - vtime_;
   const int64_t n = ps_runnable();
   if (n > cores_) left /= RateWith(n);
-  const Time wait = CeilWait(left);
+  // Rounded up, so that the job's tag has surely been reached at the tick.
+  const Time wait = CeilNs(left);
   const Time start = std::max(sim_->now(), frozen_until_);
   sim_->SetTimer(timer_, SaturatingAdd(start, wait), seq);
 }
@@ -340,14 +325,14 @@ Time Cpu::FinishNowAt(Time work, Time horizon) const {
   double left = tag - vtime_;
   Time at;
   if (n <= cores_ && left == static_cast<double>(work)) [[likely]] {
-    // The same finish, from integers: CeilWait of a whole `work` is
+    // The same finish, from integers: CeilNs of a whole `work` is
     // `work`. The next job's finish then waits on this one's clock, not
     // on a chain of floating-point steps from vtime_ (predicted branches
     // check those meanwhile), which is what bounds a run of statements.
     at = SaturatingAdd(now, work);
   } else {
     if (n > cores_) left /= RateWith(n);
-    at = SaturatingAdd(now, CeilWait(left));
+    at = SaturatingAdd(now, CeilNs(left));
   }
   const double reached = vtime_ + JobProgress(at - now, n);
   if (!(tag <= reached + 1e-3)) return -1;

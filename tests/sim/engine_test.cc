@@ -1,6 +1,7 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <coroutine>
 #include <cstdint>
 #include <limits>
@@ -22,6 +23,50 @@ Process Log(Simulation& sim, std::vector<std::string>& log, std::string name,
   log.push_back(name + "@" + std::to_string(sim.now()));
   co_await sim.Delay(second);
   log.push_back(name + "@" + std::to_string(sim.now()));
+}
+
+// CeilNs is std::ceil, as a wait: around every power of two to 2^64,
+// around every k + 0.5 and whole k of each binade, the smallest positive
+// doubles, and a million values from a fixed generator spread over
+// [0, 2^64); 0 at and below zero, kForever from 2^63 on and for NaN.
+TEST(CeilNsTest, IsCeilForEveryKindOfValue) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                -1.5,
+                                std::numeric_limits<double>::denorm_min(),
+                                std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::infinity()};
+  for (int k = -3; k <= 64; ++k) {
+    const double p = std::ldexp(1.0, k);
+    for (const double base : {p, p + 0.5, p - 0.5, p + 1.0, p - 1.0}) {
+      double below = base;
+      double above = base;
+      for (int i = 0; i < 4; ++i) {
+        values.push_back(below);
+        values.push_back(above);
+        below = std::nextafter(below, 0.0);
+        above = std::nextafter(above, 1e300);
+      }
+    }
+  }
+  uint64_t state = 12345;
+  for (int i = 0; i < 1'000'000; ++i) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    const double u = static_cast<double>(state >> 11) * 0x1.0p-53;
+    values.push_back(std::ldexp(u, static_cast<int>(i % 66) - 2));
+  }
+  for (const double x : values) {
+    Time want;
+    if (std::isnan(x) || x >= 0x1.0p63) {
+      want = kForever;
+    } else if (x <= 0) {
+      want = 0;
+    } else {
+      want = static_cast<Time>(std::ceil(x));
+    }
+    ASSERT_EQ(CeilNs(x), want) << x;
+  }
 }
 
 TEST(EngineTest, EventsRunInTimeThenInsertionOrder) {
