@@ -13,6 +13,7 @@
 
 #include "core/random.h"
 #include "gtest/gtest.h"
+#include "tests/sim/rounding_helpers.h"
 
 namespace perflab::sim {
 namespace {
@@ -37,19 +38,8 @@ TEST(CeilNsTest, IsCeilForEveryKindOfValue) {
                                 std::numeric_limits<double>::min(),
                                 std::numeric_limits<double>::quiet_NaN(),
                                 std::numeric_limits<double>::infinity()};
-  for (int k = -3; k <= 64; ++k) {
-    const double p = std::ldexp(1.0, k);
-    for (const double base : {p, p + 0.5, p - 0.5, p + 1.0, p - 1.0}) {
-      double below = base;
-      double above = base;
-      for (int i = 0; i < 4; ++i) {
-        values.push_back(below);
-        values.push_back(above);
-        below = std::nextafter(below, 0.0);
-        above = std::nextafter(above, 1e300);
-      }
-    }
-  }
+  testing_helpers::AddValuesNearPowersOfTwo(-3, 64, {0, 0.5, -0.5, 1.0, -1.0},
+                                            values);
   uint64_t state = 12345;
   for (int i = 0; i < 1'000'000; ++i) {
     state = state * 6364136223846793005u + 1442695040888963407u;

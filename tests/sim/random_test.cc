@@ -6,6 +6,7 @@
 
 #include "core/exact_math.h"
 #include "gtest/gtest.h"
+#include "tests/sim/rounding_helpers.h"
 
 namespace perflab::sim {
 namespace {
@@ -191,19 +192,8 @@ TEST(RandomTest, RoundNsIsLlroundForEveryKindOfValue) {
                                 1.0,      std::nextafter(1.0, 0.0),
                                 0x1.0p52, std::nextafter(0x1.0p52, 0.0),
                                 0x1.0p53};
-  for (int k = 0; k <= 53; ++k) {
-    const double p = std::ldexp(1.0, k);
-    for (const double base : {p, p - 0.5, p + 0.5, p - 1.5, p + 1.5}) {
-      double v = base;
-      double w = base;
-      for (int i = 0; i < 4; ++i) {
-        values.push_back(v);
-        values.push_back(w);
-        v = std::nextafter(v, 0.0);
-        w = std::nextafter(w, 1e300);
-      }
-    }
-  }
+  testing_helpers::AddValuesNearPowersOfTwo(0, 53, {0, -0.5, 0.5, -1.5, 1.5},
+                                            values);
   Rng rng(99, "round");
   for (int i = 0; i < 1'000'000; ++i) {
     values.push_back(std::ldexp(rng.Uniform01(), static_cast<int>(i % 54)));
