@@ -66,6 +66,7 @@ inline int64_t RoundNs(double v) {
   // is RoundHalfAway(v) there too. Half the latency of the general form, on
   // the path from a drawn work time to its job's finish.
   if (v >= 1 && v < 0x1.0p52) [[likely]] {
+    // NOLINTNEXTLINE(bugprone-incorrect-roundings): exact here, see above
     return static_cast<int64_t>(v + 0.5);
   }
   return core::RoundHalfAway(v);
