@@ -260,6 +260,7 @@ class Cpu {
   // Virtual (per-job) ns of work per real ns with `n` jobs runnable.
   double RateWith(int64_t n) const;
   double Rate() const { return RateWith(ps_runnable()); }
+  void GrowRates();  // rates_ up to one job more than runnable
   void Advance() { AdvanceWith(ps_runnable()); }
   void AdvanceWith(int64_t runnable);  // as if `runnable` jobs ran since
   // Each job's virtual ns of work in `dt` real ns with `n` jobs runnable.
@@ -373,6 +374,13 @@ class Cpu {
   Simulation::TimerId timer_;
   std::unique_ptr<Sliced> sliced_;
   JobHeap jobs_;
+  // rates_[n] = cores_ / n for cores_ < n < rates_.size(): the division
+  // RateWith would do, done once per count of jobs. A saturated CPU's
+  // every event multiplies or divides by its rate, and waited on a fresh
+  // division each time (the division's latency, not its cost, bounds
+  // those events). Grown by Add to cover one job more than it holds
+  // (FinishNowAt counts the job it asks about).
+  std::vector<double> rates_;
   // Runnable jobs per use, as doubles (exact counts): Advance multiplies
   // by them, and doubles take packed multiplies and adds without a
   // conversion each.

@@ -1,6 +1,7 @@
 #include "sim/cpu.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace perflab::sim {
 
@@ -67,26 +68,68 @@ void Cpu::JobHeap::pop() {
   heap[hole] = job;
 }
 
+namespace {
+
+// (tag, seq) as one unsigned 128-bit key: a tag is a finite double >= 0
+// (virtual time plus work), whose bits order as the doubles do, so the
+// key orders jobs exactly as Job::operator> does, and compares without a
+// branch.
+unsigned __int128 KeyOf(double tag, uint64_t seq) {
+  return (static_cast<unsigned __int128>(std::bit_cast<uint64_t>(tag)) << 64) |
+         seq;
+}
+
+}  // namespace
+
+// Bottom-up (Floyd): the hole left at the top goes down to a leaf along
+// the smaller children, one branch-free choice a level, and the last job
+// then climbs from there, mostly not at all (it came from a leaf). The
+// top-down form's test at each level, whether the last job fits there,
+// goes either way at random in a CPU's heap of a few dozen jobs, and its
+// mispredictions were the most of a saturated CPU's pops.
 void Cpu::JobHeap::HeapPop() {
   const Job last = jobs_.back();
   jobs_.pop_back();
   const size_t n = jobs_.size();
   if (n == 0) return;
+  Job* heap = jobs_.data();
   size_t hole = 0;
-  for (;;) {
-    size_t child = 2 * hole + 1;
-    if (child >= n) break;
-    if (child + 1 < n && jobs_[child] > jobs_[child + 1]) ++child;
-    if (!(last > jobs_[child])) break;
-    jobs_[hole] = jobs_[child];
+  for (size_t child = 1; child < n; child = 2 * hole + 1) {
+    if (child + 1 < n) {
+      child += KeyOf(heap[child + 1].tag, heap[child + 1].seq) <
+                       KeyOf(heap[child].tag, heap[child].seq)
+                   ? 1
+                   : 0;
+    }
+    heap[hole] = heap[child];
     hole = child;
   }
-  jobs_[hole] = last;
+  const unsigned __int128 key = KeyOf(last.tag, last.seq);
+  while (hole > 0) {
+    const size_t parent = (hole - 1) / 2;
+    if (!(key < KeyOf(heap[parent].tag, heap[parent].seq))) break;
+    heap[hole] = heap[parent];
+    hole = parent;
+  }
+  heap[hole] = last;
 }
 
 double Cpu::RateWith(int64_t n) const {
   if (n <= cores_) return 1.0;
+  if (static_cast<size_t>(n) < rates_.size()) [[likely]]
+    return rates_[static_cast<size_t>(n)];
   return static_cast<double>(cores_) / static_cast<double>(n);
+}
+
+void Cpu::GrowRates() {
+  const size_t want = static_cast<size_t>(ps_runnable()) + 2;
+  if (rates_.empty()) rates_.push_back(1.0);  // n = 0, never read
+  while (rates_.size() < want) {
+    const auto n = static_cast<int64_t>(rates_.size());
+    rates_.push_back(n <= cores_ ? 1.0
+                                 : static_cast<double>(cores_) /
+                                       static_cast<double>(n));
+  }
 }
 
 std::string_view CpuUseName(CpuUse use) {
@@ -115,40 +158,66 @@ std::string_view CpuUseName(CpuUse use) {
                      : static_cast<double>(dt) * RateWith(n);
 }
 
+namespace {
+
+// Two doubles in one SSE register (GCC's vector extension): each lane is
+// multiplied and added as a double on its own, so the sums are the ones a
+// loop over the uses makes, to the bit, in half the instructions.
+using Pair = double __attribute__((vector_size(16)));
+
+Pair LoadPair(const double* p) {
+  Pair v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+
+void StorePair(double* p, Pair v) { __builtin_memcpy(p, &v, sizeof v); }
+
+// used[u] += progress x (counts[u] + one[u]) for every use, kScheduling
+// included: its count is 0 under processor sharing, and a use with no
+// runnable job adds +0.0, which leaves its sum (never -0.0) as it is. So
+// every use adds without a test: no branch to mispredict as jobs of a use
+// come and go. `one` is a row of the identity (a job counted beside the
+// runnable ones) or zeros; c + 0.0 is c, as no count is -0.0.
+[[gnu::always_inline]] inline void AddProgressByUse(double progress,
+                                                    const double* counts,
+                                                    const double* one,
+                                                    double* used) {
+  static_assert(kAllCpuUses % 2 == 0);
+  const Pair p = {progress, progress};
+#pragma GCC unroll 3
+  for (int u = 0; u < kAllCpuUses; u += 2) {
+    StorePair(used + u, LoadPair(used + u) +
+                            p * (LoadPair(counts + u) + LoadPair(one + u)));
+  }
+}
+
+// Rows of the identity by use, and zeros (kScheduling's row: no job's).
+constexpr double kOne[kAllCpuUses][kAllCpuUses] = {
+    {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0},
+    {0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0}};
+
+}  // namespace
+
 [[gnu::always_inline]] inline void Cpu::Progress(Time dt, int64_t n) {
   const double progress = JobProgress(dt, n);
   vtime_ += progress;
   used_ += static_cast<__int128>(dt) * std::min(n, cores_);
-  // A use with no runnable job adds +0.0, which leaves its sum (never
-  // -0.0) as it is, so every use adds without a test: no branch to
-  // mispredict as jobs of a use come and go. Unrolled: the loop's own
-  // counting cost as much as its body.
-#pragma GCC unroll 5
-  for (int u = 0; u < kCpuUses; ++u) {
-    used_by_use_[u] += progress * runnable_by_use_[u];
-  }
+  AddProgressByUse(progress, runnable_by_use_.data(),
+                   kOne[static_cast<int>(CpuUse::kScheduling)],
+                   used_by_use_.data());
 }
 
 [[gnu::always_inline]] inline void Cpu::ProgressWithJob(Time dt, int64_t n,
                                                         CpuUse use) {
-  // runnable_by_use_ with the job counted, in registers: a row of the
-  // identity added to the counts (r + 0.0 is r, as no count is -0.0), the
-  // same products as Progress after a += 1 there would give. Storing the
-  // count and reloading the counts packed would make the load wait for
-  // the narrower store to retire.
-  static constexpr double kOne[kCpuUses][kCpuUses] = {{1, 0, 0, 0, 0},
-                                                      {0, 1, 0, 0, 0},
-                                                      {0, 0, 1, 0, 0},
-                                                      {0, 0, 0, 1, 0},
-                                                      {0, 0, 0, 0, 1}};
-  const double* one = kOne[static_cast<int>(use)];
+  // runnable_by_use_ with the job counted, in registers (a row of the
+  // identity added): storing the count and reloading the counts packed
+  // would make the load wait for the narrower store to retire.
   const double progress = JobProgress(dt, n);
   vtime_ += progress;
   used_ += static_cast<__int128>(dt) * std::min(n, cores_);
-#pragma GCC unroll 5
-  for (int u = 0; u < kCpuUses; ++u) {
-    used_by_use_[u] += progress * (runnable_by_use_[u] + one[u]);
-  }
+  AddProgressByUse(progress, runnable_by_use_.data(),
+                   kOne[static_cast<int>(use)], used_by_use_.data());
 }
 
 void Cpu::AdvanceWith(int64_t n) {
@@ -257,6 +326,8 @@ void Cpu::Add(std::coroutine_handle<> h, Time work, CpuUse use) {
   Advance();
   runnable_by_use_[static_cast<int>(use)] += 1;
   jobs_.push({vtime_ + static_cast<double>(work), seq_++, use, h});
+  if (static_cast<size_t>(ps_runnable()) + 1 >= rates_.size()) [[unlikely]]
+    GrowRates();
   Reschedule();
 }
 
