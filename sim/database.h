@@ -106,11 +106,24 @@ class Database::StatementAwaiter {
     return RunInPlace();
   }
   // After this statement ran in place, the next of a series: the checks
-  // above still hold (nothing but it ran, and its connection is back), so
-  // only its own finish is checked.
-  [[gnu::always_inline]] bool ReadyAgain(Time cpu_work) {
+  // above still hold (nothing but it ran), so only the next one's finish
+  // is checked. If it runs in place too, this one's connection goes
+  // straight to it: a release and a grant at the same instant with no one
+  // waiting, which leave the pool's busy units as they were. Otherwise
+  // this one ends as await_resume ends it, and the next goes the usual
+  // way (await_suspend).
+  [[gnu::always_inline]] bool ContinueWith(Time cpu_work) {
     work_ = cpu_work;
-    return RunInPlace();
+    Database& db = *db_;
+    const Time at = db.cpu_->FinishNowAt(work_, horizon_);
+    if (at < 0) {
+      await_resume();
+      return false;
+    }
+    ++db.stats_.statements;
+    db.pool_.Regrant();
+    db.cpu_->FinishNow(CpuUse::kDatabase, at);
+    return true;
   }
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(
       std::coroutine_handle<> h) {
@@ -166,12 +179,13 @@ class Database::SeriesAwaiter {
   bool await_ready() {
     if (!statement_.await_ready()) return false;
     for (;;) {
-      statement_.await_resume();
       ++ran_;
-      if (more_ == 0) return true;
+      if (more_ == 0) break;
       --more_;
-      if (!statement_.ReadyAgain(next_())) return false;
+      if (!statement_.ContinueWith(next_())) return false;
     }
+    statement_.await_resume();
+    return true;
   }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) {
     suspended_ = true;
