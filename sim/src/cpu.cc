@@ -158,66 +158,40 @@ std::string_view CpuUseName(CpuUse use) {
                      : static_cast<double>(dt) * RateWith(n);
 }
 
-namespace {
-
-// Two doubles in one SSE register (GCC's vector extension): each lane is
-// multiplied and added as a double on its own, so the sums are the ones a
-// loop over the uses makes, to the bit, in half the instructions.
-using Pair = double __attribute__((vector_size(16)));
-
-Pair LoadPair(const double* p) {
-  Pair v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-
-void StorePair(double* p, Pair v) { __builtin_memcpy(p, &v, sizeof v); }
-
-// used[u] += progress x (counts[u] + one[u]) for every use, kScheduling
-// included: its count is 0 under processor sharing, and a use with no
-// runnable job adds +0.0, which leaves its sum (never -0.0) as it is. So
-// every use adds without a test: no branch to mispredict as jobs of a use
-// come and go. `one` is a row of the identity (a job counted beside the
-// runnable ones) or zeros; c + 0.0 is c, as no count is -0.0.
-[[gnu::always_inline]] inline void AddProgressByUse(double progress,
-                                                    const double* counts,
-                                                    const double* one,
-                                                    double* used) {
-  static_assert(kAllCpuUses % 2 == 0);
-  const Pair p = {progress, progress};
-#pragma GCC unroll 3
-  for (int u = 0; u < kAllCpuUses; u += 2) {
-    StorePair(used + u, LoadPair(used + u) +
-                            p * (LoadPair(counts + u) + LoadPair(one + u)));
-  }
-}
-
-// Rows of the identity by use, and zeros (kScheduling's row: no job's).
-constexpr double kOne[kAllCpuUses][kAllCpuUses] = {
-    {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0},
-    {0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0}};
-
-}  // namespace
-
 [[gnu::always_inline]] inline void Cpu::Progress(Time dt, int64_t n) {
   const double progress = JobProgress(dt, n);
   vtime_ += progress;
   used_ += static_cast<__int128>(dt) * std::min(n, cores_);
-  AddProgressByUse(progress, runnable_by_use_.data(),
-                   kOne[static_cast<int>(CpuUse::kScheduling)],
-                   used_by_use_.data());
+  // A use with no runnable job adds +0.0, which leaves its sum (never
+  // -0.0) as it is, so every use adds without a test: no branch to
+  // mispredict as jobs of a use come and go. Unrolled: the loop's own
+  // counting cost as much as its body.
+#pragma GCC unroll 5
+  for (int u = 0; u < kCpuUses; ++u) {
+    used_by_use_[u] += progress * runnable_by_use_[u];
+  }
 }
 
 [[gnu::always_inline]] inline void Cpu::ProgressWithJob(Time dt, int64_t n,
                                                         CpuUse use) {
-  // runnable_by_use_ with the job counted, in registers (a row of the
-  // identity added): storing the count and reloading the counts packed
-  // would make the load wait for the narrower store to retire.
+  // runnable_by_use_ with the job counted, in registers: a row of the
+  // identity added to the counts (r + 0.0 is r, as no count is -0.0), the
+  // same products as Progress after a += 1 there would give. Storing the
+  // count and reloading the counts packed would make the load wait for
+  // the narrower store to retire.
+  static constexpr double kOne[kCpuUses][kCpuUses] = {{1, 0, 0, 0, 0},
+                                                      {0, 1, 0, 0, 0},
+                                                      {0, 0, 1, 0, 0},
+                                                      {0, 0, 0, 1, 0},
+                                                      {0, 0, 0, 0, 1}};
+  const double* one = kOne[static_cast<int>(use)];
   const double progress = JobProgress(dt, n);
   vtime_ += progress;
   used_ += static_cast<__int128>(dt) * std::min(n, cores_);
-  AddProgressByUse(progress, runnable_by_use_.data(),
-                   kOne[static_cast<int>(use)], used_by_use_.data());
+#pragma GCC unroll 5
+  for (int u = 0; u < kCpuUses; ++u) {
+    used_by_use_[u] += progress * (runnable_by_use_[u] + one[u]);
+  }
 }
 
 void Cpu::AdvanceWith(int64_t n) {
