@@ -23,6 +23,7 @@
 #define PERFLAB_SIM_CPU_H_
 
 #include <array>
+#include <bit>
 #include <coroutine>
 #include <cstdint>
 #include <deque>
@@ -228,9 +229,15 @@ class Cpu {
     uint64_t seq;
     CpuUse use;
     std::coroutine_handle<> handle;
-    bool operator>(const Job& o) const {
-      return tag > o.tag || (tag == o.tag && seq > o.seq);
+    // (tag, seq) as one unsigned 128-bit number: a tag is a finite double
+    // > 0 (virtual time plus work), whose bits order as the doubles do, so
+    // keys order jobs by tag, then seq, and compare without a branch.
+    unsigned __int128 key() const {
+      return (static_cast<unsigned __int128>(std::bit_cast<uint64_t>(tag))
+              << 64) |
+             seq;
     }
+    bool operator>(const Job& o) const { return key() > o.key(); }
   };
   // A binary min-heap of jobs by (tag, seq), which no two jobs share, so it
   // pops them in the order any priority queue would. Its own, not

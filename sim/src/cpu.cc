@@ -1,7 +1,6 @@
 #include "sim/cpu.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace perflab::sim {
 
@@ -68,22 +67,9 @@ void Cpu::JobHeap::pop() {
   heap[hole] = job;
 }
 
-namespace {
-
-// (tag, seq) as one unsigned 128-bit key: a tag is a finite double >= 0
-// (virtual time plus work), whose bits order as the doubles do, so the
-// key orders jobs exactly as Job::operator> does, and compares without a
-// branch.
-unsigned __int128 KeyOf(double tag, uint64_t seq) {
-  return (static_cast<unsigned __int128>(std::bit_cast<uint64_t>(tag)) << 64) |
-         seq;
-}
-
-}  // namespace
-
 // Bottom-up (Floyd): the hole left at the top goes down to a leaf along
-// the smaller children, one branch-free choice a level, and the last job
-// then climbs from there, mostly not at all (it came from a leaf). The
+// the smaller children, one branch-free choice a level (Job::key), and the last
+// job then climbs from there, mostly not at all (it came from a leaf). The
 // top-down form's test at each level, whether the last job fits there,
 // goes either way at random in a CPU's heap of a few dozen jobs, and its
 // mispredictions were the most of a saturated CPU's pops.
@@ -96,18 +82,14 @@ void Cpu::JobHeap::HeapPop() {
   size_t hole = 0;
   for (size_t child = 1; child < n; child = 2 * hole + 1) {
     if (child + 1 < n) {
-      child += KeyOf(heap[child + 1].tag, heap[child + 1].seq) <
-                       KeyOf(heap[child].tag, heap[child].seq)
-                   ? 1
-                   : 0;
+      child += heap[child] > heap[child + 1] ? 1 : 0;
     }
     heap[hole] = heap[child];
     hole = child;
   }
-  const unsigned __int128 key = KeyOf(last.tag, last.seq);
   while (hole > 0) {
     const size_t parent = (hole - 1) / 2;
-    if (!(key < KeyOf(heap[parent].tag, heap[parent].seq))) break;
+    if (!(heap[parent] > last)) break;
     heap[hole] = heap[parent];
     hole = parent;
   }
