@@ -258,6 +258,10 @@ class Cpu {
    private:
     void HeapPush(const Job& job);
     void HeapPop();
+    // Moves the parents later than `job` down from `hole` towards the root
+    // and puts `job` where they stop: a push from the new last slot, a
+    // pop's last job from the leaf its hole reached.
+    static void SiftUp(Job* heap, size_t hole, const Job& job);
 
     bool has_first_ = false;
     Job first_{};            // with has_first_: earlier than every job below

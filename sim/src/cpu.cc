@@ -54,10 +54,8 @@ void Cpu::JobHeap::pop() {
   HeapPop();
 }
 
-[[gnu::always_inline]] inline void Cpu::JobHeap::HeapPush(const Job& job) {
-  jobs_.push_back(job);
-  Job* heap = jobs_.data();
-  size_t hole = jobs_.size() - 1;
+[[gnu::always_inline]] inline void Cpu::JobHeap::SiftUp(Job* heap, size_t hole,
+                                                        const Job& job) {
   while (hole > 0) {
     const size_t parent = (hole - 1) / 2;
     if (!(heap[parent] > job)) break;
@@ -65,6 +63,11 @@ void Cpu::JobHeap::pop() {
     hole = parent;
   }
   heap[hole] = job;
+}
+
+[[gnu::always_inline]] inline void Cpu::JobHeap::HeapPush(const Job& job) {
+  jobs_.push_back(job);
+  SiftUp(jobs_.data(), jobs_.size() - 1, job);
 }
 
 // Bottom-up (Floyd): the hole left at the top goes down to a leaf along
@@ -87,13 +90,7 @@ void Cpu::JobHeap::HeapPop() {
     heap[hole] = heap[child];
     hole = child;
   }
-  while (hole > 0) {
-    const size_t parent = (hole - 1) / 2;
-    if (!(heap[parent] > last)) break;
-    heap[hole] = heap[parent];
-    hole = parent;
-  }
-  heap[hole] = last;
+  SiftUp(heap, hole, last);
 }
 
 double Cpu::RateWith(int64_t n) const {
