@@ -80,8 +80,7 @@ Histogram::Histogram(const HistogramOptions& options) : options_(options) {
     smallest_untrackable <<= 1;
     ++buckets;
   }
-  counts_.assign(static_cast<size_t>((buckets + 1) * sub_bucket_half_count_),
-                 0);
+  counts_.resize(static_cast<size_t>((buckets + 1) * sub_bucket_half_count_));
 }
 
 int64_t Histogram::ValueAt(size_t index) const {
@@ -157,7 +156,7 @@ int64_t Histogram::Percentile(double p) const {
   p = std::clamp(p, 0.0, 100.0);
   int64_t rank = NearestRank(p, count_);
   int64_t seen = 0;
-  for (size_t i = 0; i < counts_.size(); ++i) {
+  for (size_t i = CountsIndex(min_); i < counts_.size(); ++i) {
     seen += counts_[i];
     if (seen >= rank) {
       // The top of the bucket, but never above the largest value recorded.
@@ -174,7 +173,8 @@ double Histogram::Mean() const {
 
 void Histogram::ForEachBucket(
     const std::function<void(int64_t, int64_t, int64_t)>& fn) const {
-  for (size_t i = 0; i < counts_.size(); ++i) {
+  if (count_ == 0) return;
+  for (size_t i = CountsIndex(min_); i <= CountsIndex(max_); ++i) {
     if (counts_[i] == 0) continue;
     int64_t lo = ValueAt(i);
     fn(lo, HighestEquivalent(lo), counts_[i]);

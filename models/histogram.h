@@ -10,8 +10,12 @@
 #define PERFLAB_MODELS_HISTOGRAM_H_
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -24,6 +28,36 @@ struct HistogramOptions {
   int64_t highest_trackable = int64_t{3600} * 1000 * 1000 * 1000;  // 1 h in ns
   int significant_digits = 3;  // 1..5: relative precision 10^-digits
 };
+
+namespace histogram_internal {
+
+// An allocator of counts that start at zero without being written: calloc
+// hands out fresh pages already zeroed, so a histogram that spans 2^62 ns
+// (430 KB) costs a page fault only for the pages its values reach, not for
+// all of them up front. Value-initialisation constructs nothing; everything
+// else is std::allocator's behaviour.
+template <typename T>
+struct ZeroedAllocator {
+  using value_type = T;
+  ZeroedAllocator() = default;
+  template <typename U>
+  explicit ZeroedAllocator(const ZeroedAllocator<U>& /*other*/) {}
+  T* allocate(size_t n) {
+    void* p = std::calloc(n, sizeof(T));
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t /*n*/) { std::free(p); }
+  template <typename U>
+  void construct(U* /*p*/) {}  // calloc's zero is the value
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  bool operator==(const ZeroedAllocator& /*other*/) const { return true; }
+};
+
+}  // namespace histogram_internal
 
 class Histogram {
  public:
@@ -114,7 +148,9 @@ class Histogram {
   int64_t sub_bucket_count_ = 0;
   int64_t sub_bucket_half_count_ = 0;
   int64_t sub_bucket_mask_ = 0;
-  std::vector<int64_t> counts_;
+  // Every count below CountsIndex(min_) and above CountsIndex(max_) is 0,
+  // so the scans start and stop there.
+  std::vector<int64_t, histogram_internal::ZeroedAllocator<int64_t>> counts_;
   int64_t count_ = 0;
   int64_t out_of_range_ = 0;
   int64_t min_ = INT64_MAX;
