@@ -94,8 +94,9 @@ struct Budget {
 };
 
 // Frame allocation for coroutines: size classes of 64 bytes on per-thread
-// free lists, inline so that a frame costs a few instructions; a list is
-// refilled 256 frames at a time, and the memory kept until the thread ends.
+// free lists, inline so that a frame costs a few instructions; an empty list
+// takes a new frame from a block of 256, and the memory is kept until the
+// thread ends.
 namespace frame_internal {
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool kPoolFrames = false;  // let ASan see every lifetime
@@ -108,7 +109,7 @@ struct FreeNode {
   FreeNode* next;
 };
 extern thread_local constinit FreeNode* free_lists[kClasses];
-void* Refill(std::size_t cls);  // returns one frame, lists the rest
+void* Refill(std::size_t cls);  // a frame never used before
 }  // namespace frame_internal
 
 inline void* AllocateFrame(std::size_t n) {

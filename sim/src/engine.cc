@@ -12,9 +12,15 @@ namespace frame_internal {
 thread_local constinit FreeNode* free_lists[kClasses] = {};
 
 namespace {
-// The blocks behind the free lists, returned when the thread ends.
+// The blocks behind the free lists, returned when the thread ends, and per
+// class the part of its newest block not yet handed out. Frames are cut
+// from that part one at a time rather than threaded onto the list at once,
+// so a block's pages are first written when a frame there is: a run that
+// needs two frames of a class touches one page, not 256 frames' worth.
 struct Blocks {
   std::vector<void*> blocks;
+  char* next[kClasses] = {};
+  char* end[kClasses] = {};
   ~Blocks() {
     for (void* b : blocks) ::operator delete(b);
   }
@@ -24,15 +30,16 @@ thread_local Blocks blocks;
 
 void* Refill(std::size_t cls) {
   const std::size_t size = (cls + 1) * kClass;
-  const std::size_t count = 256;
-  char* block = static_cast<char*>(::operator new(size* count));
-  blocks.blocks.push_back(block);
-  for (std::size_t i = 1; i < count; ++i) {
-    auto* n = reinterpret_cast<FreeNode*>(block + i * size);
-    n->next = free_lists[cls];
-    free_lists[cls] = n;
+  if (blocks.next[cls] == blocks.end[cls]) {
+    const std::size_t count = 256;
+    char* block = static_cast<char*>(::operator new(size* count));
+    blocks.blocks.push_back(block);
+    blocks.next[cls] = block;
+    blocks.end[cls] = block + size * count;
   }
-  return block;
+  void* frame = blocks.next[cls];
+  blocks.next[cls] += size;
+  return frame;
 }
 
 }  // namespace frame_internal
