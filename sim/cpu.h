@@ -404,6 +404,103 @@ class Cpu {
   Time reset_at_ = 0;
 };
 
+// The in-place path's pieces, here so that a caller's loop of statements
+// (Database::SeriesAwaiter) compiles them into itself: out of line, the
+// calls' own saves and restores cost a third of their instructions.
+[[gnu::always_inline]] inline double Cpu::RateWith(int64_t n) const {
+  if (n <= cores_) return 1.0;
+  if (static_cast<size_t>(n) < rates_.size()) [[likely]]
+    return rates_[static_cast<size_t>(n)];
+  return static_cast<double>(cores_) / static_cast<double>(n);
+}
+
+[[gnu::always_inline]] inline double Cpu::JobProgress(Time dt,
+                                                      int64_t n) const {
+  // dt x RateWith(n); below saturation the rate is 1.0, and a product by
+  // 1.0 is exact, so it is skipped.
+  return n <= cores_ ? static_cast<double>(dt)
+                     : static_cast<double>(dt) * RateWith(n);
+}
+
+[[gnu::always_inline]] inline void Cpu::ProgressWithJob(Time dt, int64_t n,
+                                                        CpuUse use) {
+  // runnable_by_use_ with the job counted, in registers: a row of the
+  // identity added to the counts (r + 0.0 is r, as no count is -0.0), the
+  // same products as Progress after a += 1 there would give. Storing the
+  // count and reloading the counts packed would make the load wait for
+  // the narrower store to retire.
+  static constexpr double kOne[kCpuUses][kCpuUses] = {{1, 0, 0, 0, 0},
+                                                      {0, 1, 0, 0, 0},
+                                                      {0, 0, 1, 0, 0},
+                                                      {0, 0, 0, 1, 0},
+                                                      {0, 0, 0, 0, 1}};
+  const double* one = kOne[static_cast<int>(use)];
+  const double progress = JobProgress(dt, n);
+  vtime_ += progress;
+  used_ += static_cast<__int128>(dt) * std::min(n, cores_);
+#pragma GCC unroll 5
+  for (int u = 0; u < kCpuUses; ++u) {
+    used_by_use_[u] += progress * (runnable_by_use_[u] + one[u]);
+  }
+}
+
+[[gnu::always_inline]] inline Time Cpu::FinishNowHorizon() const {
+  const Time now = sim_->now();
+  if (!tick_.active || reschedules_ != tick_.before || last_ != now ||
+      frozen_until_ > now) {
+    return INT64_MIN;
+  }
+  return sim_->SkipHorizon();
+}
+
+[[gnu::always_inline]] inline Time Cpu::FinishNowAt(Time work,
+                                                    Time horizon) const {
+  if (work <= 0) return -1;
+  const Time now = sim_->now();
+  const int64_t n = ps_runnable() + 1;  // with the job
+  const double tag = vtime_ + static_cast<double>(work);
+  // RescheduleAs's finish with the job added, and the tag Advance reaches
+  // there, in the same operations.
+  double left = tag - vtime_;
+  Time at;
+  if (n <= cores_ && left == static_cast<double>(work)) [[likely]] {
+    // The same finish, from integers: CeilNs of a whole `work` is
+    // `work`. The next job's finish then waits on this one's clock, not
+    // on a chain of floating-point steps from vtime_ (predicted branches
+    // check those meanwhile), which is what bounds a run of statements.
+    at = SaturatingAdd(now, work);
+  } else {
+    if (n > cores_) left /= RateWith(n);
+    at = SaturatingAdd(now, CeilNs(left));
+  }
+  const double reached = vtime_ + JobProgress(at - now, n);
+  if (!(tag <= reached + 1e-3)) return -1;
+  // Every other job stays short of its tag there (with the tick's
+  // tolerance), so ours is also the first to finish.
+  if (!jobs_.empty() && !(jobs_.top().tag > reached + 1e-3)) return -1;
+  if (!sim_->CanSkipWithin(at, horizon)) return -1;
+  return at;
+}
+
+[[gnu::always_inline]] inline void Cpu::FinishNow(CpuUse use, Time at) {
+  // Add: the job's seq and a reschedule. (The position Add would take for
+  // the finish goes untaken: an unused one leaves a gap, not a swap.)
+  ++seq_;
+  ++reschedules_;
+  // The timer firing at `at`, and OnTick there: progress with the job
+  // among the runnable, the job popped, positions for its resumption and
+  // for the next finish, and the resumption counted as it goes on inline.
+  // AdvanceWith, where FinishNowAt saw progress credited up to now and
+  // nothing frozen, so that progress runs from there to the job's finish.
+  ProgressWithJob(at - last_, ps_runnable() + 1, use);
+  last_ = at;
+  sim_->SkipTo(at);
+  sim_->TakeSeq();  // the resumption's, which goes on inline
+  const uint64_t timer_seq = sim_->TakeSeq();
+  tick_ = {true, reschedules_, timer_seq};
+  ++finished_in_place_;
+}
+
 // Stop-the-world intervals [start, end) during which no service work
 // progresses (a GC pause, a failover, an operator freezing the process).
 class Freezes {
