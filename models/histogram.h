@@ -32,10 +32,12 @@ struct HistogramOptions {
 namespace histogram_internal {
 
 // An allocator of counts that start at zero without being written: calloc
-// hands out fresh pages already zeroed, so a histogram that spans 2^62 ns
-// (430 KB) costs a page fault only for the pages its values reach, not for
-// all of them up front. Value-initialisation constructs nothing; everything
-// else is std::allocator's behaviour.
+// hands out fresh pages already zeroed (and zeroes reused memory itself),
+// so a histogram that spans 2^62 ns (430 KB) costs a page fault only for
+// the pages its values reach, not for all of them up front.
+// Value-initialisation constructs nothing, which is right only in memory
+// this allocator just returned: the counts are sized once, in the
+// constructor, and never resized. Everything else is std::allocator's.
 template <typename T>
 struct ZeroedAllocator {
   using value_type = T;
