@@ -444,6 +444,11 @@ class Cpu {
   }
 }
 
+// The conditions under which Add, the timer it sets and the tick that
+// timer fires would do nothing but run this one job: the CPU's timer is
+// not set (the tick resuming us fired it, and no reschedule since has set
+// it again), the job comes first among the CPU's jobs and alone reaches
+// its tag at its finish, and nothing else is due before then.
 [[gnu::always_inline]] inline Time Cpu::FinishNowHorizon() const {
   const Time now = sim_->now();
   if (!tick_.active || reschedules_ != tick_.before || last_ != now ||

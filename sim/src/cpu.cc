@@ -288,12 +288,6 @@ void Cpu::OnTick(void* ctx, uint64_t) {
   if (last) sim.ScheduleResumeAs(now, last_seq, last);
 }
 
-// The conditions under which Add, the timer it sets and the tick that
-// timer fires would do nothing but run this one job: the CPU's timer is
-// not set (the tick resuming us fired it, and no reschedule since has set
-// it again), the job comes first among the CPU's jobs and alone reaches
-// its tag at its finish, and nothing else is due before then.
-
 Time Freezes::Finish(Time start, Time work) const {
   Time t = start;
   Time left = work;

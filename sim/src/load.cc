@@ -16,9 +16,8 @@ struct GeneratorCost {
 };
 
 // Each process below wraps a request in the generator's CPU (sending, the
-// first half, and receiving, the rest) itself rather than through a Task:
-// one a request would cost a frame and two transfers, for nothing that can
-// be observed.
+// first half, and receiving, the rest) itself: a Task per request doing it
+// would cost a frame and two transfers, for nothing that can be observed.
 Process Request(Simulation& sim, Meter& meter, std::shared_ptr<Handler> handler,
                 GeneratorCost g) {
   const Time start = sim.now();
